@@ -1,0 +1,133 @@
+/**
+ * The JSON contract between the browser and the server (`/api/*`). Types only: both sides import them, the
+ * server validates requests with its own schemas. Money travels as integer cents (number) and token base units
+ * as decimal strings of an integer (bigint on either side), never as floats.
+ */
+
+export interface PublicConfig {
+  demo: boolean;
+  cluster: 'mainnet-beta' | 'devnet' | 'testnet' | 'localnet';
+  rpcUrl: string;
+  wsUrl: string;
+  claimMint: string;
+  pairAddress: string;
+}
+
+/** GET /api/price → 200 */
+export interface PriceOk {
+  priceUsd: string; // exact decimal string as DexScreener sent it, e.g. "0.000123"
+  fetchedAt: string; // ISO time of the upstream fetch
+  ageSeconds: number;
+  source: 'dexscreener' | 'demo';
+}
+/** GET /api/price → 503 when no good price is known. */
+export interface PriceUnavailable {
+  error: 'price_unavailable';
+  message: string;
+}
+
+/** GET /api/price/history → 200: one point per refresh over the last 24 h. */
+export interface PriceHistory {
+  points: { t: string; priceUsd: string }[];
+}
+
+export interface QuoteItemRequest {
+  productId: string;
+  variantId?: string;
+  quantity: number;
+}
+
+/** POST /api/quotes */
+export interface QuoteRequest {
+  items: QuoteItemRequest[];
+}
+
+export interface QuoteResponse {
+  /** Opaque signed token (HMAC) carrying the whole quote; the browser hands it back unchanged. */
+  quote: string;
+  items: { productId: string; variantId?: string; name: string; quantity: number; unitCents: number; lineCents: number }[];
+  totalCents: number;
+  priceUsd: string;
+  /** Token amount in base units (6 decimals), as an integer string. */
+  amountBaseUnits: string;
+  /** The same amount as a 6-decimal string, e.g. "1234.500000". */
+  amount: string;
+  reference: string;
+  recipient: string;
+  mint: string;
+  solanaPayUrl: string;
+  expiresAt: string;
+}
+
+export interface ShippingInternational {
+  kind: 'international';
+  fullName: string;
+  email: string;
+  address1: string;
+  address2?: string;
+  city: string;
+  stateProvince: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface ShippingUS {
+  kind: 'us';
+  fullName: string;
+  email: string;
+  address1: string;
+  address2?: string;
+  city: string;
+  usState: string;
+  zip: string;
+}
+
+export type Shipping = ShippingInternational | ShippingUS;
+
+/** POST /api/orders (header Idempotency-Key required) */
+export interface OrderRequest {
+  quote: string;
+  shipping: Shipping;
+  paymentMethod: 'wallet' | 'qr';
+  referrer?: string;
+}
+
+export interface OrderCreated {
+  orderId: string;
+  reference: string;
+  solanaPayUrl: string;
+  amount: string;
+  amountBaseUnits: string;
+  recipient: string;
+  mint: string;
+  expiresAt: string;
+}
+
+export type OrderStatus = 'awaiting_payment' | 'paid' | 'final' | 'expired' | 'underpaid' | 'paid_late';
+
+export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed';
+
+/** GET /api/orders/:id → public status, no shipping details. */
+export interface OrderPublic {
+  orderId: string;
+  status: OrderStatus;
+  paymentMethod: 'wallet' | 'qr';
+  reference: string;
+  amount: string;
+  amountBaseUnits: string;
+  totalCents: number;
+  expiresAt: string;
+  signature?: string;
+  /** e.g. received base units when under/over-paid */
+  receivedBaseUnits?: string;
+  history: { status: OrderStatus; at: string }[];
+  emails: { kind: string; recipient: 'seller' | 'buyer'; state: MailDelivery; attempts: number; deliveredAt?: string }[];
+}
+
+/** Every API error: 4xx/5xx with this body. `field` names the offending input where there is one. */
+export interface ApiError {
+  error: string;
+  message: string;
+  field?: string;
+  issues?: { path: string; message: string }[];
+}

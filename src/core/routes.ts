@@ -1,0 +1,73 @@
+import type { Catalog, Product, Vendor } from './catalog';
+
+/** The site's screens. Typed paths, one registry: components link through `paths`, never raw strings. */
+export const paths = {
+  home: '/',
+  guide: '/referrals',
+  about: '/about',
+  giveaways: '/giveaways',
+  vendors: '/vendors',
+  vendor: (vendorId: string) => `/vendors/${vendorId}`,
+} as const;
+
+export type Screen =
+  | { kind: 'home' }
+  | { kind: 'guide' }
+  | { kind: 'about' }
+  | { kind: 'giveaways' }
+  | { kind: 'vendors' }
+  | { kind: 'vendor'; vendor: Vendor }
+  | { kind: 'product'; product: Product; vendor: Vendor }
+  | { kind: 'not-found' };
+
+function normalise(path: string): string {
+  const noQuery = path.split(/[?#]/, 1)[0] ?? '/';
+  const trimmed = noQuery.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed.toLowerCase();
+}
+
+/** Which screen a path shows. Unknown paths (and unknown vendors) are `not-found`, served with status 404. */
+export function resolveScreen(catalog: Catalog, rawPath: string): Screen {
+  const path = normalise(rawPath);
+  switch (path) {
+    case paths.home:
+      return { kind: 'home' };
+    case paths.guide:
+      return { kind: 'guide' };
+    case paths.about:
+      return { kind: 'about' };
+    case paths.giveaways:
+      return { kind: 'giveaways' };
+    case paths.vendors:
+      return { kind: 'vendors' };
+  }
+  const product = catalog.products.find((p) => p.routes.includes(path));
+  if (product) {
+    const vendor = catalog.vendors.find((v) => v.id === product.vendorId);
+    if (vendor) return { kind: 'product', product, vendor };
+  }
+  const m = /^\/vendors\/([^/]+)$/.exec(path);
+  if (m) {
+    const vendor = catalog.vendors.find((v) => v.id === m[1]);
+    if (vendor) return { kind: 'vendor', vendor };
+  }
+  return { kind: 'not-found' };
+}
+
+/** Every path the site answers with a page (for prerendering and tests). */
+export function allPagePaths(catalog: Catalog): string[] {
+  return [
+    paths.home,
+    paths.guide,
+    paths.about,
+    paths.giveaways,
+    paths.vendors,
+    ...catalog.vendors.map((v) => paths.vendor(v.id)),
+    ...catalog.products.flatMap((p) => p.routes),
+  ];
+}
+
+/** The canonical route of a product (its first). */
+export function productPath(product: Product): string {
+  return product.routes[0] ?? '/';
+}

@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import type { Catalog } from '../core/catalog';
+import { resolveScreen } from '../core/routes';
+import { publicConfig, type Settings } from './settings';
+
+export interface AppDeps {
+  settings: Settings;
+  catalog: Catalog;
+  /** Directory of the built web app (vite build output). Omit to serve the API only. */
+  webDir?: string;
+  logger?: boolean;
+}
+
+/**
+ * The HTTP surface: thin, schema-validated routes over the services. Serves the built React app for every
+ * page path of the route table (404 status for unknown paths, same app shell rendering the 404 screen).
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
+
+  app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string; code?: string }, _req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) {
+      app.log.error(err);
+      return reply.status(status).send({ error: 'internal', message: 'Something went wrong on our side. Please try again.' });
+    }
+    return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
+  });
+
+  app.get('/api/health', async () => ({ ok: true }));
+  app.get('/api/catalog', async () => deps.catalog);
+  app.get('/api/config', async () => publicConfig(deps.settings));
+
+  const webDir = deps.webDir;
+  if (webDir && existsSync(resolve(webDir, 'index.html'))) {
+    const shell = readFileSync(resolve(webDir, 'index.html'), 'utf8');
+    await app.register(fastifyStatic, { root: resolve(webDir), index: false, wildcard: false, maxAge: '1h' });
+    app.setNotFoundHandler((req, reply) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return reply.status(404).send({ error: 'not_found', message: 'Not found' });
+      if (req.url.startsWith('/api/')) return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
+      const screen = resolveScreen(deps.catalog, req.url);
+      return reply
+        .status(screen.kind === 'not-found' ? 404 : 200)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send(shell);
+    });
+  } else {
+    app.setNotFoundHandler((req, reply) => reply.status(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` }));
+  }
+
+  return app;
+}
