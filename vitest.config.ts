@@ -1,29 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
-// NOTE (localnet engineer): a scaffolded vitest.config.ts existed here and was accidentally overwritten
-// before it was committed; this is a reconstruction with the three projects package.json's scripts name.
-// Owners of the unit and e2e suites: please check the include globs and timeouts below.
+// Three suites, one runner: `unit` (pure domain: colocated src/**/*.test.ts and test/unit), `integration`
+// (server against real SQLite/PostgreSQL/SMTP/localnet), `e2e` (headless Chromium against the built app and a
+// real server).
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts', 'catalog/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts', 'src/**/*.test.tsx', 'catalog/**/*.test.ts'],
+          environment: 'node',
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          testTimeout: 60000,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          testTimeout: 120000,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
     ],
