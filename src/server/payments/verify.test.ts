@@ -1,0 +1,154 @@
+import { Keypair, PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { describe, expect, it } from 'vitest';
+import { PaymentRpcTimeoutError, type PaymentRpc, type PaymentTransaction, type SignatureInfo } from './rpc';
+import { classifyTransaction, isSignature, listSignatures, verifyHint, verifyPayment } from './verify';
+
+// Unit level: the port driven by an in-memory ledger. Real transactions are in test/integration/payments*.
+
+const key = () => Keypair.generate().publicKey.toBase58();
+const newSignature = () => bs58.encode(Keypair.generate().secretKey.slice(0, 64));
+
+const mint = key();
+const otherMint = key();
+const recipient = key();
+const payer = key();
+const reference = key();
+const recipientAta = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(recipient), true).toBase58();
+
+interface Entry {
+  info: SignatureInfo;
+  tx: PaymentTransaction;
+  mentions: string[];
+}
+
+function transfer(opts: { amount: bigint; pre?: bigint; toOwner?: string; mint?: string; err?: unknown; slot: number; ownerless?: boolean }): Entry {
+  const signature = newSignature();
+  const toOwner = opts.toOwner ?? recipient;
+  const m = opts.mint ?? mint;
+  const pre = opts.pre ?? 0n;
+  const keys = [payer, key(), opts.ownerless ? recipientAta : key(), reference];
+  const tx: PaymentTransaction = {
+    signature,
+    slot: opts.slot,
+    blockTime: 1_700_000_000 + opts.slot,
+    err: opts.err ?? null,
+    accountKeys: keys,
+    preTokenBalances: [
+      { accountIndex: 1, mint: m, owner: payer, amount: '1000000000' },
+      ...(pre > 0n ? [{ accountIndex: 2, mint: m, owner: opts.ownerless ? null : toOwner, amount: pre.toString() }] : []),
+    ],
+    postTokenBalances: [
+      { accountIndex: 1, mint: m, owner: payer, amount: (1_000_000_000n - (opts.err ? 0n : opts.amount)).toString() },
+      { accountIndex: 2, mint: m, owner: opts.ownerless ? null : toOwner, amount: (pre + (opts.err ? 0n : opts.amount)).toString() },
+    ],
+  };
+  return {
+    info: { signature, slot: opts.slot, err: opts.err ?? null, blockTime: tx.blockTime, confirmationStatus: 'confirmed' },
+    tx,
+    mentions: keys,
+  };
+}
+
+function fakeRpc(entries: Entry[], opts: { hang?: boolean } = {}): PaymentRpc & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async getSignaturesForAddress(address, q) {
+      calls.push(`sigs ${q.before ?? ''}`);
+      if (opts.hang) await new Promise(() => {});
+      const newestFirst = entries
+        .filter((e) => e.mentions.includes(address))
+        .map((e) => e.info)
+        .reverse();
+      let start = 0;
+      if (q.before) start = newestFirst.findIndex((s) => s.signature === q.before) + 1;
+      const limit = q.limit ?? 1000;
+      return newestFirst.slice(start, start + limit);
+    },
+    async getTransaction(signature) {
+      calls.push(`tx ${signature}`);
+      return entries.find((e) => e.info.signature === signature)?.tx ?? null;
+    },
+    async getSignatureStatuses(signatures) {
+      return signatures.map((s) => {
+        const e = entries.find((x) => x.info.signature === s);
+        return e ? { slot: e.info.slot, err: e.info.err, confirmationStatus: e.info.confirmationStatus } : null;
+      });
+    },
+  };
+}
+
+const expected = { reference, recipientOwner: recipient, mint, amountBaseUnits: 5_000_000n };
+
+describe('classifyTransaction', () => {
+  it('counts the raw balance change, not the post balance', () => {
+    const e = transfer({ amount: 2n, pre: 10_000_000n, slot: 1 });
+    expect(classifyTransaction(e.tx, expected)).toEqual({ kind: 'Transfer', receivedBaseUnits: 2n });
+  });
+  it('falls back to the associated token account address when the node omits owners', () => {
+    const e = transfer({ amount: 7n, slot: 1, ownerless: true });
+    expect(classifyTransaction(e.tx, expected)).toEqual({ kind: 'Transfer', receivedBaseUnits: 7n });
+  });
+  it('reports a wrong mint and a wrong recipient', () => {
+    expect(classifyTransaction(transfer({ amount: 5_000_000n, mint: otherMint, slot: 1 }).tx, expected).kind).toBe('WrongMint');
+    expect(classifyTransaction(transfer({ amount: 5_000_000n, toOwner: key(), slot: 1 }).tx, expected).kind).toBe('WrongRecipient');
+  });
+});
+
+describe('verifyPayment (port level)', () => {
+  it('pages past a screenful of dust to find the real payment', async () => {
+    const dust = Array.from({ length: 25 }, (_, i) => transfer({ amount: 1n, slot: i + 1 }));
+    const real = transfer({ amount: 5_000_000n, slot: 100 });
+    const rpc = fakeRpc([...dust, real, transfer({ amount: 3n, slot: 101 })]);
+    const out = await verifyPayment(rpc, expected, { pageSize: 10 });
+    expect(out).toMatchObject({ kind: 'Paid', signature: real.info.signature, receivedBaseUnits: 5_000_000n, overpaid: false });
+    expect(rpc.calls.filter((c) => c.startsWith('sigs')).length).toBe(3);
+  });
+
+  it('picks the earliest full payment, deterministically', async () => {
+    const first = transfer({ amount: 6_000_000n, slot: 5 });
+    const second = transfer({ amount: 5_000_000n, slot: 9 });
+    const out = await verifyPayment(fakeRpc([second, first].sort((a, b) => a.info.slot - b.info.slot)), expected);
+    expect(out).toMatchObject({ kind: 'Paid', signature: first.info.signature, overpaid: true });
+  });
+
+  it('skips a used signature and reports the best unused partial, else AlreadyUsed', async () => {
+    const full = transfer({ amount: 5_000_000n, slot: 1 });
+    const small = transfer({ amount: 10n, slot: 2 });
+    const bigger = transfer({ amount: 20n, slot: 3 });
+    const usedSignature = (s: string) => s === full.info.signature;
+    expect(await verifyPayment(fakeRpc([full, small, bigger]), { ...expected, usedSignature })).toMatchObject({
+      kind: 'Underpaid',
+      signature: bigger.info.signature,
+      receivedBaseUnits: 20n,
+    });
+    expect(await verifyPayment(fakeRpc([full]), { ...expected, usedSignature: async (s) => usedSignature(s) })).toEqual({
+      kind: 'AlreadyUsed',
+      signature: full.info.signature,
+    });
+  });
+
+  it('reports failures and absence as typed outcomes', async () => {
+    const failed = transfer({ amount: 5_000_000n, slot: 1, err: { InstructionError: [0, { Custom: 1 }] } });
+    expect(await verifyPayment(fakeRpc([failed]), expected)).toMatchObject({ kind: 'Failed', signature: failed.info.signature });
+    expect(await verifyPayment(fakeRpc([]), expected)).toEqual({ kind: 'NotFound', reason: 'no_transactions' });
+  });
+
+  it('times out a hanging RPC with a typed error', async () => {
+    await expect(listSignatures(fakeRpc([], { hang: true }), reference, { timeoutMs: 50 })).rejects.toBeInstanceOf(PaymentRpcTimeoutError);
+  });
+});
+
+describe('verifyHint', () => {
+  it('re-reads the chain and requires the order reference', async () => {
+    const real = transfer({ amount: 5_000_000n, slot: 1 });
+    const rpc = fakeRpc([real]);
+    expect(await verifyHint(rpc, expected, real.info.signature)).toMatchObject({ kind: 'Paid', signature: real.info.signature });
+    expect(await verifyHint(rpc, { ...expected, reference: key() }, real.info.signature)).toEqual({ kind: 'NotFound', reason: 'reference_missing' });
+    expect(await verifyHint(rpc, expected, newSignature())).toEqual({ kind: 'NotFound', reason: 'not_confirmed' });
+    expect(await verifyHint(rpc, expected, 'not-a-signature')).toEqual({ kind: 'NotFound', reason: 'malformed_signature' });
+    expect(isSignature(real.info.signature)).toBe(true);
+  });
+});
