@@ -1,0 +1,453 @@
+/**
+ * The ledger: a LiteSVM instance plus what LiteSVM does not model (slots on a timer, commitment levels,
+ * a 150-block blockhash queue, full transaction history with balances).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import bs58 from 'bs58';
+import nacl from 'tweetnacl';
+import {
+  AddressLookupTableAccount,
+  PublicKey,
+  VersionedTransaction,
+  type VersionedMessage,
+} from '@solana/web3.js';
+import {
+  Account,
+  Clock,
+  FailedTransactionMetadata,
+  LiteSvm,
+  type TransactionMetadata,
+} from 'litesvm/dist/internal.js';
+import { parseMint, parseTokenAccount, uiTokenAmount, type AccountView, type MintData } from './accounts.js';
+import { History, type CompiledIx, type TokenBalance, type TxRecord } from './history.js';
+import { convertError, fieldlessError, type ConvertedError, type RpcTransactionError } from './tx-errors.js';
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+export const MAX_PROCESSING_AGE = 150;
+const SLOTS_PER_EPOCH = 432_000;
+const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+const LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+
+/** A JSON-RPC error raised by a method (code, message, optional data). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChainOptions {
+  /** Slots between "processed" and "finalized" (mainnet ~32). */
+  finalizeLag: number;
+}
+
+export interface SimulationResult {
+  err: RpcTransactionError | null;
+  /** Display text of err (as the RPC's "Transaction simulation failed: …" message uses it). */
+  errMessage: string;
+  logs: string[];
+  unitsConsumed: number;
+  innerInstructions: { index: number; instructions: CompiledIx[] }[];
+  accountKeys: string[];
+  postAccounts: Map<string, AccountView | null>;
+  replacementBlockhash: { blockhash: string; lastValidBlockHeight: number } | null;
+  fee: number;
+  returnData: { programId: string; data: Uint8Array } | null;
+}
+
+interface Decoded {
+  tx: VersionedTransaction;
+  bytes: Uint8Array;
+  signature: string;
+  accountKeys: string[];
+  staticKeyCount: number;
+  loaded: { writable: string[]; readonly: string[] };
+}
+
+interface ChainEvents {
+  slot: [slot: number];
+  commitment: [record: TxRecord, level: Commitment];
+}
+
+function feeFromMeta(meta: TransactionMetadata, numSignatures: number): number {
+  const m = /fee: (\d+) \}\)?\s*$/.exec(meta.toString());
+  return m?.[1] !== undefined ? Number(m[1]) : 5000 * numSignatures;
+}
+
+export class Chain extends EventEmitter<ChainEvents> {
+  readonly svm: LiteSvm;
+  readonly history = new History();
+  readonly genesisHash: string;
+  private slotNow = 0;
+  private readonly slotHashes = new Map<number, string>();
+  private readonly hashSlots = new Map<string, number>();
+  private readonly slotTimes = new Map<number, number>();
+  private readonly finalizeLag: number;
+  private readonly mintCache = new Map<string, MintData>();
+
+  constructor(opts: ChainOptions) {
+    super();
+    this.finalizeLag = Math.max(1, Math.floor(opts.finalizeLag));
+    this.svm = new LiteSvm();
+    this.svm.setBlockhashCheck(false); // we check blockhash age ourselves (150 blocks), LiteSVM only knows "latest"
+    this.svm.setTransactionHistory(1_000_000n);
+    this.genesisHash = bs58.encode(randomBytes(32));
+    this.recordSlot(0);
+  }
+
+  // ---- slots and commitment ----
+
+  get slot(): number {
+    return this.slotNow;
+  }
+
+  /** Highest slot at the given commitment. */
+  slotAt(c: Commitment): number {
+    if (c === 'processed') return this.slotNow;
+    if (c === 'confirmed') return Math.max(0, this.slotNow - 1);
+    return Math.max(0, this.slotNow - this.finalizeLag);
+  }
+
+  /** Block height equals the slot here (no skipped slots). */
+  blockHeightAt(c: Commitment): number {
+    return this.slotAt(c);
+  }
+
+  epochInfo(c: Commitment): Record<string, number> {
+    const s = this.slotAt(c);
+    return {
+      absoluteSlot: s,
+      blockHeight: s,
+      epoch: Math.floor(s / SLOTS_PER_EPOCH),
+      slotIndex: s % SLOTS_PER_EPOCH,
+      slotsInEpoch: SLOTS_PER_EPOCH,
+      transactionCount: this.history.size,
+    };
+  }
+
+  blockTime(slot: number): number | null {
+    const t = this.slotTimes.get(slot);
+    return t === undefined ? null : Math.floor(t / 1000);
+  }
+
+  private recordSlot(slot: number): void {
+    const hash = bs58.encode(createHash('sha256').update(this.genesisHash).update(String(slot)).digest());
+    this.slotHashes.set(slot, hash);
+    this.hashSlots.set(hash, slot);
+    this.slotTimes.set(slot, Date.now());
+    const old = slot - 3 * MAX_PROCESSING_AGE;
+    const oldHash = this.slotHashes.get(old);
+    if (oldHash !== undefined) {
+      this.slotHashes.delete(old);
+      this.hashSlots.delete(oldHash);
+    }
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    this.svm.setClock(new Clock(BigInt(slot), now, BigInt(Math.floor(slot / SLOTS_PER_EPOCH)), BigInt(Math.floor(slot / SLOTS_PER_EPOCH) + 1), now));
+  }
+
+  /** Advances one slot: new blockhash, clock, and commitment notifications for transactions that just reached a level. */
+  tick(): void {
+    this.slotNow += 1;
+    this.recordSlot(this.slotNow);
+    const confirmedSlot = this.slotNow - 1;
+    const finalizedSlot = this.slotNow - this.finalizeLag;
+    if (confirmedSlot >= 0) for (const r of this.history.inSlot(confirmedSlot)) this.emit('commitment', r, 'confirmed');
+    if (finalizedSlot >= 0) for (const r of this.history.inSlot(finalizedSlot)) this.emit('commitment', r, 'finalized');
+    this.emit('slot', this.slotNow);
+  }
+
+  latestBlockhash(c: Commitment): { blockhash: string; lastValidBlockHeight: number } {
+    const s = this.slotAt(c);
+    const hash = this.slotHashes.get(s) ?? this.slotHashes.get(this.slotNow) ?? '';
+    return { blockhash: hash, lastValidBlockHeight: s + MAX_PROCESSING_AGE };
+  }
+
+  /** A blockhash can be used while the current block height is at most its height + 150. */
+  isBlockhashValid(hash: string): boolean {
+    const s = this.hashSlots.get(hash);
+    return s !== undefined && this.slotNow - s <= MAX_PROCESSING_AGE;
+  }
+
+  /** Level reached by a transaction that landed in `slot`. */
+  levelOf(slot: number): Commitment {
+    if (slot <= this.slotAt('finalized')) return 'finalized';
+    if (slot <= this.slotAt('confirmed')) return 'confirmed';
+    return 'processed';
+  }
+
+  reached(slot: number, c: Commitment): boolean {
+    return slot <= this.slotAt(c);
+  }
+
+  // ---- accounts ----
+
+  getAccount(address: string): AccountView | null {
+    let bytes: Uint8Array;
+    try {
+      bytes = new PublicKey(address).toBytes();
+    } catch {
+      return null;
+    }
+    return this.getAccountBytes(bytes);
+  }
+
+  private getAccountBytes(bytes: Uint8Array): AccountView | null {
+    const a = this.svm.getAccount(bytes);
+    if (!a || a.lamports() === 0n) return null;
+    return { lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable() };
+  }
+
+  setAccount(address: string, acc: AccountView): void {
+    this.svm.setAccount(new PublicKey(address).toBytes(), new Account(acc.lamports, acc.data, new PublicKey(acc.owner).toBytes(), acc.executable, 0n));
+  }
+
+  programAccounts(program: string): { pubkey: string; account: AccountView }[] {
+    return this.svm.getProgramAccounts(new PublicKey(program).toBytes()).map((x) => {
+      const a = x.account();
+      return {
+        pubkey: bs58.encode(x.address),
+        account: { lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable() },
+      };
+    }).filter((x) => x.account.lamports > 0n);
+  }
+
+  mint(address: string): MintData | null {
+    const acc = this.getAccount(address);
+    const m = acc ? parseMint(acc) : null;
+    if (m) this.mintCache.set(address, m);
+    return m ?? this.mintCache.get(address) ?? null;
+  }
+
+  minimumBalanceForRentExemption(len: number): number {
+    return Number(this.svm.minimumBalanceForRentExemption(BigInt(len)));
+  }
+
+  // ---- transactions ----
+
+  decode(bytes: Uint8Array): Decoded {
+    let tx: VersionedTransaction;
+    try {
+      tx = VersionedTransaction.deserialize(bytes);
+    } catch (e) {
+      throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
+    }
+    const msg = tx.message;
+    if (msg.header.numRequiredSignatures !== tx.signatures.length || tx.signatures.length === 0) {
+      throw new RpcError(-32602, 'invalid transaction: Transaction failed to sanitize accounts offsets correctly');
+    }
+    const staticKeys = msg.staticAccountKeys.map((k) => k.toBase58());
+    const loaded = { writable: [] as string[], readonly: [] as string[] };
+    for (const lookup of msg.addressTableLookups) {
+      const table = this.getAccount(lookup.accountKey.toBase58());
+      if (!table || table.owner !== LOOKUP_TABLE_PROGRAM) {
+        throw new RpcError(-32602, 'invalid transaction: Transaction loads an address table account that doesn\'t exist');
+      }
+      const state = AddressLookupTableAccount.deserialize(table.data);
+      for (const i of lookup.writableIndexes) {
+        const k = state.addresses[i];
+        if (!k) throw new RpcError(-32602, 'invalid transaction: Transaction address table lookup uses an invalid index');
+        loaded.writable.push(k.toBase58());
+      }
+      for (const i of lookup.readonlyIndexes) {
+        const k = state.addresses[i];
+        if (!k) throw new RpcError(-32602, 'invalid transaction: Transaction address table lookup uses an invalid index');
+        loaded.readonly.push(k.toBase58());
+      }
+    }
+    const first = tx.signatures[0];
+    return {
+      tx,
+      bytes,
+      signature: bs58.encode(first ?? new Uint8Array(64)),
+      accountKeys: [...staticKeys, ...loaded.writable, ...loaded.readonly],
+      staticKeyCount: staticKeys.length,
+      loaded,
+    };
+  }
+
+  verifySignatures(d: Decoded): boolean {
+    const message = d.tx.message.serialize();
+    return d.tx.signatures.every((sig, i) => {
+      const key = d.tx.message.staticAccountKeys[i];
+      return key !== undefined && nacl.sign.detached.verify(message, sig, key.toBytes());
+    });
+  }
+
+  private run(d: Decoded, simulate: boolean): TransactionMetadata | FailedTransactionMetadata | import('litesvm/dist/internal.js').SimulatedTransactionInfo {
+    const legacy = d.tx.version === 'legacy';
+    if (simulate) return legacy ? this.svm.simulateLegacyTransaction(d.bytes) : this.svm.simulateVersionedTransaction(d.bytes);
+    return legacy ? this.svm.sendLegacyTransaction(d.bytes) : this.svm.sendVersionedTransaction(d.bytes);
+  }
+
+  /** Runs the transaction without committing it. */
+  simulate(d: Decoded, opts: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulationResult {
+    const replacement = opts.replaceRecentBlockhash ? this.latestBlockhash('processed') : null;
+    const base = { accountKeys: d.accountKeys, replacementBlockhash: replacement, fee: 0, returnData: null, errMessage: '' };
+    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(d.tx.message.recentBlockhash)) {
+      return { ...base, err: 'BlockhashNotFound', errMessage: 'Blockhash not found', logs: [], unitsConsumed: 0, innerInstructions: [], postAccounts: new Map() };
+    }
+    if (this.history.has(d.signature) && opts.sigVerify) {
+      return { ...base, err: 'AlreadyProcessed', errMessage: 'This transaction has already been processed', logs: [], unitsConsumed: 0, innerInstructions: [], postAccounts: new Map() };
+    }
+    const previous = this.svm.getSigverify();
+    this.svm.setSigverify(opts.sigVerify);
+    let res: ReturnType<Chain['run']>;
+    try {
+      res = this.run(d, true);
+    } finally {
+      this.svm.setSigverify(previous);
+    }
+    const numSigs = d.tx.signatures.length;
+    if (res instanceof FailedTransactionMetadata) {
+      const meta = res.meta();
+      const converted = convertError(res);
+      return {
+        ...base,
+        err: converted.json,
+        errMessage: converted.message,
+        logs: meta.logs(),
+        unitsConsumed: Number(meta.computeUnitsConsumed()),
+        innerInstructions: convertInner(meta),
+        postAccounts: new Map(),
+        fee: feeFromMeta(meta, numSigs),
+      };
+    }
+    const meta = res.meta();
+    const post = new Map<string, AccountView | null>();
+    for (const x of res.postAccounts()) {
+      const a = x.account();
+      post.set(bs58.encode(x.address), { lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable() });
+    }
+    const rd = meta.returnData();
+    const rdData = rd.data();
+    return {
+      ...base,
+      err: null,
+      logs: meta.logs(),
+      unitsConsumed: Number(meta.computeUnitsConsumed()),
+      innerInstructions: convertInner(meta),
+      postAccounts: post,
+      fee: feeFromMeta(meta, numSigs),
+      returnData: rdData.length > 0 ? { programId: bs58.encode(rd.programId()), data: rdData } : null,
+    };
+  }
+
+  /**
+   * Processes a transaction at the current slot. Returns the landed record (successful or failed with meta.err),
+   * or the error that kept it out of the ledger (dropped, as a real cluster would drop it).
+   */
+  process(d: Decoded): { record: TxRecord } | { dropped: ConvertedError } {
+    if (this.history.has(d.signature)) return { dropped: fieldlessError('AlreadyProcessed') };
+    if (!this.isBlockhashValid(d.tx.message.recentBlockhash)) return { dropped: fieldlessError('BlockhashNotFound') };
+    const pre = d.accountKeys.map((k) => this.getAccount(k));
+    const res = this.run(d, false);
+    if (res instanceof FailedTransactionMetadata && this.svm.getTransaction(bs58.decode(d.signature)) === null) {
+      return { dropped: convertError(res) };
+    }
+    const post = d.accountKeys.map((k) => this.getAccount(k));
+    const meta = res instanceof FailedTransactionMetadata ? res.meta() : (res as TransactionMetadata);
+    const msg = d.tx.message;
+    const record: TxRecord = {
+      signature: d.signature,
+      signatures: d.tx.signatures.map((s) => bs58.encode(s)),
+      slot: this.slotNow,
+      blockTime: this.blockTime(this.slotNow) ?? Math.floor(Date.now() / 1000),
+      seq: this.history.nextSeq(),
+      version: d.tx.version,
+      header: { ...msg.header },
+      accountKeys: d.accountKeys,
+      staticKeyCount: d.staticKeyCount,
+      loadedAddresses: d.loaded,
+      addressTableLookups: msg.addressTableLookups.map((l) => ({
+        accountKey: l.accountKey.toBase58(),
+        writableIndexes: [...l.writableIndexes],
+        readonlyIndexes: [...l.readonlyIndexes],
+      })),
+      writable: d.accountKeys.map((_, i) => isWritable(msg, i, d.staticKeyCount, d.loaded.writable.length)),
+      signer: d.accountKeys.map((_, i) => i < msg.header.numRequiredSignatures),
+      recentBlockhash: msg.recentBlockhash,
+      instructions: msg.compiledInstructions.map((ix) => ({
+        programIdIndex: ix.programIdIndex,
+        accounts: [...ix.accountKeyIndexes],
+        data: new Uint8Array(ix.data),
+        stackHeight: null,
+      })),
+      innerInstructions: convertInner(meta),
+      err: res instanceof FailedTransactionMetadata ? convertError(res).json : null,
+      fee: feeFromMeta(meta, d.tx.signatures.length),
+      preBalances: pre.map((a) => Number(a?.lamports ?? 0n)),
+      postBalances: post.map((a) => Number(a?.lamports ?? 0n)),
+      preTokenBalances: this.tokenBalances(d.accountKeys, pre),
+      postTokenBalances: this.tokenBalances(d.accountKeys, post),
+      logs: meta.logs(),
+      computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
+      memo: null,
+      raw: d.bytes,
+    };
+    record.memo = memoOf(record);
+    this.history.add(record);
+    this.emit('commitment', record, 'processed');
+    return { record };
+  }
+
+  private tokenBalances(keys: string[], accounts: (AccountView | null)[]): TokenBalance[] {
+    const out: TokenBalance[] = [];
+    accounts.forEach((acc, i) => {
+      if (!acc) return;
+      const t = parseTokenAccount(acc);
+      const key = keys[i];
+      if (!t || key === undefined) return;
+      const mint = this.mint(t.mint);
+      out.push({
+        accountIndex: i,
+        mint: t.mint,
+        owner: t.owner,
+        programId: acc.owner,
+        uiTokenAmount: uiTokenAmount(t.amount, mint?.decimals ?? 0),
+      });
+    });
+    return out;
+  }
+}
+
+function isWritable(msg: VersionedMessage, i: number, staticCount: number, loadedWritable: number): boolean {
+  if (i >= staticCount) return i < staticCount + loadedWritable;
+  return msg.isAccountWritable(i);
+}
+
+function convertInner(meta: TransactionMetadata): { index: number; instructions: CompiledIx[] }[] {
+  const out: { index: number; instructions: CompiledIx[] }[] = [];
+  meta.innerInstructions().forEach((list, index) => {
+    if (list.length === 0) return;
+    out.push({
+      index,
+      instructions: list.map((inner) => {
+        const ix = inner.instruction();
+        return {
+          programIdIndex: ix.programIdIndex(),
+          accounts: Array.from(ix.accounts()),
+          data: ix.data(),
+          stackHeight: inner.stackHeight(),
+        };
+      }),
+    });
+  });
+  return out;
+}
+
+/** The RPC's memo field: "[len] text" for each Memo instruction, joined with "; ". */
+function memoOf(r: TxRecord): string | null {
+  const memos: string[] = [];
+  for (const ix of r.instructions) {
+    const program = r.accountKeys[ix.programIdIndex];
+    if (program !== undefined && MEMO_PROGRAMS.has(program)) {
+      const text = Buffer.from(ix.data).toString('utf8');
+      memos.push(`[${ix.data.length}] ${text}`);
+    }
+  }
+  return memos.length > 0 ? memos.join('; ') : null;
+}

@@ -1,0 +1,36 @@
+/** `npm run localnet`: the demo Solana network on LOCALNET_PORT (default 8899, WebSocket +1). */
+import { startLocalnet } from './index.js';
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65534) {
+    console.error(`${name} must be an integer port between 0 and 65534 (got ${JSON.stringify(raw)})`);
+    process.exit(1);
+  }
+  return n;
+}
+
+const net = await startLocalnet({
+  port: envInt('LOCALNET_PORT', 8899),
+  host: process.env.LOCALNET_HOST ?? '127.0.0.1',
+  slotMs: envInt('LOCALNET_SLOT_MS', 400),
+  finalizeLag: envInt('LOCALNET_FINALIZE_LAG', 32),
+});
+const k = net.keys;
+console.log(`localnet RPC        ${net.rpcUrl}`);
+console.log(`localnet WebSocket  ${net.wsUrl}`);
+if (k) {
+  console.log(`$CLAIM mint         ${k.mint.toBase58()} (6 decimals)`);
+  console.log(`mint authority      ${k.mintAuthority.publicKey.toBase58()}`);
+  console.log(`coopersglass        ${k.recipients.coopersglass.toBase58()} (token account ${net.recipientTokenAccounts?.coopersglass ?? '?'})`);
+  console.log(`gorilla             ${k.recipients.gorilla.toBase58()} (no token account, on purpose)`);
+}
+console.log(`faucet              curl -X POST ${net.rpcUrl}/faucet -H 'content-type: application/json' -d '{"address":"<pubkey>","sol":1,"claim":1000}'`);
+
+const stop = (): void => {
+  void net.close().then(() => process.exit(0));
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
