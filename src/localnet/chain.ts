@@ -17,6 +17,7 @@ import {
   Clock,
   FailedTransactionMetadata,
   LiteSvm,
+  type SimulatedTransactionInfo,
   type TransactionMetadata,
 } from 'litesvm/dist/internal.js';
 import { parseMint, parseTokenAccount, uiTokenAmount, type AccountView, type MintData } from './accounts.js';
@@ -277,10 +278,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
-  private run(d: Decoded, simulate: boolean): TransactionMetadata | FailedTransactionMetadata | import('litesvm/dist/internal.js').SimulatedTransactionInfo {
-    const legacy = d.tx.version === 'legacy';
-    if (simulate) return legacy ? this.svm.simulateLegacyTransaction(d.bytes) : this.svm.simulateVersionedTransaction(d.bytes);
-    return legacy ? this.svm.sendLegacyTransaction(d.bytes) : this.svm.sendVersionedTransaction(d.bytes);
+  private runSimulation(d: Decoded): SimulatedTransactionInfo | FailedTransactionMetadata {
+    return d.tx.version === 'legacy' ? this.svm.simulateLegacyTransaction(d.bytes) : this.svm.simulateVersionedTransaction(d.bytes);
+  }
+
+  private runSend(d: Decoded): TransactionMetadata | FailedTransactionMetadata {
+    return d.tx.version === 'legacy' ? this.svm.sendLegacyTransaction(d.bytes) : this.svm.sendVersionedTransaction(d.bytes);
   }
 
   /** Runs the transaction without committing it. */
@@ -295,9 +298,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     const previous = this.svm.getSigverify();
     this.svm.setSigverify(opts.sigVerify);
-    let res: ReturnType<Chain['run']>;
+    let res: SimulatedTransactionInfo | FailedTransactionMetadata;
     try {
-      res = this.run(d, true);
+      res = this.runSimulation(d);
     } finally {
       this.svm.setSigverify(previous);
     }
@@ -344,7 +347,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (this.history.has(d.signature)) return { dropped: fieldlessError('AlreadyProcessed') };
     if (!this.isBlockhashValid(d.tx.message.recentBlockhash)) return { dropped: fieldlessError('BlockhashNotFound') };
     const pre = d.accountKeys.map((k) => this.getAccount(k));
-    const res = this.run(d, false);
+    const res = this.runSend(d);
     if (res instanceof FailedTransactionMetadata && this.svm.getTransaction(bs58.decode(d.signature)) === null) {
       return { dropped: convertError(res) };
     }
@@ -357,7 +360,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       slot: this.slotNow,
       blockTime: this.blockTime(this.slotNow) ?? Math.floor(Date.now() / 1000),
       seq: this.history.nextSeq(),
-      version: d.tx.version,
+      version: d.tx.version === 'legacy' ? 'legacy' : 0,
       header: { ...msg.header },
       accountKeys: d.accountKeys,
       staticKeyCount: d.staticKeyCount,

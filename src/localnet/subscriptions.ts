@@ -12,6 +12,9 @@ type Sub =
   | { kind: 'slot'; socket: WebSocket; id: number }
   | { kind: 'root'; socket: WebSocket; id: number };
 
+type DistOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type NewSub = DistOmit<Sub, 'id'>;
+
 const UNSUBSCRIBE: Record<string, Sub['kind']> = {
   signatureUnsubscribe: 'signature',
   accountUnsubscribe: 'account',
@@ -77,7 +80,7 @@ export class Subscriptions {
     this.send(sub.socket, { jsonrpc: '2.0', method, params: { result, subscription: sub.id } });
   }
 
-  private add(sub: Omit<Sub, 'id'> & { kind: Sub['kind'] }): number {
+  private add(sub: NewSub): number {
     this.nextId += 1;
     const full = { ...sub, id: this.nextId } as Sub;
     this.subs.set(full.id, full);
