@@ -1,3 +1,6 @@
+import { formatBaseUnits, formatCents } from './money';
+import { joinShippingAddress, type ShippingInput } from './order';
+
 /**
  * The order e-mail payload of the specification, section 3. Field names are the spec's (they are the EmailJS
  * template parameters of the original). Builders live here (pure); transports render or post them.
@@ -18,3 +21,61 @@ export interface OrderEmailPayload {
 export type EmailRecipientRole = 'seller' | 'buyer';
 /** order_confirmation: the spec's seller+buyer pair. payment_received: our extra note to the seller (QR). */
 export type EmailKind = 'order_confirmation' | 'payment_received';
+
+// ---------------------------------------------------------------------------------------------------------
+// Builders (pure). Added by the orders/outbox engineer (issue 3); (b) owns templates and transports.
+
+
+/** What an order contributes to its e-mails. */
+export interface OrderEmailFacts {
+  items: { name: string; variantLabel?: string; quantity: number }[];
+  totalCents: number;
+  /** Quoted amount; undefined means unknown (QR pages then say 'N/A', as the spec). */
+  amountBaseUnits: bigint | undefined;
+  shipping: ShippingInput;
+  paymentMethod: 'wallet' | 'qr';
+  solanaPayUrl: string;
+}
+
+export interface OrderEmail {
+  role: EmailRecipientRole;
+  to: string;
+  payload: OrderEmailPayload;
+}
+
+/** Product name(s): "Name (variant)", "2 × A, 1 × B" when several items. */
+export function productLine(items: OrderEmailFacts['items']): string {
+  const name = (i: OrderEmailFacts['items'][number]) => (i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name);
+  const only = items.length === 1 ? items[0] : undefined;
+  if (only) return name(only);
+  return items.map((i) => `${i.quantity} × ${name(i)}`).join(', ');
+}
+
+/** The spec's payload (section 3) for one recipient. */
+export function buildOrderEmailPayload(facts: OrderEmailFacts, role: EmailRecipientRole, sellerEmail: string): OrderEmailPayload {
+  const payload: OrderEmailPayload = {
+    from_name: facts.shipping.fullName,
+    email: facts.shipping.email,
+    shippingAddress: joinShippingAddress(facts.shipping),
+    product: productLine(facts.items),
+    totalUSD: formatCents(facts.totalCents),
+    totalCLAIM: facts.amountBaseUnits === undefined ? 'N/A' : formatBaseUnits(facts.amountBaseUnits),
+    to_name: role === 'seller' ? 'Seller' : facts.shipping.fullName,
+  };
+  if (role === 'seller') payload.seller_email = sellerEmail;
+  if (facts.paymentMethod === 'qr') {
+    payload.quantity = String(facts.items.reduce((n, i) => n + i.quantity, 0));
+    payload.solanaPayURL = facts.solanaPayUrl;
+  }
+  return payload;
+}
+
+/**
+ * The messages an order event causes, seller first: order_confirmation → seller then buyer;
+ * payment_received → seller only.
+ */
+export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
+  const seller: OrderEmail = { role: 'seller', to: sellerEmail, payload: buildOrderEmailPayload(facts, 'seller', sellerEmail) };
+  if (kind === 'payment_received') return [seller];
+  return [seller, { role: 'buyer', to: facts.shipping.email, payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail) }];
+}

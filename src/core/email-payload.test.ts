@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { buildOrderEmails, productLine, type OrderEmailFacts } from './email-payload';
+
+const walletFacts: OrderEmailFacts = {
+  items: [{ name: 'Sonic Crushed Opal Spillproof', quantity: 1 }],
+  totalCents: 32500,
+  amountBaseUnits: 3_250_000_000_000n,
+  shipping: {
+    kind: 'international',
+    fullName: 'Ada Lovelace',
+    email: 'ada@example.com',
+    address1: '12 St James Square',
+    city: 'London',
+    stateProvince: 'Greater London',
+    postalCode: 'SW1Y 4JH',
+    country: 'United Kingdom',
+  },
+  paymentMethod: 'wallet',
+  solanaPayUrl: 'solana:x',
+};
+
+const qrFacts: OrderEmailFacts = {
+  items: [{ name: 'Honey Dew Papaya Live Rosin', quantity: 2 }],
+  totalCents: 10000,
+  amountBaseUnits: undefined,
+  shipping: { kind: 'us', fullName: 'Grace Hopper', email: 'grace@example.com', address1: '1 Navy Way', address2: 'Apt 2', city: 'Arlington', usState: 'VA', zip: '22202' },
+  paymentMethod: 'qr',
+  solanaPayUrl: 'solana:Recipient?amount=1.000000',
+};
+
+describe('buildOrderEmails', () => {
+  it('builds the wallet pair, seller first, with the spec fields', () => {
+    const [seller, buyer, ...rest] = buildOrderEmails(walletFacts, 'order_confirmation', 'seller@shop.test');
+    expect(rest).toEqual([]);
+    expect(seller).toEqual({
+      role: 'seller',
+      to: 'seller@shop.test',
+      payload: {
+        from_name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        shippingAddress: '12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom',
+        product: 'Sonic Crushed Opal Spillproof',
+        totalUSD: '325.00',
+        totalCLAIM: '3250000.000000',
+        to_name: 'Seller',
+        seller_email: 'seller@shop.test',
+      },
+    });
+    expect(buyer?.role).toBe('buyer');
+    expect(buyer?.to).toBe('ada@example.com');
+    expect(buyer?.payload.to_name).toBe('Ada Lovelace');
+    expect(buyer?.payload).not.toHaveProperty('seller_email');
+    expect(buyer?.payload).not.toHaveProperty('quantity');
+  });
+
+  it('adds quantity and the Solana Pay URL on QR orders, N/A when the amount is unknown', () => {
+    const [seller, buyer] = buildOrderEmails(qrFacts, 'order_confirmation', 's@x.test');
+    expect(seller?.payload).toMatchObject({
+      shippingAddress: '1 Navy Way, Apt 2, Arlington, VA, 22202',
+      totalUSD: '100.00',
+      totalCLAIM: 'N/A',
+      quantity: '2',
+      solanaPayURL: 'solana:Recipient?amount=1.000000',
+    });
+    expect(buyer?.payload.quantity).toBe('2');
+  });
+
+  it('sends payment_received to the seller only', () => {
+    const mails = buildOrderEmails(qrFacts, 'payment_received', 's@x.test');
+    expect(mails.map((m) => m.role)).toEqual(['seller']);
+  });
+
+  it('names variants and several items', () => {
+    expect(productLine([{ name: 'BathSalts Flower', variantLabel: 'zips', quantity: 1 }])).toBe('BathSalts Flower (zips)');
+    expect(productLine([{ name: 'A', quantity: 2 }, { name: 'B', quantity: 1 }])).toBe('2 × A, 1 × B');
+  });
+});
