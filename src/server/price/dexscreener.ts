@@ -1,0 +1,89 @@
+import { parsePositiveDecimal } from './decimal';
+
+/**
+ * The DexScreener pairs endpoint, behind one small adapter:
+ * GET {apiUrl}/latest/dex/pairs/solana/{pairAddress} →
+ * {"schemaVersion":"1.0.0","pairs":[{"chainId":"solana","pairAddress":"…","priceUsd":"0.0001234",…}] | null,"pair":{…}}
+ * The entry whose pairAddress matches is taken and its priceUsd kept as the exact decimal string.
+ */
+
+export type PriceFetchErrorKind = 'http' | 'timeout' | 'network' | 'malformed_json' | 'no_matching_pair' | 'bad_price';
+
+export type PriceFetchResult =
+  | { ok: true; priceUsd: string }
+  | {
+      ok: false;
+      kind: PriceFetchErrorKind;
+      message: string;
+      /** HTTP status for kind 'http' (429 included). */
+      status?: number;
+      /** From a Retry-After header (seconds form) on 429/503. */
+      retryAfterMs?: number;
+    };
+
+export interface DexScreenerRequest {
+  apiUrl: string;
+  pairAddress: string;
+  timeoutMs: number;
+  /** Aborts the call early (service stop). */
+  signal?: AbortSignal;
+}
+
+const MAX_BODY_CHARS = 2_000_000;
+
+export function dexScreenerPairUrl(apiUrl: string, pairAddress: string): string {
+  return `${apiUrl.replace(/\/+$/, '')}/latest/dex/pairs/solana/${encodeURIComponent(pairAddress)}`;
+}
+
+export async function fetchDexScreenerPrice(req: DexScreenerRequest, fetchImpl: typeof fetch = fetch): Promise<PriceFetchResult> {
+  const timeout = AbortSignal.timeout(req.timeoutMs);
+  const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+  let text: string;
+  try {
+    const res = await fetchImpl(dexScreenerPairUrl(req.apiUrl, req.pairAddress), {
+      signal,
+      headers: { accept: 'application/json' },
+    });
+    if (res.status !== 200) {
+      await res.body?.cancel().catch(() => undefined);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      return {
+        ok: false,
+        kind: 'http',
+        status: res.status,
+        message: res.status === 429 ? 'DexScreener rate limit (429)' : `DexScreener answered HTTP ${res.status}`,
+        ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMs: Math.min(retryAfter, 3600) * 1000 } : {}),
+      };
+    }
+    text = await res.text();
+  } catch (err) {
+    if (timeout.aborted) return { ok: false, kind: 'timeout', message: `DexScreener did not answer within ${req.timeoutMs} ms` };
+    return { ok: false, kind: 'network', message: `DexScreener unreachable: ${(err as Error).message}` };
+  }
+  return parseDexScreenerPairs(text, req.pairAddress);
+}
+
+/** Pure: the response body → the price of the matching pair, or why there is none. */
+export function parseDexScreenerPairs(text: string, pairAddress: string): PriceFetchResult {
+  if (text.length > MAX_BODY_CHARS) return { ok: false, kind: 'malformed_json', message: 'DexScreener response too large' };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, kind: 'malformed_json', message: 'DexScreener response is not JSON' };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, kind: 'malformed_json', message: 'DexScreener response is not a JSON object' };
+  }
+  const pairs = (body as { pairs?: unknown }).pairs;
+  if (pairs !== null && pairs !== undefined && !Array.isArray(pairs)) {
+    return { ok: false, kind: 'malformed_json', message: 'DexScreener "pairs" is not an array' };
+  }
+  const entry = (pairs ?? []).find(
+    (p: unknown): p is Record<string, unknown> => typeof p === 'object' && p !== null && (p as { pairAddress?: unknown }).pairAddress === pairAddress,
+  );
+  if (!entry) return { ok: false, kind: 'no_matching_pair', message: `DexScreener returned no pair ${pairAddress}` };
+  const price = parsePositiveDecimal(entry.priceUsd);
+  if (!price.ok) return { ok: false, kind: 'bad_price', message: price.reason };
+  return { ok: true, priceUsd: price.value };
+}
