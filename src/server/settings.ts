@@ -58,7 +58,7 @@ export interface DemoDefaults {
 }
 
 /** The price pair of $CLAIM on DexScreener. Overridable with PRICE_PAIR_ADDRESS. */
-export const DEFAULT_PAIR_ADDRESS = 'DemoPair1111111111111111111111111111111111111';
+export const DEFAULT_PAIR_ADDRESS = 'DemoPair111111111111111111111111111111111111';
 
 export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
   const problems: string[] = [];
