@@ -1,0 +1,124 @@
+/**
+ * Helpers for the payments integration tests: real transactions on the local SVM through @solana/web3.js and
+ * spl-token, the way wallets build them (transferChecked with the Solana Pay reference appended read-only).
+ */
+import {
+  ComputeBudgetProgram,
+  Connection,
+  Keypair,
+  PublicKey,
+  Transaction,
+  TransactionInstruction,
+  type Signer,
+} from '@solana/web3.js';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeMint2Instruction,
+  createMintToCheckedInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+  MINT_SIZE,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
+import { SystemProgram } from '@solana/web3.js';
+import type { Localnet } from '../../src/localnet/index.js';
+
+export const DECIMALS = 6;
+export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+
+export async function faucet(net: Localnet, address: PublicKey, sol: number, claim: number): Promise<void> {
+  const res = await fetch(`${net.rpcUrl}/faucet`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ address: address.toBase58(), sol, claim }),
+  });
+  if (!res.ok) throw new Error(`faucet ${res.status}: ${await res.text()}`);
+}
+
+export async function send(connection: Connection, ixs: TransactionInstruction[], signers: Signer[], opts: { skipPreflight?: boolean } = {}): Promise<string> {
+  const payer = signers[0];
+  if (!payer) throw new Error('no fee payer');
+  const latest = await connection.getLatestBlockhash('confirmed');
+  const tx = new Transaction({ feePayer: payer.publicKey, ...latest }).add(...ixs);
+  tx.sign(...signers);
+  const signature = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: opts.skipPreflight ?? false });
+  if (opts.skipPreflight) {
+    // A transaction meant to fail: wait until it has landed (with its error) at confirmed.
+    await waitFor('failed transaction to land', async () => {
+      const s = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];
+      return s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized' ? true : undefined;
+    });
+    return signature;
+  }
+  const res = await connection.confirmTransaction({ signature, ...latest }, 'confirmed');
+  if (res.value.err) throw new Error(`transaction failed: ${JSON.stringify(res.value.err)}`);
+  return signature;
+}
+
+export interface PayArgs {
+  from: Keypair;
+  recipientOwner: PublicKey;
+  mint: PublicKey;
+  amount: bigint;
+  references: PublicKey[];
+  /** Create the recipient's associated token account in the same transaction (idempotent). */
+  createRecipientAta?: boolean;
+  before?: TransactionInstruction[];
+  after?: TransactionInstruction[];
+  skipPreflight?: boolean;
+}
+
+/** The wallet transfer: transferChecked from the payer's ATA to the recipient's ATA, references appended. */
+export function transferIx(args: Pick<PayArgs, 'from' | 'recipientOwner' | 'mint' | 'amount' | 'references'>): TransactionInstruction {
+  const source = getAssociatedTokenAddressSync(args.mint, args.from.publicKey);
+  const destination = getAssociatedTokenAddressSync(args.mint, args.recipientOwner, true);
+  const ix = createTransferCheckedInstruction(source, args.mint, destination, args.from.publicKey, args.amount, DECIMALS);
+  for (const r of args.references) ix.keys.push({ pubkey: r, isSigner: false, isWritable: false });
+  return ix;
+}
+
+export async function pay(connection: Connection, args: PayArgs): Promise<string> {
+  const ixs: TransactionInstruction[] = [...(args.before ?? [])];
+  if (args.createRecipientAta) {
+    const ata = getAssociatedTokenAddressSync(args.mint, args.recipientOwner, true);
+    ixs.push(createAssociatedTokenAccountIdempotentInstruction(args.from.publicKey, ata, args.recipientOwner, args.mint));
+  }
+  ixs.push(transferIx(args), ...(args.after ?? []));
+  return send(connection, ixs, [args.from], { skipPreflight: args.skipPreflight });
+}
+
+export function memoIx(text: string, signer: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [{ pubkey: signer, isSigner: true, isWritable: false }], data: Buffer.from(text, 'utf8') });
+}
+
+export function computeBudgetIxs(): TransactionInstruction[] {
+  return [ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 })];
+}
+
+/** A second SPL mint (6 decimals) with `amount` minted to `owner`'s ATA. */
+export async function createOtherMint(connection: Connection, payer: Keypair, owner: PublicKey, amount: bigint): Promise<PublicKey> {
+  const mint = Keypair.generate();
+  const lamports = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
+  const ata = getAssociatedTokenAddressSync(mint.publicKey, owner);
+  await send(
+    connection,
+    [
+      SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: mint.publicKey, space: MINT_SIZE, lamports, programId: TOKEN_PROGRAM_ID }),
+      createInitializeMint2Instruction(mint.publicKey, DECIMALS, payer.publicKey, null),
+      createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, ata, owner, mint.publicKey),
+      createMintToCheckedInstruction(mint.publicKey, ata, payer.publicKey, amount, DECIMALS),
+    ],
+    [payer, mint],
+  );
+  return mint.publicKey;
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
