@@ -1,0 +1,97 @@
+import type { OrderEmailPayload } from '../../core/email-payload';
+import type { OutgoingEmail } from './types';
+
+/**
+ * Our own subject, plain-text and HTML bodies for the `file` and `smtp` transports (EmailJS renders its own
+ * templates from the same payload). Every value is HTML-escaped in the HTML body; every value that reaches a
+ * header (subject, names) is stripped of CR/LF and other control characters.
+ */
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+}
+
+/** One header-safe line: control characters (CR, LF, NUL, U+2028/9…) become spaces, runs collapse, length capped. */
+export function headerSafe(value: string, max = 200): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Body text keeps its line breaks out: each field value is rendered on one line. */
+function oneLine(value: string): string {
+  return headerSafe(value, 2000);
+}
+
+export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'payload'>): string {
+  const product = headerSafe(message.payload.product, 150);
+  if (message.kind === 'payment_received') {
+    return headerSafe(message.role === 'seller' ? `Payment received: ${product}` : `Payment received for your $CLAIM order: ${product}`);
+  }
+  return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
+}
+
+function intro(message: OutgoingEmail): string {
+  const p = message.payload;
+  const qr = p.solanaPayURL !== undefined;
+  if (message.kind === 'payment_received') {
+    return message.role === 'seller'
+      ? `The payment for this order has been received on-chain.`
+      : `We have received your payment on-chain. Thank you!`;
+  }
+  const paid = message.paymentSeen
+    ? 'Payment has been received on-chain.'
+    : qr
+      ? 'Payment has not been seen on-chain yet; the seller will be told when it lands.'
+      : 'Payment has not been confirmed on-chain yet.';
+  return message.role === 'seller' ? `A new order has been placed. ${paid}` : `Thank you for your order. ${paid}`;
+}
+
+function fields(p: OrderEmailPayload): [string, string][] {
+  const rows: [string, string][] = [
+    ['Product', p.product],
+    ['Total (USD)', `$${p.totalUSD}`],
+    ['Total ($CLAIM)', p.totalCLAIM],
+  ];
+  if (p.quantity !== undefined) rows.splice(1, 0, ['Quantity', p.quantity]);
+  rows.push(['Name', p.from_name], ['E-mail', p.email], ['Shipping address', p.shippingAddress]);
+  if (p.solanaPayURL !== undefined) rows.push(['Solana Pay link', p.solanaPayURL]);
+  return rows;
+}
+
+export function renderEmail(message: OutgoingEmail): RenderedEmail {
+  const p = message.payload;
+  const subject = subjectFor(message);
+  const greeting = `Hello ${oneLine(p.to_name)},`;
+  const lead = intro(message);
+  const rows = fields(p).map(([k, v]) => [k, oneLine(v)] as const);
+
+  const text = [greeting, '', lead, '', ...rows.map(([k, v]) => `${k}: ${v}`), '', `Order: ${oneLine(message.orderId)}`, '', '— $CLAIM Store', ''].join('\n');
+
+  const cell = (k: string, v: string): string => {
+    const isPayLink = k === 'Solana Pay link' && /^solana:[^\s"'<>]+$/.test(v);
+    const value = isPayLink ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v);
+    return `<tr><th align="left" style="padding:4px 12px 4px 0">${escapeHtml(k)}</th><td style="padding:4px 0">${value}</td></tr>`;
+  };
+  const html = [
+    '<!doctype html>',
+    `<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    '<body style="font-family:system-ui,sans-serif;color:#111">',
+    `<p>${escapeHtml(greeting)}</p>`,
+    `<p>${escapeHtml(lead)}</p>`,
+    `<table role="presentation">${rows.map(([k, v]) => cell(k, v)).join('')}</table>`,
+    `<p style="color:#555">Order: ${escapeHtml(oneLine(message.orderId))}</p>`,
+    '<p>— $CLAIM Store</p>',
+    '</body></html>',
+  ].join('\n');
+
+  return { subject, text, html };
+}

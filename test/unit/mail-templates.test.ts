@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { escapeHtml, headerSafe, renderEmail, subjectFor } from '../../src/server/mail/templates';
+import { evilFacts, outgoing, qrFacts, walletFacts } from '../support/mail-fixtures';
+
+describe('mail templates', () => {
+  it('subjects per kind and role', () => {
+    const [seller, buyer] = outgoing(walletFacts);
+    expect(subjectFor(seller!)).toBe('New order: BathSalts Flower (zips)');
+    expect(subjectFor(buyer!)).toBe('Your $CLAIM order: BathSalts Flower (zips)');
+    const [paid] = outgoing(qrFacts, 'payment_received');
+    expect(subjectFor(paid!)).toBe('Payment received: Strawberry Fritter Rosin');
+  });
+
+  it('text body carries every payload field', () => {
+    const [seller] = outgoing(qrFacts, 'order_confirmation', 'ord_9', false);
+    const { text } = renderEmail(seller!);
+    for (const line of [
+      'Hello Seller,',
+      'Product: Strawberry Fritter Rosin',
+      'Quantity: 2',
+      'Total (USD): $100.00',
+      'Total ($CLAIM): N/A',
+      'Name: Grace Hopper',
+      'E-mail: grace@example.com',
+      'Shipping address: 1 Navy Way, Apt 2, Arlington, VA, 22202',
+      `Solana Pay link: ${qrFacts.solanaPayUrl}`,
+      'Order: ord_9',
+    ]) {
+      expect(text).toContain(line);
+    }
+    expect(text).toContain('not been seen on-chain yet');
+  });
+
+  it('escapes every field in HTML and strips CR/LF from the subject', () => {
+    for (const m of outgoing(evilFacts)) {
+      const r = renderEmail(m);
+      expect(r.subject).not.toMatch(/[\r\n]/);
+      expect(r.html).not.toMatch(/<script|<img|<iframe|<b>|onerror="/i);
+      expect(r.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(r.html).toContain('&quot;quoted&quot; &amp; &#39;single&#39;');
+      expect(r.html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
+      // the malicious pay link is not turned into a link
+      expect(r.html).not.toContain('<a href');
+      expect(r.text).not.toMatch(/\r|\u2028/);
+      expect(r.text.split('\n').some((l) => /^(Bcc|Subject|X-Injected):/i.test(l))).toBe(false);
+    }
+  });
+
+  it('headerSafe never leaves control characters (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => {
+        const h = headerSafe(s);
+        // eslint-disable-next-line no-control-regex
+        expect(h).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+        expect(h.length).toBeLessThanOrEqual(200);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        expect(escapeHtml(s)).not.toMatch(/[<>"']/);
+      }),
+    );
+  });
+});
