@@ -1,0 +1,87 @@
+import { useEffect, useState } from 'react';
+import type { PriceHistory, PriceOk } from '../../core/api';
+
+/**
+ * GET /api/price: the $CLAIM USD price. One file: the reply check, the fetcher and the hook.
+ * States (spec §4, §8): loading → known | unavailable (no price: non-2xx reply or a bad body) | error (fetch threw).
+ */
+export type PriceState =
+  | { status: 'loading' }
+  | { status: 'known'; priceUsd: string; fetchedAt: string }
+  | { status: 'unavailable' }
+  | { status: 'error' };
+
+const REFRESH_MS = 30_000;
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+function isPriceOk(body: unknown): body is PriceOk {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return typeof b.priceUsd === 'string' && DECIMAL.test(b.priceUsd) && /[1-9]/.test(b.priceUsd);
+}
+
+export async function fetchPrice(signal?: AbortSignal): Promise<PriceState> {
+  let res: Response;
+  try {
+    res = await fetch('/api/price', { signal, headers: { accept: 'application/json' } });
+  } catch {
+    return { status: 'error' };
+  }
+  if (!res.ok) return { status: 'unavailable' };
+  try {
+    const body: unknown = await res.json();
+    if (!isPriceOk(body)) return { status: 'unavailable' };
+    return { status: 'known', priceUsd: body.priceUsd, fetchedAt: String(body.fetchedAt ?? '') };
+  } catch {
+    return { status: 'unavailable' };
+  }
+}
+
+let lastKnown: PriceState | undefined;
+
+/** The current price, refreshed every 30 s while mounted. Starts from the last known price of this visit. */
+export function usePrice(): PriceState {
+  const [state, setState] = useState<PriceState>(() => lastKnown ?? { status: 'loading' });
+  useEffect(() => {
+    const controller = new AbortController();
+    const load = async () => {
+      const next = await fetchPrice(controller.signal);
+      if (controller.signal.aborted) return;
+      if (next.status === 'known') lastKnown = next;
+      setState(next);
+    };
+    void load();
+    const timer = window.setInterval(() => void load(), REFRESH_MS);
+    return () => {
+      controller.abort();
+      window.clearInterval(timer);
+    };
+  }, []);
+  return state;
+}
+
+export type HistoryState = { status: 'loading' } | { status: 'known'; points: { t: number; price: number }[] } | { status: 'none' };
+
+/** GET /api/price/history for the sparkline (display only, so floats are fine here). */
+export function usePriceHistory(): HistoryState {
+  const [state, setState] = useState<HistoryState>({ status: 'loading' });
+  useEffect(() => {
+    const controller = new AbortController();
+    const load = async () => {
+      try {
+        const res = await fetch('/api/price/history', { signal: controller.signal });
+        if (!res.ok) throw new Error(String(res.status));
+        const body = (await res.json()) as Partial<PriceHistory>;
+        const points = (Array.isArray(body.points) ? body.points : [])
+          .map((p) => ({ t: Date.parse(p.t), price: Number(p.priceUsd) }))
+          .filter((p) => Number.isFinite(p.t) && Number.isFinite(p.price) && p.price > 0);
+        if (!controller.signal.aborted) setState(points.length >= 2 ? { status: 'known', points } : { status: 'none' });
+      } catch {
+        if (!controller.signal.aborted) setState({ status: 'none' });
+      }
+    };
+    void load();
+    return () => controller.abort();
+  }, []);
+  return state;
+}

@@ -1,0 +1,31 @@
+import type { ReactNode } from 'react';
+import type { Shipping } from '../../core/api';
+import type { Product, Vendor } from '../../core/catalog';
+import type { PriceState } from '../api/price';
+
+/**
+ * The seam between the product page (issue 2) and the checkouts (wallet: src/web/checkout/wallet/WalletPay.tsx,
+ * QR: src/web/checkout/qr/QrPay.tsx). The page owns the product, the form, the quantity and the price; a
+ * checkout owns the pay button(s) and everything after.
+ */
+export interface CheckoutProps {
+  product: Product;
+  vendor: Vendor;
+  /** Chosen variant (BathSalts: '18ths' | 'zips'); undefined for products without variants. */
+  variantId: string | undefined;
+  /** Whole number ≥ 1, or null while the quantity input holds something else (0, empty, text). */
+  quantity: number | null;
+  /** Unit price × quantity in USD cents; null when quantity is null. */
+  totalCents: number | null;
+  /** The live $CLAIM price state (loading | known | unavailable | error). */
+  price: PriceState;
+  /** Exact $CLAIM total in base units (6 decimals) at the current price; null unless > 0. */
+  claimBaseUnits: bigint | null;
+  /** Checks the shipping form. On failure it alerts the spec's text itself and returns null. */
+  validateShipping: () => Shipping | null;
+}
+
+/** QR checkout: `children` (the page's purchase instructions and US form) go between the QR area and the button. */
+export interface QrCheckoutProps extends CheckoutProps {
+  children?: ReactNode;
+}

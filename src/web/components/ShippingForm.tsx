@@ -1,0 +1,57 @@
+import { useId } from 'react';
+import { US_STATES } from '../data/us-states';
+import { FIELD_LABELS, fieldsOf, isRequired, type FormKind, type ShippingField, type ShippingValues } from '../lib/shipping';
+
+const AUTOCOMPLETE: Record<ShippingField, string> = {
+  fullName: 'name',
+  email: 'email',
+  address1: 'address-line1',
+  address2: 'address-line2',
+  city: 'address-level2',
+  stateProvince: 'address-level1',
+  postalCode: 'postal-code',
+  country: 'country-name',
+  usState: 'address-level1',
+  zip: 'postal-code',
+};
+
+/** The 8-field international form (wallet pages) or the 7-field US form (QR pages). Controlled. */
+export function ShippingForm({ kind, values, onChange }: { kind: FormKind; values: ShippingValues; onChange: (field: ShippingField, value: string) => void }) {
+  const id = useId();
+  return (
+    <fieldset className="shipping-form" data-form={kind}>
+      <legend>Shipping details{kind === 'us' ? ' (US addresses only)' : ''}</legend>
+      <p className="muted small">Fields marked * are required.</p>
+      {fieldsOf(kind).map((field) => {
+        const inputId = `${id}-${field}`;
+        const label = `${FIELD_LABELS[field]}${isRequired(field) ? ' *' : ''}`;
+        return (
+          <div className="field" key={field}>
+            <label htmlFor={inputId}>{label}</label>
+            {field === 'usState' ? (
+              <select id={inputId} name={field} value={values[field] ?? ''} aria-required="true" autoComplete={AUTOCOMPLETE[field]} onChange={(e) => onChange(field, e.target.value)}>
+                <option value="">Select a state</option>
+                {US_STATES.map((s) => (
+                  <option key={s.code} value={s.code}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                id={inputId}
+                name={field}
+                type={field === 'email' ? 'email' : 'text'}
+                value={values[field] ?? ''}
+                aria-required={isRequired(field) || undefined}
+                autoComplete={AUTOCOMPLETE[field]}
+                inputMode={field === 'zip' ? 'numeric' : undefined}
+                onChange={(e) => onChange(field, e.target.value)}
+              />
+            )}
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}

@@ -1,0 +1,188 @@
+import { lazy, Suspense, useCallback, useState } from 'react';
+import { usePrice, type PriceState } from '../api/price';
+import { productById, unitCents, vendorById } from '../catalog';
+import { ShippingForm } from '../components/ShippingForm';
+import { VendorHeader } from '../components/VendorHeader';
+import { claimBaseUnits, formatBaseUnits, formatUsd } from '../lib/claim-amount';
+import { TELEGRAM_GROUP_URL } from '../lib/links';
+import { MISSING_SHIPPING_QR, MISSING_SHIPPING_WALLET, shippingFromValues, type ShippingField, type ShippingValues } from '../lib/shipping';
+import { usePageTitle } from '../lib/title';
+import { NotFoundPage } from './NotFoundPage';
+
+// The checkouts: separate chunks, loaded after the page's first render.
+const WalletPay = lazy(() => import('../checkout/wallet/WalletPay'));
+const QrPay = lazy(() => import('../checkout/qr/QrPay'));
+
+/** Quantity input text → whole number ≥ 1, or null (spec: not clamped, bad entries give no amount). */
+function parseQuantity(text: string): number | null {
+  if (!/^\d{1,4}$/.test(text.trim())) return null;
+  const n = Number(text.trim());
+  return n >= 1 ? n : null;
+}
+
+function claimText(price: PriceState, units: bigint | null): string {
+  if (price.status === 'loading') return 'Loading $CLAIM price...';
+  if (units === null) return 'N/A';
+  return `${formatBaseUnits(units)} $CLAIM`;
+}
+
+function priceError(price: PriceState, qr: boolean): string | null {
+  if (price.status === 'unavailable') return qr ? 'Failed to load price. Try again later.' : 'Failed to load $CLAIM price. Try again later.';
+  if (price.status === 'error') return 'Error loading price.';
+  return null;
+}
+
+/** The one product page template: every product route of the catalogue renders this. */
+export default function ProductPage({ productId }: { productId: string }) {
+  const product = productById(productId);
+  const vendor = product ? vendorById(product.vendorId) : undefined;
+  usePageTitle(product?.name ?? 'Page not found');
+  const price = usePrice();
+  const [variantId, setVariantId] = useState(product?.variants?.[0]?.id);
+  const [quantityText, setQuantityText] = useState('1');
+  const [values, setValues] = useState<ShippingValues>({});
+  const qr = product?.payment === 'qr';
+
+  const validateShipping = useCallback(() => {
+    const shipping = shippingFromValues(qr ? 'us' : 'international', values);
+    if (!shipping) window.alert(qr ? MISSING_SHIPPING_QR : MISSING_SHIPPING_WALLET);
+    return shipping;
+  }, [qr, values]);
+
+  if (!product || !vendor) return <NotFoundPage />;
+
+  const quantity = product.quantity ? parseQuantity(quantityText) : 1;
+  const unit = unitCents(product, variantId);
+  const totalCents = quantity === null ? null : unit * quantity;
+  const units = claimBaseUnits(totalCents, price.status === 'known' ? price.priceUsd : undefined);
+  const error = priceError(price, qr);
+  const onField = (field: ShippingField, value: string) => setValues((v) => ({ ...v, [field]: value }));
+  const seam = { product, vendor, variantId, quantity, totalCents, price, claimBaseUnits: units, validateShipping };
+
+  const quantityInput = product.quantity && (
+    <div className="field quantity">
+      <label htmlFor="quantity">Quantity</label>
+      <input id="quantity" name="quantity" type="number" min={1} step={1} inputMode="numeric" value={quantityText} onChange={(e) => setQuantityText(e.target.value)} />
+    </div>
+  );
+  const variants = product.variants && (
+    <fieldset className="variants">
+      <legend>Size</legend>
+      {product.variants.map((v) => (
+        <label key={v.id} className="radio">
+          <input type="radio" name="variant" value={v.id} checked={variantId === v.id} onChange={() => setVariantId(v.id)} /> {v.label} ({formatUsd(v.priceCents)})
+        </label>
+      ))}
+    </fieldset>
+  );
+  const badge = product.freeShipping && <p className="badge free-shipping">Free Shipping</p>;
+  const form = (
+    <form className="order-form" noValidate onSubmit={(e) => e.preventDefault()} aria-label="Shipping details">
+      <ShippingForm kind={qr ? 'us' : 'international'} values={values} onChange={onField} />
+    </form>
+  );
+  const help = (
+    <p className="help">
+      Need help? Ask in our{' '}
+      <a href={TELEGRAM_GROUP_URL} target="_blank" rel="noopener noreferrer">
+        Telegram group
+      </a>
+      .
+    </p>
+  );
+
+  if (qr) {
+    return (
+      <div className="page product qr" data-product={product.id}>
+        <VendorHeader vendor={vendor} />
+        <section className="card product-card" aria-labelledby="product-title">
+          <img className="product-image" src={product.image} alt={product.imageAlt} width={600} height={600} fetchPriority="high" />
+          <div className="product-info">
+            <h1 id="product-title">{product.name}</h1>
+            {product.retailCents !== undefined && (
+              <p className="retail">
+                <span className="visually-hidden">Retail price </span>
+                <s>{formatUsd(product.retailCents)}</s>
+              </p>
+            )}
+            <p className="unit-price">
+              Unit price: <strong>{formatUsd(unit)}</strong>
+            </p>
+            {badge}
+            {variants}
+            {quantityInput}
+            <p className="claim-price" role="status">
+              Approximate price: <strong data-testid="claim-amount">{claimText(price, units)}</strong>
+            </p>
+          </div>
+        </section>
+        <Suspense fallback={<p className="qr-box">Generating QR Code...</p>}>
+          <QrPay {...seam}>
+            <section className="card instructions" aria-labelledby="qr-steps-title">
+              <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
+              <ol>
+                <li>Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the payment.</li>
+                <li>Fill in your shipping details below (US addresses only).</li>
+                <li>Click the button to send the order confirmation to the seller and to you.</li>
+              </ol>
+            </section>
+            {form}
+          </QrPay>
+        </Suspense>
+        {help}
+      </div>
+    );
+  }
+
+  return (
+    <div className="page product wallet" data-product={product.id}>
+      <VendorHeader vendor={vendor} />
+      <div className="product-layout">
+        <img className="product-image" src={product.image} alt={product.imageAlt} width={600} height={600} fetchPriority="high" />
+        <div className="product-info">
+          <h1>{product.name}</h1>
+          {product.retailCents !== undefined && (
+            <p className="retail">
+              <span className="visually-hidden">Retail price </span>
+              <s>{formatUsd(product.retailCents)}</s>
+            </p>
+          )}
+          <p className="sale-price">
+            <strong>{formatUsd(totalCents ?? unit)} USD</strong>
+            <span className="claim-price" role="status">
+              {' '}
+              ≈ <span data-testid="claim-amount">{claimText(price, units)}</span>
+            </span>
+          </p>
+          {error && <p className="error">{error}</p>}
+          {badge}
+          {variants}
+          {quantityInput}
+          {form}
+          <Suspense
+            fallback={
+              <button type="button" className="button big buy-now" disabled>
+                Loading Price...
+              </button>
+            }
+          >
+            <WalletPay {...seam} />
+          </Suspense>
+        </div>
+      </div>
+      <section className="card instructions" aria-labelledby="steps-title">
+        <h2 id="steps-title">How to Complete Your Purchase</h2>
+        <ol>
+          <li>Fill in your shipping details above.</li>
+          <li>Click Buy Now to pay in $CLAIM with your Phantom wallet.</li>
+          <li>Confirmation e-mails are sent automatically to you and to the seller.</li>
+        </ol>
+        <p className="note">
+          Phantom may show a warning when you pay: this comes from its automated security filters, not from a problem with the order. If you are unsure,
+          you can pay manually via direct message to the seller, or use a fresh wallet.
+        </p>
+      </section>
+      {help}
+    </div>
+  );
+}

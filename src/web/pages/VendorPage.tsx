@@ -1,0 +1,25 @@
+import type { Vendor } from '../../core/catalog';
+import { gridOf } from '../catalog';
+import { ProductTile } from '../components/ProductTile';
+import { VendorHeader } from '../components/VendorHeader';
+import { usePageTitle } from '../lib/title';
+
+export default function VendorPage({ vendor }: { vendor: Vendor }) {
+  usePageTitle(vendor.name);
+  const grid = gridOf(vendor.id);
+  return (
+    <div className="page">
+      <VendorHeader vendor={vendor} full />
+      <section aria-labelledby="catalogue-title">
+        <h2 id="catalogue-title">Products</h2>
+        <ul className="product-grid">
+          {grid.map((p, i) => (
+            <li key={p.id}>
+              <ProductTile product={p} eager={i < 4} />
+            </li>
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}
