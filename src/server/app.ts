@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import type { Catalog } from '../core/catalog';
 import { resolveScreen } from '../core/routes';
 import { publicConfig, type Settings } from './settings';
+import { ApiProblem } from './http/errors';
 
 export interface AppDeps {
   settings: Settings;
@@ -12,6 +13,10 @@ export interface AppDeps {
   /** Directory of the built web app (vite build output). Omit to serve the API only. */
   webDir?: string;
   logger?: boolean;
+  /** Readiness for GET /api/health (store open and migrated). Omitted: always ready. */
+  health?: () => Promise<boolean> | boolean;
+  /** Route plugins registered before the static/404 handlers (orders, price, payments, …). */
+  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
 
 /**
@@ -22,6 +27,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
 
   app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string; code?: string }, _req, reply) => {
+    if (err instanceof ApiProblem) return reply.status(err.status).send(err.body());
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) {
       app.log.error(err);
@@ -30,9 +36,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
   });
 
-  app.get('/api/health', async () => ({ ok: true }));
+  app.get('/api/health', async (_req, reply) => {
+    const ok = deps.health ? await deps.health() : true;
+    return reply.status(ok ? 200 : 503).send(ok ? { ok: true } : { ok: false, error: 'not_ready', message: 'The store is not open yet.' });
+  });
   app.get('/api/catalog', async () => deps.catalog);
   app.get('/api/config', async () => publicConfig(deps.settings));
+
+  for (const plugin of deps.plugins ?? []) await plugin(app);
 
   const webDir = deps.webDir;
   if (webDir && existsSync(resolve(webDir, 'index.html'))) {

@@ -1,0 +1,222 @@
+/**
+ * The transactional outbox. Order changes write their e-mails as rows in the same transaction (see
+ * src/server/orders/service.ts); this worker delivers them through a MailTransport:
+ *
+ * - claim: an atomic conditional UPDATE (`locked_until` lease + `lock_token`) so two workers, in one process or
+ *   on several API instances sharing PostgreSQL, never hold the same row; a row claimed by a process that died
+ *   becomes due again when its lease runs out.
+ * - order: a buyer row (`after_id` = its seller row) waits until the seller row is sent or failed for good.
+ * - retries: exponential backoff with jitter, for at least `retryForMs` (4 days) after the row was written; then,
+ *   or on a PermanentMailError, the row is `failed`. A row is sent at most once per (order, recipient, kind)
+ *   (UNIQUE constraint); a crash between the transport's acceptance and the commit of `sent` can repeat that one
+ *   message after the lease (the row id is passed as the message id so transports can de-duplicate).
+ */
+import { randomUUID } from 'node:crypto';
+import type { EmailKind, EmailRecipientRole, OrderEmailPayload } from '../../core/email-payload';
+import type { PayoutGroup } from '../settings';
+import type { Store } from '../store/store';
+import type { OutboxRow } from '../store/schema';
+import { PermanentMailError, type MailTransport, type OutgoingEmail } from './types';
+
+export interface OutboxWorkerOptions {
+  store: Store;
+  transport: MailTransport;
+  now?: () => Date;
+  random?: () => number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+  /** How long a claim holds a row (ms). Default 2 min. */
+  leaseMs?: number;
+  /** Idle poll interval (ms). Default 2 s. */
+  pollMs?: number;
+  batchSize?: number;
+  /** Keep retrying for at least this long after the row was written. Default 4 days. */
+  retryForMs?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  onError?: (err: unknown, row?: OutboxRow) => void;
+}
+
+export interface OutboxRunResult {
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+export interface OutboxWorker {
+  /** Delivers every row that is due now (following seller → buyer chains). */
+  runOnce(): Promise<OutboxRunResult>;
+  start(): void;
+  /** Stops the timer and waits for the delivery in progress. */
+  stop(): Promise<void>;
+  /** Something was enqueued: run soon. */
+  nudge(): void;
+}
+
+export const FOUR_DAYS_MS = 4 * 24 * 3600_000;
+
+export function backoffMs(attempts: number, random: number, base = 30_000, max = 3_600_000): number {
+  const exp = Math.min(max, base * 2 ** Math.max(0, Math.min(30, attempts - 1)));
+  return Math.round(exp * (0.5 + 0.5 * random));
+}
+
+export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
+  const db = opts.store.db;
+  const now = opts.now ?? (() => new Date());
+  const random = opts.random ?? Math.random;
+  const setTimer = opts.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms).unref());
+  const clearTimer = opts.clearTimer ?? ((h: unknown) => clearTimeout(h as NodeJS.Timeout));
+  const leaseMs = opts.leaseMs ?? 120_000;
+  const pollMs = opts.pollMs ?? 2_000;
+  const batchSize = opts.batchSize ?? 10;
+  const retryForMs = opts.retryForMs ?? FOUR_DAYS_MS;
+
+  async function claimBatch(): Promise<{ row: OutboxRow; token: string }[]> {
+    const at = now().toISOString();
+    const candidates = await db
+      .selectFrom('outbox as o')
+      .select('o.id')
+      .where('o.state', 'in', ['pending', 'retrying'])
+      .where('o.next_attempt_at', '<=', at)
+      .where((eb) => eb.or([eb('o.locked_until', 'is', null), eb('o.locked_until', '<=', at)]))
+      .where((eb) =>
+        eb.or([
+          eb('o.after_id', 'is', null),
+          eb.exists(eb.selectFrom('outbox as p').select('p.id').whereRef('p.id', '=', 'o.after_id').where('p.state', 'in', ['sent', 'failed'])),
+        ]),
+      )
+      .orderBy('o.created_at')
+      .orderBy('o.role', 'desc')
+      .limit(batchSize)
+      .execute();
+    const claimed: { row: OutboxRow; token: string }[] = [];
+    for (const { id } of candidates) {
+      const token = randomUUID();
+      const claimAt = now();
+      const until = new Date(claimAt.getTime() + leaseMs).toISOString();
+      const res = await db
+        .updateTable('outbox')
+        .set({ locked_until: until, lock_token: token })
+        .where('id', '=', id)
+        .where('state', 'in', ['pending', 'retrying'])
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', claimAt.toISOString())]))
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) continue; // another worker has it
+      const row = await db.selectFrom('outbox').selectAll().where('id', '=', id).where('lock_token', '=', token).executeTakeFirst();
+      if (row) claimed.push({ row, token });
+    }
+    return claimed;
+  }
+
+  function toMessage(row: OutboxRow): OutgoingEmail {
+    return {
+      id: row.id,
+      orderId: row.order_id,
+      kind: row.kind as EmailKind,
+      role: row.role as EmailRecipientRole,
+      to: row.recipient_email,
+      payoutGroup: row.payout_group as PayoutGroup,
+      paymentSeen: Number(row.payment_seen) === 1,
+      payload: JSON.parse(row.payload_json) as OrderEmailPayload,
+    };
+  }
+
+  async function deliver(row: OutboxRow, token: string, result: OutboxRunResult): Promise<void> {
+    try {
+      await opts.transport.send(toMessage(row));
+    } catch (err) {
+      opts.onError?.(err, row);
+      const at = now();
+      const attempts = Number(row.attempts) + 1;
+      const giveUp = err instanceof PermanentMailError || at.getTime() - Date.parse(row.created_at) >= retryForMs;
+      const next = new Date(at.getTime() + backoffMs(attempts, random(), opts.baseDelayMs, opts.maxDelayMs)).toISOString();
+      await db
+        .updateTable('outbox')
+        .set({
+          state: giveUp ? 'failed' : 'retrying',
+          attempts,
+          next_attempt_at: next,
+          locked_until: null,
+          lock_token: null,
+          last_error: (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 1000),
+        })
+        .where('id', '=', row.id)
+        .where('lock_token', '=', token)
+        .execute();
+      if (giveUp) result.failed++;
+      else result.retrying++;
+      return;
+    }
+    const at = now().toISOString();
+    await db
+      .updateTable('outbox')
+      .set({ state: 'sent', attempts: Number(row.attempts) + 1, delivered_at: at, locked_until: null, lock_token: null, last_error: null })
+      .where('id', '=', row.id)
+      .where('lock_token', '=', token)
+      .execute();
+    result.sent++;
+  }
+
+  let timer: unknown;
+  let running: Promise<OutboxRunResult> | undefined;
+  let again = false;
+  let started = false;
+
+  async function runOnce(): Promise<OutboxRunResult> {
+    const result: OutboxRunResult = { sent: 0, retrying: 0, failed: 0 };
+    for (let pass = 0; pass < 1000; pass++) {
+      const batch = await claimBatch();
+      if (batch.length === 0) break;
+      for (const { row, token } of batch) await deliver(row, token, result);
+    }
+    return result;
+  }
+
+  function schedule(ms: number) {
+    if (!started) return;
+    if (timer !== undefined) clearTimer(timer);
+    timer = setTimer(() => {
+      timer = undefined;
+      void tick();
+    }, ms);
+  }
+
+  async function tick(): Promise<void> {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = runOnce();
+    try {
+      await running;
+    } catch (err) {
+      opts.onError?.(err);
+    } finally {
+      running = undefined;
+    }
+    if (again) {
+      again = false;
+      schedule(0);
+    } else schedule(pollMs);
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (started) return;
+      started = true;
+      schedule(0);
+    },
+    async stop() {
+      started = false;
+      if (timer !== undefined) clearTimer(timer);
+      timer = undefined;
+      if (running) await running.catch(() => undefined);
+    },
+    nudge() {
+      if (!started) return;
+      if (running) again = true;
+      else schedule(0);
+    },
+  };
+}

@@ -1,0 +1,540 @@
+/**
+ * The order service: the one place that writes orders. Creating an order checks the signed quote, the shipping
+ * form of the product's payment mode and the Idempotency-Key; payments, confirmations and expiry go through the
+ * pure transition function (src/core/order-status.ts); every transition is stored with its time, and the
+ * e-mails a change causes are written to the outbox in the same transaction.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { ApiError, OrderCreated, OrderPublic, OrderStatus } from '../../core/api';
+import type { Catalog } from '../../core/catalog';
+import { buildOrderEmails, type EmailKind, type OrderEmailFacts } from '../../core/email-payload';
+import { formatBaseUnits } from '../../core/money';
+import {
+  describeIssues,
+  missingShippingMessage,
+  OrderRequestSchema,
+  shippingSchemaFor,
+  type ShippingInput,
+} from '../../core/order';
+import { FULLY_PAID, transition, type OrderEvent } from '../../core/order-status';
+import { ApiProblem } from '../http/errors';
+import type { Settings } from '../settings';
+import type { Store } from '../store/store';
+import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
+import type { Database, OrderRow } from '../store/schema';
+import { verifyQuote, type SignedQuote } from './quotes';
+
+export const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
+
+/** What the payment watcher needs to know about an order. */
+export interface WatchedOrder {
+  orderId: string;
+  reference: string;
+  recipient: string;
+  mint: string;
+  amountBaseUnits: bigint;
+  status: OrderStatus;
+  paymentMethod: 'wallet' | 'qr';
+  expiresAt: Date;
+  signature: string | null;
+  finalized: boolean;
+}
+
+export interface PaymentReport {
+  signature: string;
+  receivedBaseUnits: bigint;
+  /** The transaction reached finalized commitment. */
+  finalized: boolean;
+  /** Unix seconds of the block (null if unknown: then the time of recording decides lateness). */
+  blockTime: number | null;
+}
+
+export type PaymentTarget = { orderId: string } | { reference: string };
+
+export type RecordPaymentResult =
+  | { ok: true; changed: boolean; status: OrderStatus; order: OrderPublic }
+  | { ok: false; reason: 'order_not_found' }
+  | { ok: false; reason: 'signature_used'; otherOrderId: string }
+  | { ok: false; reason: 'already_has_payment' | 'refused'; status: OrderStatus; order: OrderPublic };
+
+export interface CreateOrderResult {
+  status: number;
+  body: OrderCreated;
+  /** True when this is the stored response of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export type PaymentHintHandler = (order: WatchedOrder, signature: string) => void | Promise<void>;
+
+export interface OrderService {
+  /** POST /api/orders. Throws ApiProblem for every refusal. */
+  createOrder(body: unknown, idempotencyKey: string): Promise<CreateOrderResult>;
+  /** GET /api/orders/:id; undefined when unknown. Throws ApiProblem(400) on a malformed id. */
+  getOrder(orderId: string): Promise<OrderPublic | undefined>;
+  findOrder(target: PaymentTarget): Promise<WatchedOrder | undefined>;
+  /** For the payment verifier: records a verified transfer (idempotent per signature). */
+  recordPayment(target: PaymentTarget, report: PaymentReport): Promise<RecordPaymentResult>;
+  /** QR pages' "Send Order Confirmation": enqueue seller then buyer order_confirmation, once. */
+  requestConfirmation(orderId: string): Promise<OrderPublic>;
+  /** awaiting_payment orders past their expiry → expired. Returns how many changed. */
+  expireOrders(now?: Date): Promise<number>;
+  /** Orders whose reference the watcher should follow: awaiting payment, paid but not final, recently expired. */
+  ordersToWatch(opts?: { expiredWithinMs?: number }): Promise<WatchedOrder[]>;
+  isSignatureUsed(signature: string, exceptOrderId?: string): Promise<boolean>;
+  /** The wallet page's "I sent it" hint: hands it to the verifier; never marks anything paid. */
+  paymentHint(orderId: string, signature: string): Promise<OrderPublic>;
+  setPaymentHintHandler(handler: PaymentHintHandler | undefined): void;
+}
+
+export interface OrderServiceDeps {
+  store: Store;
+  catalog: Catalog;
+  settings: Pick<Settings, 'quote' | 'mail'>;
+  now: () => Date;
+  /** Called after a commit that added outbox rows (wakes the worker). */
+  onOutboxChange?: () => void;
+  onPaymentHint?: PaymentHintHandler;
+  onError?: (err: unknown) => void;
+}
+
+interface StoredItem {
+  productId: string;
+  variantId?: string;
+  variantLabel?: string;
+  name: string;
+  quantity: number;
+  unitCents: number;
+  lineCents: number;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export function createOrderService(deps: OrderServiceDeps): OrderService {
+  const { store } = deps;
+  const db = store.db;
+  const isPg = store.dialect === 'postgres';
+  let hintHandler = deps.onPaymentHint;
+
+  const toWatched = (o: OrderRow): WatchedOrder => ({
+    orderId: o.id,
+    reference: o.reference,
+    recipient: o.recipient,
+    mint: o.mint,
+    amountBaseUnits: BigInt(o.amount_base_units),
+    status: o.status,
+    paymentMethod: o.payment_method,
+    expiresAt: new Date(o.expires_at),
+    signature: o.signature,
+    finalized: o.finalized === 1,
+  });
+
+  async function loadOrder(q: Db, target: PaymentTarget, lock: boolean): Promise<OrderRow | undefined> {
+    let sel = q.selectFrom('orders').selectAll();
+    sel = 'orderId' in target ? sel.where('id', '=', target.orderId) : sel.where('reference', '=', target.reference);
+    if (lock && isPg) sel = sel.forUpdate();
+    return sel.executeTakeFirst();
+  }
+
+  async function addHistory(q: Db, orderId: string, status: OrderStatus, event: string, at: string): Promise<void> {
+    const last = await q.selectFrom('order_history').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', orderId).executeTakeFirst();
+    const seq = Number(last?.seq ?? 0) + 1;
+    await q.insertInto('order_history').values({ id: randomUUID(), order_id: orderId, seq, status, event, at }).execute();
+  }
+
+  function factsOf(o: OrderRow): OrderEmailFacts {
+    const items = JSON.parse(o.items_json) as StoredItem[];
+    return {
+      items: items.map((i) => ({ name: i.name, quantity: i.quantity, ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}) })),
+      totalCents: o.total_cents,
+      amountBaseUnits: BigInt(o.amount_base_units),
+      shipping: JSON.parse(o.shipping_json) as ShippingInput,
+      paymentMethod: o.payment_method,
+      solanaPayUrl: o.solana_pay_url,
+    };
+  }
+
+  /** Writes the messages of `kind` for the order (seller first; the buyer row waits for the seller row). */
+  async function enqueue(q: Db, o: OrderRow, kind: EmailKind, paymentSeen: boolean, at: string): Promise<number> {
+    const existing = await q.selectFrom('outbox').select(['id', 'role']).where('order_id', '=', o.id).where('kind', '=', kind).execute();
+    let sellerId = existing.find((r) => r.role === 'seller')?.id;
+    let added = 0;
+    for (const mail of buildOrderEmails(factsOf(o), kind, deps.settings.mail.sellerEmail)) {
+      if (existing.some((r) => r.role === mail.role)) continue;
+      const id = randomUUID();
+      const res = await q
+        .insertInto('outbox')
+        .values({
+          id,
+          order_id: o.id,
+          kind,
+          role: mail.role,
+          recipient_email: mail.to,
+          payout_group: o.payout_group,
+          payment_seen: paymentSeen ? 1 : 0,
+          payload_json: JSON.stringify(mail.payload),
+          after_id: mail.role === 'buyer' ? (sellerId ?? null) : null,
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: at,
+          locked_until: null,
+          lock_token: null,
+          last_error: null,
+          delivered_at: null,
+          created_at: at,
+        })
+        .onConflict((oc) => oc.columns(['order_id', 'role', 'kind']).doNothing())
+        .executeTakeFirst();
+      if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) added++;
+      if (mail.role === 'seller') sellerId = id;
+    }
+    return added;
+  }
+
+  async function publicOf(q: Db, o: OrderRow): Promise<OrderPublic> {
+    const history = await q.selectFrom('order_history').select(['status', 'at']).where('order_id', '=', o.id).orderBy('seq').execute();
+    const mails = await q
+      .selectFrom('outbox')
+      .select(['kind', 'role', 'state', 'attempts', 'delivered_at', 'created_at'])
+      .where('order_id', '=', o.id)
+      .orderBy('created_at')
+      .orderBy('role', 'desc') // seller before buyer
+      .execute();
+    const pub: OrderPublic = {
+      orderId: o.id,
+      status: o.status,
+      paymentMethod: o.payment_method,
+      reference: o.reference,
+      amount: formatBaseUnits(BigInt(o.amount_base_units)),
+      amountBaseUnits: o.amount_base_units,
+      totalCents: o.total_cents,
+      expiresAt: o.expires_at,
+      history: history.map((h) => ({ status: h.status, at: h.at })),
+      emails: mails.map((m) => ({
+        kind: m.kind,
+        recipient: m.role,
+        state: m.state,
+        attempts: Number(m.attempts),
+        ...(m.delivered_at ? { deliveredAt: m.delivered_at } : {}),
+      })),
+    };
+    if (o.signature) pub.signature = o.signature;
+    if (o.received_base_units) pub.receivedBaseUnits = o.received_base_units;
+    return pub;
+  }
+
+  function checkOrderId(orderId: string): void {
+    if (!ORDER_ID.test(orderId)) throw new ApiProblem(400, 'invalid_order_id', 'That is not an order id.', { field: 'id' });
+  }
+
+  async function replayOrConflict(key: string, hash: string): Promise<CreateOrderResult | undefined> {
+    const row = await db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirst();
+    if (!row) return undefined;
+    if (row.request_hash !== hash) {
+      throw new ApiProblem(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new order.', {
+        field: 'Idempotency-Key',
+      });
+    }
+    return { status: Number(row.status_code), body: JSON.parse(row.response_json) as OrderCreated, replayed: true };
+  }
+
+  function shippingProblem(quote: SignedQuote, shipping: unknown): ApiProblem | { ok: ShippingInput } {
+    const expectedKind = quote.payment === 'wallet' ? 'international' : 'us';
+    const kind = (shipping as { kind?: unknown } | null)?.kind;
+    if (shipping === null || typeof shipping !== 'object' || Array.isArray(shipping)) {
+      return new ApiProblem(400, 'invalid_shipping', missingShippingMessage(quote.payment), { field: 'shipping' });
+    }
+    if (kind !== expectedKind) {
+      const msg =
+        quote.payment === 'qr'
+          ? "QR orders ship to US addresses only: send the US form (kind 'us')."
+          : "Wallet orders use the international shipping form (kind 'international').";
+      return new ApiProblem(400, 'invalid_shipping', msg, { field: 'shipping.kind' });
+    }
+    const r = shippingSchemaFor(quote.payment).safeParse(shipping);
+    if (r.success) return { ok: r.data };
+    const issues = describeIssues(r.error, 'shipping');
+    const missing = r.error.issues.some((i) => i.message.endsWith('is required'));
+    return new ApiProblem(400, 'invalid_shipping', missing ? missingShippingMessage(quote.payment) : (issues[0]?.message ?? 'Invalid shipping details'), {
+      field: issues[0]?.path,
+      issues,
+    });
+  }
+
+  const service: OrderService = {
+    async createOrder(body, idempotencyKey) {
+      const hash = createHash('sha256').update(stableStringify(body)).digest('hex');
+      const replay = await replayOrConflict(idempotencyKey, hash);
+      if (replay) return replay;
+
+      const req = OrderRequestSchema.safeParse(body);
+      if (!req.success) {
+        const issues = describeIssues(req.error);
+        throw new ApiProblem(400, 'invalid_order_request', issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order', {
+          field: issues[0]?.path,
+          issues,
+        });
+      }
+      const now = deps.now();
+      const check = verifyQuote(req.data.quote, deps.settings.quote.secret, now);
+      if (!check.ok) {
+        if (check.reason === 'expired') {
+          throw new ApiProblem(410, 'quote_expired', 'This price quote has expired. Please reload the page to get a new quote.', { field: 'quote' });
+        }
+        throw new ApiProblem(400, 'invalid_quote', 'The quote is not valid (altered or not issued by this store). Please reload the page.', { field: 'quote' });
+      }
+      const quote = check.quote;
+      if (req.data.paymentMethod !== quote.payment) {
+        throw new ApiProblem(400, 'invalid_payment_method', `This product is paid by ${quote.payment === 'qr' ? 'QR code' : 'wallet'} (paymentMethod '${quote.payment}').`, {
+          field: 'paymentMethod',
+        });
+      }
+      const ship = shippingProblem(quote, req.data.shipping);
+      if (ship instanceof ApiProblem) throw ship;
+
+      const orderId = randomUUID();
+      const at = now.toISOString();
+      const created: OrderCreated = {
+        orderId,
+        reference: quote.reference,
+        solanaPayUrl: quote.solanaPayUrl,
+        amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
+        amountBaseUnits: quote.amountBaseUnits,
+        recipient: quote.recipient,
+        mint: quote.mint,
+        expiresAt: quote.expiresAt,
+      };
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('orders')
+            .values({
+              id: orderId,
+              reference: quote.reference,
+              vendor_id: quote.vendorId,
+              payout_group: quote.payoutGroup,
+              items_json: JSON.stringify(quote.items),
+              total_cents: quote.totalCents,
+              price_usd: quote.priceUsd,
+              amount_base_units: quote.amountBaseUnits,
+              recipient: quote.recipient,
+              mint: quote.mint,
+              solana_pay_url: quote.solanaPayUrl,
+              payment_method: quote.payment,
+              shipping_json: JSON.stringify(ship.ok),
+              referrer: req.data.referrer ?? null,
+              status: 'awaiting_payment',
+              expires_at: quote.expiresAt,
+              signature: null,
+              received_base_units: null,
+              block_time: null,
+              finalized: 0,
+              confirmation_requested_at: null,
+              created_at: at,
+              updated_at: at,
+            })
+            .execute();
+          await addHistory(trx, orderId, 'awaiting_payment', 'created', at);
+          await trx
+            .insertInto('idempotency_keys')
+            .values({ key: idempotencyKey, request_hash: hash, status_code: 201, response_json: JSON.stringify(created), order_id: orderId, created_at: at })
+            .execute();
+        });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        const again = await replayOrConflict(idempotencyKey, hash);
+        if (again) return again;
+        if (/reference/.test(uniqueViolationTarget(err))) {
+          throw new ApiProblem(409, 'quote_already_used', 'This quote has already been used for an order. Please reload the page to get a new quote.', {
+            field: 'quote',
+          });
+        }
+        throw err;
+      }
+      return { status: 201, body: created, replayed: false };
+    },
+
+    async getOrder(orderId) {
+      checkOrderId(orderId);
+      const o = await loadOrder(db, { orderId }, false);
+      return o ? publicOf(db, o) : undefined;
+    },
+
+    async findOrder(target) {
+      const o = await loadOrder(db, target, false);
+      return o ? toWatched(o) : undefined;
+    },
+
+    async recordPayment(target, report) {
+      if (!SIGNATURE.test(report.signature)) throw new Error(`recordPayment: malformed signature '${report.signature}'`);
+      if (report.receivedBaseUnits < 0n) throw new Error('recordPayment: negative amount');
+      let added = 0;
+      const result = await db
+        .transaction()
+        .execute(async (trx): Promise<RecordPaymentResult> => {
+          const o = await loadOrder(trx, target, true);
+          if (!o) return { ok: false, reason: 'order_not_found' };
+          const other = await trx.selectFrom('orders').select('id').where('signature', '=', report.signature).where('id', '!=', o.id).executeTakeFirst();
+          if (other) return { ok: false, reason: 'signature_used', otherOrderId: other.id };
+          const now = deps.now();
+          const at = now.toISOString();
+
+          let event: OrderEvent;
+          if (o.signature === report.signature) {
+            if (!report.finalized || o.finalized === 1) return { ok: true, changed: false, status: o.status, order: await publicOf(trx, o) };
+            event = { type: 'finalized' };
+          } else if (o.signature) {
+            return { ok: false, reason: 'already_has_payment', status: o.status, order: await publicOf(trx, o) };
+          } else {
+            const paidAtMs = report.blockTime !== null ? report.blockTime * 1000 : now.getTime();
+            event = {
+              type: 'payment',
+              receivedBaseUnits: report.receivedBaseUnits,
+              expectedBaseUnits: BigInt(o.amount_base_units),
+              finalized: report.finalized,
+              late: paidAtMs > Date.parse(o.expires_at),
+            };
+          }
+          const t = transition(o.status, event);
+          if (!t.ok) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
+
+          const updated: OrderRow = {
+            ...o,
+            status: t.next,
+            signature: report.signature,
+            received_base_units: event.type === 'payment' ? report.receivedBaseUnits.toString() : o.received_base_units,
+            block_time: event.type === 'payment' ? report.blockTime : o.block_time,
+            finalized: report.finalized ? 1 : o.finalized,
+            updated_at: at,
+          };
+          await trx
+            .updateTable('orders')
+            .set({
+              status: updated.status,
+              signature: updated.signature,
+              received_base_units: updated.received_base_units,
+              block_time: updated.block_time,
+              finalized: updated.finalized,
+              updated_at: at,
+            })
+            .where('id', '=', o.id)
+            .execute();
+          if (t.next !== o.status) await addHistory(trx, o.id, t.next, event.type, at);
+          // The first full payment causes the e-mails: wallet orders get the confirmation pair, QR orders a note to
+          // the seller (their confirmation pair is the buyer's "Send Order Confirmation").
+          if (event.type === 'payment' && FULLY_PAID.has(t.next)) {
+            added += await enqueue(trx, updated, o.payment_method === 'wallet' ? 'order_confirmation' : 'payment_received', true, at);
+          }
+          return { ok: true, changed: true, status: t.next, order: await publicOf(trx, updated) };
+        })
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err) && /signature/.test(uniqueViolationTarget(err))) {
+            return { ok: false, reason: 'signature_used', otherOrderId: 'unknown' } as RecordPaymentResult;
+          }
+          throw err;
+        });
+      if (added > 0) deps.onOutboxChange?.();
+      return result;
+    },
+
+    async requestConfirmation(orderId) {
+      checkOrderId(orderId);
+      let added = 0;
+      const pub = await db.transaction().execute(async (trx) => {
+        const o = await loadOrder(trx, { orderId }, true);
+        if (!o) throw new ApiProblem(404, 'order_not_found', 'No such order.');
+        if (o.payment_method !== 'qr') {
+          throw new ApiProblem(409, 'not_a_qr_order', 'Wallet orders are confirmed by e-mail automatically once the payment is verified.');
+        }
+        const at = deps.now().toISOString();
+        if (!o.confirmation_requested_at) {
+          await trx.updateTable('orders').set({ confirmation_requested_at: at, updated_at: at }).where('id', '=', o.id).execute();
+        }
+        added = await enqueue(trx, o, 'order_confirmation', FULLY_PAID.has(o.status), at);
+        return publicOf(trx, o);
+      });
+      if (added > 0) deps.onOutboxChange?.();
+      return pub;
+    },
+
+    async expireOrders(now = deps.now()) {
+      const at = now.toISOString();
+      const due = await db.selectFrom('orders').select('id').where('status', '=', 'awaiting_payment').where('expires_at', '<=', at).execute();
+      let n = 0;
+      for (const { id } of due) {
+        const changed = await db.transaction().execute(async (trx) => {
+          const o = await loadOrder(trx, { orderId: id }, true);
+          if (!o || Date.parse(o.expires_at) > now.getTime()) return false;
+          const t = transition(o.status, { type: 'expire' });
+          if (!t.ok) return false;
+          await trx.updateTable('orders').set({ status: t.next, updated_at: at }).where('id', '=', id).where('status', '=', o.status).execute();
+          await addHistory(trx, id, t.next, 'expire', at);
+          return true;
+        });
+        if (changed) n++;
+      }
+      return n;
+    },
+
+    async ordersToWatch(opts = {}) {
+      const since = new Date(deps.now().getTime() - (opts.expiredWithinMs ?? 24 * 3600_000)).toISOString();
+      const rows = await db
+        .selectFrom('orders')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', 'awaiting_payment'),
+            eb.and([eb('status', '=', 'paid'), eb('finalized', '=', 0)]),
+            eb.and([eb('status', '=', 'expired'), eb('expires_at', '>=', since)]),
+          ]),
+        )
+        .orderBy('created_at')
+        .execute();
+      return rows.map(toWatched);
+    },
+
+    async isSignatureUsed(signature, exceptOrderId) {
+      let q = db.selectFrom('orders').select('id').where('signature', '=', signature);
+      if (exceptOrderId) q = q.where('id', '!=', exceptOrderId);
+      return (await q.executeTakeFirst()) !== undefined;
+    },
+
+    async paymentHint(orderId, signature) {
+      checkOrderId(orderId);
+      if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
+        throw new ApiProblem(400, 'invalid_signature', 'signature must be a base58 transaction signature.', { field: 'signature' });
+      }
+      const o = await loadOrder(db, { orderId }, false);
+      if (!o) throw new ApiProblem(404, 'order_not_found', 'No such order.');
+      const handler = hintHandler;
+      if (handler) {
+        // The verifier decides; its work must not hold the request.
+        void Promise.resolve()
+          .then(() => handler(toWatched(o), signature))
+          .catch((err: unknown) => deps.onError?.(err));
+      }
+      return publicOf(db, o);
+    },
+
+    setPaymentHintHandler(handler) {
+      hintHandler = handler;
+    },
+  };
+  return service;
+}
+
+export type { ApiError };

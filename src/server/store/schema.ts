@@ -1,0 +1,84 @@
+/**
+ * Table types for Kysely. Portable column types only (text, integer) so one migration serves SQLite and
+ * PostgreSQL: times are ISO-8601 UTC texts (fixed width, so they sort and compare as text), token amounts are
+ * integer strings (they exceed 2^53), booleans are 0/1 integers, JSON is text.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type { MailDelivery, OrderStatus } from '../../core/api';
+import type { EmailKind, EmailRecipientRole } from '../../core/email-payload';
+
+export interface OrdersTable {
+  id: string;
+  reference: string;
+  vendor_id: string;
+  payout_group: string;
+  items_json: string;
+  total_cents: number;
+  price_usd: string;
+  amount_base_units: string;
+  recipient: string;
+  mint: string;
+  solana_pay_url: string;
+  payment_method: 'wallet' | 'qr';
+  shipping_json: string;
+  referrer: string | null;
+  status: OrderStatus;
+  expires_at: string;
+  signature: string | null;
+  received_base_units: string | null;
+  block_time: number | null;
+  finalized: number;
+  confirmation_requested_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrderHistoryTable {
+  id: string;
+  order_id: string;
+  seq: number;
+  status: OrderStatus;
+  event: string;
+  at: string;
+}
+
+export interface IdempotencyTable {
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response_json: string;
+  order_id: string;
+  created_at: string;
+}
+
+export interface OutboxTable {
+  id: string;
+  order_id: string;
+  kind: EmailKind;
+  role: EmailRecipientRole;
+  recipient_email: string;
+  payout_group: string;
+  payment_seen: number;
+  payload_json: string;
+  /** The row that must be delivered (or have failed for good) first: the seller row of a buyer message. */
+  after_id: string | null;
+  state: MailDelivery;
+  attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  lock_token: string | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  orders: OrdersTable;
+  order_history: OrderHistoryTable;
+  idempotency_keys: IdempotencyTable;
+  outbox: OutboxTable;
+}
+
+export type OrderRow = Selectable<OrdersTable>;
+export type NewOrderRow = Insertable<OrdersTable>;
+export type OutboxRow = Selectable<OutboxTable>;

@@ -1,0 +1,102 @@
+/**
+ * The store: Kysely over SQLite (better-sqlite3, WAL, synchronous=FULL so a committed order survives a power
+ * cut) or PostgreSQL (pg Pool) for several API instances. Migrations run at open; `ready()` is true only once
+ * they have.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations';
+import type { Database } from './schema';
+
+export type StoreConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Open and migrated. */
+  ready(): boolean;
+  /** A cheap round trip (health). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+const MIGRATION_TABLE = 'store_migration';
+const MIGRATION_LOCK_TABLE = 'store_migration_lock';
+
+export async function openStore(config: StoreConfig): Promise<Store> {
+  let db: Kysely<Database>;
+  if (config.kind === 'sqlite') {
+    if (config.file !== ':memory:') mkdirSync(dirname(config.file), { recursive: true });
+    const sqlite = new SQLite(config.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    if (config.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) throw new StoreError(`bad schema name '${config.schema}'`);
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize ?? 10,
+      ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+    });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    if (config.schema) await sql`create schema if not exists ${sql.id(config.schema)}`.execute(db);
+  }
+
+  let migrated = false;
+  let closed = false;
+  try {
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => migrations },
+      migrationTableName: MIGRATION_TABLE,
+      migrationLockTableName: MIGRATION_LOCK_TABLE,
+    });
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
+    migrated = true;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+
+  return {
+    db,
+    dialect: config.kind,
+    ready: () => migrated && !closed,
+    async ping() {
+      if (closed) return false;
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/** UNIQUE / PRIMARY KEY violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown } | null;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Names the unique constraint/column a violation hit, where the driver says. */
+export function uniqueViolationTarget(err: unknown): string {
+  const e = err as { constraint?: string; message?: string } | null;
+  return `${e?.constraint ?? ''} ${e?.message ?? ''}`;
+}
