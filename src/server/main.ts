@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { catalog } from '../../catalog';
-import { buildApp } from './app';
+import { startServer } from './server';
 import { loadSettings, SettingsError, type DemoDefaults } from './settings';
 
 /**
@@ -12,15 +11,16 @@ async function main(): Promise<void> {
   let demo: DemoDefaults | undefined;
   let closeLocalnet: (() => Promise<void>) | undefined;
   if (!env.SOLANA_RPC_URL?.trim()) {
-    const { startLocalnet } = await import('../localnet/index');
+    const { startLocalnet, demoKeys } = await import('../localnet/index');
     const port = Number(env.LOCALNET_PORT ?? 8899);
     const localnet = await startLocalnet({ port: Number.isInteger(port) ? port : 8899 });
     closeLocalnet = () => localnet.close();
+    const keys = localnet.keys ?? demoKeys();
     demo = {
-      claimMint: localnet.keys.mint.toBase58(),
+      claimMint: keys.mint.toBase58(),
       recipients: {
-        coopersglass: localnet.keys.recipients.coopersglass.toBase58(),
-        gorilla: localnet.keys.recipients.gorilla.toBase58(),
+        coopersglass: keys.recipients.coopersglass.toBase58(),
+        gorilla: keys.recipients.gorilla.toBase58(),
       },
     };
     console.log(`localnet: ${localnet.rpcUrl} (ws ${localnet.wsUrl}), $CLAIM mint ${demo.claimMint}`);
@@ -38,12 +38,13 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const app = await buildApp({ settings, catalog, webDir: resolve('dist/web'), logger: !settings.demo });
-  await app.listen({ port: settings.port, host: settings.host });
-  console.log(`$CLAIM store on http://${settings.host}:${settings.port}${settings.demo ? ' (demo mode)' : ''}`);
+  const server = await startServer(settings, { webDir: resolve('dist/web'), logger: !settings.demo });
+  console.log(
+    `$CLAIM store on ${server.url}${settings.demo ? ' (demo mode)' : ''}; store: ${settings.database.kind === 'sqlite' ? settings.database.file : 'postgres'}`,
+  );
 
   const stop = async () => {
-    await app.close();
+    await server.close();
     await closeLocalnet?.();
     process.exit(0);
   };

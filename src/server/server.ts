@@ -1,0 +1,172 @@
+/**
+ * startServer: the whole API in one call, for main.ts and for other engineers' end-to-end tests. Opens the
+ * store (migrations), builds the app with the order routes, price and mail plugins, starts listening (PORT=0
+ * gives a free port; `url` reports the real one), then starts the outbox worker, the price service and the
+ * expiry timer. `close()` stops everything in reverse order.
+ */
+import type { FastifyInstance } from 'fastify';
+import { catalog as defaultCatalog } from '../../catalog';
+import type { Catalog } from '../core/catalog';
+import { buildApp } from './app';
+import { orderRoutes } from './http/orders-routes';
+import { createMailTransport, devMailPlugin } from './mail/index';
+import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
+import type { MailTransport } from './mail/types';
+import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
+import type { PriceSource } from './orders/quotes';
+import { createPriceService, demoPriceFeedPlugin, pricePlugin, type PriceService } from './price/index';
+import type { Settings } from './settings';
+import { openStore, type Store, type StoreConfig } from './store/store';
+
+export interface ServerOverrides {
+  catalog?: Catalog;
+  /** Replaces the price service (tests). Without it, (b)'s createPriceService runs and /api/price is served. */
+  priceSource?: PriceSource;
+  /** Replaces the transport named by settings.mail. */
+  transport?: MailTransport;
+  now?: () => Date;
+  /** Store config instead of settings.database (e.g. a PostgreSQL schema per test run). */
+  store?: StoreConfig;
+  webDir?: string;
+  logger?: boolean;
+  /** Outbox worker tuning (timers, lease, poll). */
+  outbox?: Partial<Omit<OutboxWorkerOptions, 'store' | 'transport'>>;
+  /** Don't start the worker (tests drive it with runOnce). */
+  startOutbox?: boolean;
+  /** Interval of expireOrders (ms). Default 30 s; 0 disables. */
+  expireEveryMs?: number;
+  onPaymentHint?: PaymentHintHandler;
+  /** More route plugins (payments, …). They get the order service. */
+  plugins?: ((app: FastifyInstance, ctx: { orders: OrderService; store: Store }) => Promise<void> | void)[];
+  /** Listen (default true). With false, use app.inject. */
+  listen?: boolean;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** http://host:port actually bound ('' when not listening). */
+  url: string;
+  store: Store;
+  orders: OrderService;
+  outbox: OutboxWorker;
+  price?: PriceService;
+  transport: MailTransport;
+  close(): Promise<void>;
+}
+
+export async function startServer(settings: Settings, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const catalog = overrides.catalog ?? defaultCatalog;
+  const now = overrides.now ?? (() => new Date());
+  const store = await openStore(overrides.store ?? settings.database);
+  const cleanups: (() => Promise<void> | void)[] = [() => store.close()];
+  const closeAll = async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch {
+        // keep closing the rest
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  try {
+    const transport = overrides.transport ?? createMailTransport(settings.mail);
+    if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
+
+    let outbox: OutboxWorker | undefined;
+    const orders = createOrderService({
+      store,
+      catalog,
+      settings,
+      now,
+      onOutboxChange: () => outbox?.nudge(),
+      ...(overrides.onPaymentHint ? { onPaymentHint: overrides.onPaymentHint } : {}),
+      onError: (err) => console.error('order service:', err),
+    });
+    outbox = createOutboxWorker({
+      store,
+      transport,
+      now,
+      onError: (err) => {
+        if (overrides.logger) console.warn('outbox:', err instanceof Error ? err.message : err);
+      },
+      ...overrides.outbox,
+    });
+
+    // Price: (b)'s service unless a source is injected. In demo mode it reads our own demo feed; the base URL is
+    // rewritten to the address we actually bound (PORT=0).
+    let price: PriceService | undefined;
+    let boundUrl = '';
+    if (!overrides.priceSource) {
+      const configured = settings.price.apiUrl;
+      price = createPriceService(settings.price, {
+        source: settings.demo ? 'demo' : 'dexscreener',
+        ...(settings.demo
+          ? {
+              fetch: ((input: string | URL | Request, init?: RequestInit) => {
+                const u = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+                return fetch(boundUrl && u.startsWith(configured) ? `${boundUrl}/demo/dexscreener${u.slice(configured.length)}` : u, init);
+              }) as typeof fetch,
+            }
+          : {}),
+      });
+    }
+    const priceSource: PriceSource = overrides.priceSource ?? { current: () => price?.current() };
+
+    const app = await buildApp({
+      settings,
+      catalog,
+      ...(overrides.webDir ? { webDir: overrides.webDir } : {}),
+      logger: overrides.logger ?? false,
+      health: async () => store.ready() && (await store.ping()),
+      plugins: [
+        (a) => orderRoutes(a, { orders, quotes: { catalog, settings, priceSource, now } }),
+        ...(price ? [async (a: FastifyInstance) => void (await a.register(pricePlugin, { service: price as PriceService }))] : []),
+        ...(settings.demo ? [async (a: FastifyInstance) => void (await a.register(demoPriceFeedPlugin, {}))] : []),
+        ...(settings.demo && settings.mail.transport === 'file' && !overrides.transport
+          ? [async (a: FastifyInstance) => void (await a.register(devMailPlugin, { dir: settings.mail.dir }))]
+          : []),
+        ...(overrides.plugins ?? []).map((p) => async (a: FastifyInstance) => p(a, { orders, store })),
+      ],
+    });
+    cleanups.push(() => app.close());
+
+    let url = '';
+    if (overrides.listen !== false) {
+      await app.listen({ port: settings.port, host: settings.host });
+      const addr = app.server.address();
+      if (addr && typeof addr === 'object') {
+        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        url = `http://${host}:${addr.port}`;
+      }
+    } else {
+      await app.ready();
+    }
+    boundUrl = url;
+
+    if (price) {
+      const p = price;
+      await p.start();
+      cleanups.push(() => p.stop());
+    }
+    if (overrides.startOutbox !== false) {
+      outbox.start();
+      const w = outbox;
+      cleanups.push(() => w.stop());
+    }
+    const expireEvery = overrides.expireEveryMs ?? 30_000;
+    if (expireEvery > 0) {
+      const t = setInterval(() => {
+        orders.expireOrders().catch((err: unknown) => console.error('expire orders:', err));
+      }, expireEvery);
+      t.unref();
+      cleanups.push(() => clearInterval(t));
+    }
+
+    return { app, url, store, orders, outbox, ...(price ? { price } : {}), transport, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
