@@ -22,6 +22,8 @@ import {
 } from '@solana/spl-token';
 import { SystemProgram } from '@solana/web3.js';
 import type { Localnet } from '../../src/localnet/index.js';
+import { transition } from '../../src/core/order-status.js';
+import type { PaymentOrders, RecordablePayment, WatchedOrder } from '../../src/server/payments/watcher.js';
 
 export const DECIMALS = 6;
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -120,5 +122,59 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> 
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * An in-memory order port for the watcher tests until the server's OrderService lands. It applies the real
+ * status transition function (core/order-status) and the store's one-signature-one-order rule.
+ */
+export class MemoryOrders implements PaymentOrders {
+  readonly orders = new Map<string, WatchedOrder & { receivedBaseUnits?: bigint; blockTime?: number | null }>();
+  readonly recorded: { orderId: string; payment: RecordablePayment }[] = [];
+
+  add(order: Omit<WatchedOrder, 'status' | 'signature'> & Partial<Pick<WatchedOrder, 'status'>>): WatchedOrder {
+    const o: WatchedOrder = { ...order, status: order.status ?? 'awaiting_payment', signature: null };
+    this.orders.set(o.id, o);
+    return o;
+  }
+
+  status(id: string): string | undefined {
+    return this.orders.get(id)?.status;
+  }
+
+  async listWatchable(expiredAfter: Date): Promise<WatchedOrder[]> {
+    return [...this.orders.values()].filter((o) => o.status !== 'final' && o.expiresAt > expiredAfter).map((o) => ({ ...o }));
+  }
+
+  async orderIdForSignature(signature: string): Promise<string | null> {
+    for (const o of this.orders.values()) if (o.signature === signature) return o.id;
+    return null;
+  }
+
+  async recordPayment(orderId: string, payment: RecordablePayment): Promise<void> {
+    const o = this.orders.get(orderId);
+    if (!o) throw new Error(`no order ${orderId}`);
+    const owner = await this.orderIdForSignature(payment.signature);
+    if (owner !== null && owner !== orderId) throw new Error('UNIQUE constraint failed: orders.signature');
+    const late = payment.blockTime !== null && payment.blockTime * 1000 > o.expiresAt.getTime();
+    const t = transition(o.status, {
+      type: 'payment',
+      receivedBaseUnits: payment.receivedBaseUnits,
+      expectedBaseUnits: o.amountBaseUnits,
+      finalized: payment.confirmationStatus === 'finalized',
+      late,
+    });
+    if (!t.ok) throw new Error(`refused: ${t.refusal.reason}`);
+    Object.assign(o, { status: t.next, signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits, blockTime: payment.blockTime });
+    this.recorded.push({ orderId, payment });
+  }
+
+  async markFinal(orderId: string): Promise<void> {
+    const o = this.orders.get(orderId);
+    if (!o) throw new Error(`no order ${orderId}`);
+    const t = transition(o.status, { type: 'finalized' });
+    if (!t.ok) throw new Error(`refused: ${t.refusal.reason}`);
+    o.status = t.next;
   }
 }

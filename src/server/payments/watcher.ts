@@ -1,0 +1,447 @@
+/**
+ * The payment watcher: keeps every open order's reference under watch and turns verified payments into order
+ * state through the order service.
+ *
+ * - push: one `logsSubscribe({mentions:[reference]})` per payable order (ReferenceFeed); a notification
+ *   triggers a full verifyPayment of that order (a notification is a trigger, never proof);
+ * - polling fallback: while the feed is unhealthy (down, or a subscription not yet acknowledged) every payable
+ *   order is verified every `pollIntervalMs`; while healthy, every `safetyPollIntervalMs`;
+ * - reconciliation: every `sweepIntervalMs`, the vendors' token accounts' new signatures (`until` the last one
+ *   seen) are matched against open references; on start every payable order is verified once, so a payment
+ *   made while the server was down is matched;
+ * - finality: paid orders' signatures are polled with getSignatureStatuses until finalized, then marked final;
+ * - hints: `onPaymentHint(order, signature)` (POST /api/orders/:id/payment) re-reads the chain (verifyHint).
+ *
+ * Payable orders: awaiting_payment and expired, until `lateWindowMs` (24 h) after expiry. Whether a payment is
+ * on time or late is the order service's call, from the payment's blockTime and the order's expiry. A partial
+ * payment is recorded (underpaid, final in core/order-status) only once the quote has expired, so dust sent
+ * with the public reference cannot lock an order out of its real payment.
+ */
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { PublicKey } from '@solana/web3.js';
+import type { OrderStatus } from '../../core/api';
+import type { ReferenceFeed } from './feed';
+import type { PaymentRpc } from './rpc';
+import { withTimeout } from './rpc';
+import { listSignatures, verifyHint, verifyPayment, type ExpectedPayment, type PaymentOutcome, type VerifyOptions } from './verify';
+
+/** What the watcher needs to know about an order. */
+export interface WatchedOrder {
+  id: string;
+  reference: string;
+  /** The vendor's wallet (owner of the receiving token account). */
+  recipient: string;
+  mint: string;
+  amountBaseUnits: bigint;
+  expiresAt: Date;
+  status: OrderStatus;
+  /** The signature recorded on the order (paid, paid_late, underpaid), if any. */
+  signature: string | null;
+}
+
+export type RecordablePayment = Extract<PaymentOutcome, { kind: 'Paid' | 'Underpaid' }>;
+
+/** The order service as the watcher sees it. Implementations must be idempotent and persist before resolving. */
+export interface PaymentOrders {
+  /** Every order that is not final and whose quote expired after `expiredAfter` (or has not expired yet). */
+  listWatchable(expiredAfter: Date): Promise<WatchedOrder[]>;
+  /** The id of the order this signature already pays, or null. */
+  orderIdForSignature(signature: string): Promise<string | null>;
+  /** Records a verified payment (full or partial; lateness is the service's decision from blockTime). */
+  recordPayment(orderId: string, payment: RecordablePayment): Promise<void>;
+  /** The order's payment transaction is finalized. */
+  markFinal(orderId: string): Promise<void>;
+}
+
+export type WatcherEvent =
+  | { type: 'recorded'; orderId: string; outcome: RecordablePayment; via: 'feed' | 'poll' | 'sweep' | 'hint' | 'start' }
+  | { type: 'rejected'; orderId: string; outcome: PaymentOutcome }
+  /** A partial payment while the quote is still open: recorded as underpaid only once the quote expires. */
+  | { type: 'partial'; orderId: string; outcome: Extract<PaymentOutcome, { kind: 'Underpaid' }> }
+  | { type: 'final'; orderId: string; signature: string }
+  | { type: 'error'; where: string; error: unknown };
+
+export interface PaymentWatcherOptions {
+  rpc: PaymentRpc;
+  orders: PaymentOrders;
+  /** The vendors' wallets: their token accounts for `mint` are swept for reconciliation. */
+  recipients: string[];
+  /** The $CLAIM mint. */
+  mint: string;
+  /** Push notifications (WsLogsFeed). Without one the watcher polls at `pollIntervalMs`. */
+  feed?: ReferenceFeed;
+  now?: () => Date;
+  /** Reload open orders from the store (new orders, status changes). Default 1000 ms. */
+  refreshIntervalMs?: number;
+  /** Verify every payable order while the feed is unhealthy or absent. Default 2000 ms. */
+  pollIntervalMs?: number;
+  /** Verify every payable order even while the feed is healthy. Default 30 s. */
+  safetyPollIntervalMs?: number;
+  /** Sweep the vendors' token accounts. Default 5000 ms. */
+  sweepIntervalMs?: number;
+  /** Poll paid orders' signature statuses until finalized. Default 2000 ms. */
+  finalityIntervalMs?: number;
+  /** References stay watched this long after the quote expires. Default 24 h. */
+  lateWindowMs?: number;
+  /** Quote lifetime, to bound the first reconciliation sweep. Default 15 min. */
+  quoteTtlMs?: number;
+  /** Orders verified at once. Default 4. */
+  concurrency?: number;
+  /** How long a hint whose transaction is not yet confirmed keeps being retried. Default 15 s. */
+  hintRetryMs?: number;
+  verify?: VerifyOptions;
+  onEvent?: (event: WatcherEvent) => void;
+}
+
+type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start';
+
+const PAYABLE: ReadonlySet<OrderStatus> = new Set(['awaiting_payment', 'expired']);
+const FINALIZING: ReadonlySet<OrderStatus> = new Set(['paid', 'paid_late']);
+
+class Semaphore {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+export class PaymentWatcher {
+  private readonly rpc: PaymentRpc;
+  private readonly orders: PaymentOrders;
+  private readonly feed: ReferenceFeed | undefined;
+  private readonly now: () => Date;
+  private readonly o: Required<Omit<PaymentWatcherOptions, 'rpc' | 'orders' | 'feed' | 'now' | 'verify' | 'onEvent' | 'recipients' | 'mint'>>;
+  private readonly verifyOptions: VerifyOptions;
+  private readonly emit: (e: WatcherEvent) => void;
+  private readonly tokenAccounts: string[];
+  private readonly limiter: Semaphore;
+  private readonly recordLock = new Semaphore(1);
+
+  private running = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly tasks = new Set<Promise<unknown>>();
+  private open = new Map<string, WatchedOrder>();
+  private readonly byReference = new Map<string, string>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly sweepCursor = new Map<string, string>();
+  private lastFullPoll = 0;
+  private readonly sleepers = new Set<() => void>();
+  /** Orders seen past their quote expiry: verified once more then (a partial payment becomes underpaid). */
+  private readonly pastExpiry = new Set<string>();
+
+  constructor(options: PaymentWatcherOptions) {
+    this.rpc = options.rpc;
+    this.orders = options.orders;
+    this.feed = options.feed;
+    this.now = options.now ?? (() => new Date());
+    this.verifyOptions = options.verify ?? {};
+    this.emit = (e) => {
+      try {
+        options.onEvent?.(e);
+      } catch {
+        // A broken listener must not stop the watcher.
+      }
+    };
+    this.o = {
+      refreshIntervalMs: options.refreshIntervalMs ?? 1000,
+      pollIntervalMs: options.pollIntervalMs ?? 2000,
+      safetyPollIntervalMs: options.safetyPollIntervalMs ?? 30_000,
+      sweepIntervalMs: options.sweepIntervalMs ?? 5000,
+      finalityIntervalMs: options.finalityIntervalMs ?? 2000,
+      lateWindowMs: options.lateWindowMs ?? 24 * 60 * 60_000,
+      quoteTtlMs: options.quoteTtlMs ?? 15 * 60_000,
+      concurrency: options.concurrency ?? 4,
+      hintRetryMs: options.hintRetryMs ?? 15_000,
+    };
+    this.limiter = new Semaphore(this.o.concurrency);
+    const mint = new PublicKey(options.mint);
+    this.tokenAccounts = [...new Set(options.recipients)].map((r) => getAssociatedTokenAddressSync(mint, new PublicKey(r), true).toBase58());
+  }
+
+  /** Loads open orders, subscribes, verifies every payable order once (catch-up after downtime), starts the loops. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.guard('refresh', () => this.refresh());
+    await this.guard('start', () => this.verifyAll('start'));
+    this.lastFullPoll = Date.now();
+    this.loop('refresh', this.o.refreshIntervalMs, () => this.refresh());
+    this.loop('poll', this.o.pollIntervalMs, () => this.poll());
+    this.loop('sweep', this.o.sweepIntervalMs, () => this.reconcile());
+    this.loop('finality', this.o.finalityIntervalMs, () => this.checkFinality());
+  }
+
+  /** Stops the loops, unsubscribes and waits for work in progress. The feed itself is closed by its owner. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const wake of this.sleepers) wake();
+    this.sleepers.clear();
+    for (const reference of this.byReference.keys()) this.feed?.unwatch(reference);
+    this.byReference.clear();
+    while (this.tasks.size) await Promise.allSettled([...this.tasks]);
+  }
+
+  /**
+   * The wallet page reported `signature` for `order`: re-read the chain and record the payment if it checks out.
+   * An unconfirmed hint is retried in the background for `hintRetryMs`; the reference is verified as well.
+   */
+  async onPaymentHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
+    const outcome = await this.checkHint(order, signature);
+    if (outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed') {
+      this.track(this.retryHint(order, signature));
+    }
+    if (outcome.kind !== 'Paid') this.schedule(order.id, 'hint');
+    return outcome;
+  }
+
+  /** One reconciliation sweep over the vendors' token accounts (exposed for tests and operators). */
+  async reconcile(): Promise<void> {
+    const payable = [...this.open.values()].filter((o) => this.isPayable(o));
+    const oldestQuote = payable.reduce((min, o) => Math.min(min, o.expiresAt.getTime() - this.o.quoteTtlMs), Infinity);
+    for (const account of this.tokenAccounts) {
+      const until = this.sweepCursor.get(account);
+      const sigs = await listSignatures(this.rpc, account, { ...this.verifyOptions, until, maxSignatures: until ? undefined : 1000 });
+      const newest = sigs[sigs.length - 1];
+      if (payable.length) {
+        const fresh = sigs.filter(
+          (s) => (s.err === null || s.err === undefined) && (s.blockTime === null || s.blockTime * 1000 >= oldestQuote - 5 * 60_000),
+        );
+        const matched = new Set<string>();
+        await Promise.all(
+          fresh.map((s) =>
+            this.limiter.run(async () => {
+              const tx = await withTimeout('getTransaction', this.verifyOptions.timeoutMs ?? 5000, () => this.rpc.getTransaction(s.signature));
+              for (const key of tx?.accountKeys ?? []) {
+                const id = this.byReference.get(key) ?? [...this.open.values()].find((o) => o.reference === key)?.id;
+                if (id) matched.add(id);
+              }
+            }),
+          ),
+        );
+        await Promise.all([...matched].map((id) => this.verifyOrder(id, 'sweep')));
+      }
+      if (newest) this.sweepCursor.set(account, newest.signature);
+    }
+  }
+
+  /** Moves paid orders whose transaction is finalized to final (exposed for tests). */
+  async checkFinality(): Promise<void> {
+    const paid = [...this.open.values()].filter((o) => FINALIZING.has(o.status) && o.signature);
+    for (let i = 0; i < paid.length; i += 200) {
+      const batch = paid.slice(i, i + 200);
+      const statuses = await withTimeout('getSignatureStatuses', this.verifyOptions.timeoutMs ?? 5000, () =>
+        this.rpc.getSignatureStatuses(batch.map((o) => o.signature as string)),
+      );
+      for (const [j, order] of batch.entries()) {
+        const s = statuses[j];
+        if (s && s.confirmationStatus === 'finalized' && (s.err === null || s.err === undefined)) {
+          await this.orders.markFinal(order.id);
+          this.open.delete(order.id);
+          this.emit({ type: 'final', orderId: order.id, signature: order.signature as string });
+        }
+      }
+    }
+  }
+
+  /** Reloads open orders and keeps one feed subscription per payable reference. */
+  async refresh(): Promise<void> {
+    const list = await this.orders.listWatchable(new Date(this.now().getTime() - this.o.lateWindowMs));
+    const next = new Map(list.map((o) => [o.id, o]));
+    const wanted = new Map<string, string>();
+    for (const o of next.values()) if (this.isPayable(o)) wanted.set(o.reference, o.id);
+    this.open = next;
+    for (const reference of [...this.byReference.keys()]) {
+      if (!wanted.has(reference)) {
+        this.byReference.delete(reference);
+        this.feed?.unwatch(reference);
+      }
+    }
+    const now = this.now().getTime();
+    for (const id of this.pastExpiry) if (!next.has(id)) this.pastExpiry.delete(id);
+    for (const [, id] of wanted) {
+      const o = next.get(id);
+      if (o && now > o.expiresAt.getTime() && !this.pastExpiry.has(id)) {
+        this.pastExpiry.add(id);
+        this.schedule(id, 'poll');
+      }
+    }
+    for (const [reference, id] of wanted) {
+      if (this.byReference.get(reference) === id) continue;
+      this.byReference.set(reference, id);
+      if (this.running) this.feed?.watch(reference, () => this.schedule(id, 'feed'));
+    }
+  }
+
+  private isPayable(o: WatchedOrder): boolean {
+    return PAYABLE.has(o.status) && this.now().getTime() <= o.expiresAt.getTime() + this.o.lateWindowMs;
+  }
+
+  private async poll(): Promise<void> {
+    const healthy = this.feed?.healthy() ?? false;
+    if (healthy && Date.now() - this.lastFullPoll < this.o.safetyPollIntervalMs) return;
+    this.lastFullPoll = Date.now();
+    await this.verifyAll('poll');
+  }
+
+  private async verifyAll(via: Via): Promise<void> {
+    const ids = [...this.open.values()].filter((o) => this.isPayable(o)).map((o) => o.id);
+    await Promise.all(ids.map((id) => this.verifyOrder(id, via)));
+  }
+
+  /** Fire-and-forget verification of one order (errors reported, never thrown). */
+  private schedule(orderId: string, via: Via): void {
+    if (!this.running) return;
+    this.track(this.verifyOrder(orderId, via));
+  }
+
+  /** Verifies one order; concurrent requests for the same order coalesce into one re-run. */
+  private verifyOrder(orderId: string, via: Via): Promise<void> {
+    const running = this.inflight.get(orderId);
+    if (running) {
+      this.again.add(orderId);
+      return running;
+    }
+    const p = (async () => {
+      try {
+        do {
+          this.again.delete(orderId);
+          await this.guard(`verify ${orderId}`, () => this.limiter.run(() => this.verifyOnce(orderId, via)));
+        } while (this.again.has(orderId) && this.running);
+      } finally {
+        this.inflight.delete(orderId);
+      }
+    })();
+    this.inflight.set(orderId, p);
+    return p;
+  }
+
+  private async verifyOnce(orderId: string, via: Via): Promise<void> {
+    const order = this.open.get(orderId);
+    if (!order || !this.isPayable(order)) return;
+    const outcome = await verifyPayment(this.rpc, this.expected(order), this.verifyOptions);
+    await this.apply(order, outcome, via);
+  }
+
+  private expected(order: WatchedOrder): ExpectedPayment {
+    return {
+      reference: order.reference,
+      recipientOwner: order.recipient,
+      mint: order.mint,
+      amountBaseUnits: order.amountBaseUnits,
+      usedSignature: async (signature) => {
+        const owner = await this.orders.orderIdForSignature(signature);
+        return owner !== null && owner !== order.id;
+      },
+    };
+  }
+
+  /** Records Paid and (new) Underpaid outcomes; one at a time, re-checking that the signature is still free. */
+  private async apply(order: WatchedOrder, outcome: PaymentOutcome, via: Via): Promise<void> {
+    if (outcome.kind !== 'Paid' && outcome.kind !== 'Underpaid') {
+      if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId: order.id, outcome });
+      return;
+    }
+    if (outcome.kind === 'Underpaid' && this.now().getTime() <= order.expiresAt.getTime()) {
+      // Until the quote expires the buyer may still pay in full, and anyone can send dust with a public
+      // reference: recording underpaid now would lock the order out of its real payment.
+      this.emit({ type: 'partial', orderId: order.id, outcome });
+      return;
+    }
+    await this.recordLock.run(async () => {
+      const current = this.open.get(order.id) ?? order;
+      if (!PAYABLE.has(current.status)) return;
+      if (outcome.kind === 'Underpaid' && current.status === 'underpaid' && current.signature === outcome.signature) return;
+      const owner = await this.orders.orderIdForSignature(outcome.signature);
+      if (owner !== null && owner !== order.id) {
+        this.emit({ type: 'rejected', orderId: order.id, outcome: { kind: 'AlreadyUsed', signature: outcome.signature } });
+        return;
+      }
+      await this.orders.recordPayment(order.id, outcome);
+      this.open.set(order.id, {
+        ...current,
+        status: outcome.kind === 'Paid' ? 'paid' : 'underpaid',
+        signature: outcome.signature,
+      });
+      this.emit({ type: 'recorded', orderId: order.id, outcome, via });
+    });
+    if (outcome.kind === 'Paid') {
+      this.byReference.delete(order.reference);
+      this.feed?.unwatch(order.reference);
+    }
+  }
+
+  private async checkHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
+    const outcome = await verifyHint(this.rpc, this.expected(order), signature, this.verifyOptions);
+    if (!this.open.has(order.id)) this.open.set(order.id, order);
+    await this.apply(this.open.get(order.id) ?? order, outcome, 'hint');
+    return outcome;
+  }
+
+  private async retryHint(order: WatchedOrder, signature: string): Promise<void> {
+    const deadline = Date.now() + this.o.hintRetryMs;
+    let delay = 250;
+    while (this.running && Date.now() < deadline) {
+      await this.sleep(delay);
+      delay = Math.min(delay * 2, 2000);
+      const outcome = await this.guard(`hint ${order.id}`, () => this.checkHint(order, signature));
+      if (!outcome || !(outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed')) return;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(t);
+        this.timers.delete(t);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const t = setTimeout(wake, ms);
+      this.timers.add(t);
+      this.sleepers.add(wake);
+      t.unref?.();
+    });
+  }
+
+  /** A self-rescheduling loop: the next run starts `ms` after the previous one finished (never overlapping). */
+  private loop(where: string, ms: number, fn: () => Promise<void>): void {
+    const tick = () => {
+      if (!this.running) return;
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        const run = this.guard(where, fn).then(tick);
+        this.track(run);
+      }, ms);
+      this.timers.add(t);
+      t.unref?.();
+    };
+    tick();
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked = p.catch((error: unknown) => this.emit({ type: 'error', where: 'task', error }));
+    this.tasks.add(tracked);
+    void tracked.finally(() => this.tasks.delete(tracked));
+  }
+
+  private async guard<T>(where: string, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (error) {
+      this.emit({ type: 'error', where, error });
+      return undefined;
+    }
+  }
+}
