@@ -1,0 +1,60 @@
+/**
+ * JavaScript a page loads before any user input, gzip-compressed, per page type:
+ * `npm run bench:bundle` (builds first). Loads each page in headless Chromium against the real server, waits
+ * for the network to go idle, and sums the gzip size of every script response. Targets (design.md):
+ * home, about, giveaways, guide, vendors ≤ 80 KB and no Solana/wallet/QR code; product pages ≤ 95 KB.
+ */
+import { gzipSync } from 'node:zlib';
+import { launchBrowser, startTestServer } from '../test/support/browser';
+
+const pages: { name: string; path: string; budgetKb: number; light: boolean }[] = [
+  { name: 'home', path: '/', budgetKb: 80, light: true },
+  { name: 'guide', path: '/referrals', budgetKb: 80, light: true },
+  { name: 'about', path: '/about', budgetKb: 80, light: true },
+  { name: 'giveaways', path: '/giveaways', budgetKb: 80, light: true },
+  { name: 'vendors list', path: '/vendors', budgetKb: 80, light: true },
+  { name: 'glass catalogue', path: '/vendors/coopersglass', budgetKb: 80, light: true },
+  { name: 'wallet product', path: '/vendors/coopersglass/product1', budgetKb: 95, light: false },
+  { name: 'QR product', path: '/strawberry-fritter', budgetKb: 95, light: false },
+];
+
+// Markers of code that must stay out of the light pages.
+const heavy = /@solana\/web3|wallet-adapter|TransactionInstruction|qrcode|QRCode|PhantomWalletAdapter/;
+
+const server = await startTestServer();
+const browser = await launchBrowser();
+let failures = 0;
+console.log('JS before user input (gzip), per page:');
+for (const p of pages) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const scripts = new Map<string, Buffer>();
+  page.on('response', (res) => {
+    if (res.request().resourceType() !== 'script') return;
+    void res
+      .body()
+      .then((b) => scripts.set(res.url(), b))
+      .catch(() => undefined);
+  });
+  await page.goto(server.url + p.path, { waitUntil: 'networkidle' });
+  await page.waitForTimeout(300);
+  let gz = 0;
+  let raw = 0;
+  let heavyHit = '';
+  for (const [url, body] of scripts) {
+    raw += body.length;
+    gz += gzipSync(body, { level: 9 }).length;
+    if (p.light && heavy.test(body.toString('utf8'))) heavyHit = url.split('/').pop() ?? url;
+  }
+  const kb = gz / 1024;
+  const ok = kb <= p.budgetKb && !heavyHit;
+  if (!ok) failures++;
+  console.log(
+    `  ${p.name.padEnd(16)} ${kb.toFixed(1).padStart(6)} KB gzip (${(raw / 1024).toFixed(0)} KB raw, ${scripts.size} files)` +
+      `  budget ${p.budgetKb} KB ${ok ? 'ok' : 'OVER'}${heavyHit ? `  heavy code in ${heavyHit}` : ''}`,
+  );
+  await context.close();
+}
+await browser.close();
+await server.close();
+console.log(failures ? `${failures} page(s) over budget` : 'all pages within budget');
