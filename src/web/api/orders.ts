@@ -4,7 +4,14 @@
  * checkouts). Every call resolves to a typed result or throws an ApiRequestError (HTTP refusal, network failure
  * or a malformed reply); aborted requests reject with the AbortError as fetch does.
  */
-import type { ApiError, OrderCreated, OrderPublic, OrderRequest, QuoteRequest, QuoteResponse } from '../../core/api';
+import type {
+  ApiError,
+  OrderCreated,
+  OrderPublic,
+  OrderRequest,
+  QuoteRequest,
+  QuoteResponse,
+} from '../../core/api';
 
 export class ApiRequestError extends Error {
   override name = 'ApiRequestError';
@@ -21,15 +28,25 @@ export class ApiRequestError extends Error {
 
 export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const BASE_UNITS = /^\d+$/;
 
-async function call<T>(method: 'GET' | 'POST', path: string, check: (body: unknown) => body is T, opts: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<T> {
+async function call<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  check: (body: unknown) => body is T,
+  opts: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
       method,
-      headers: { accept: 'application/json', ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+      headers: {
+        accept: 'application/json',
+        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...opts.headers,
+      },
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
       cache: 'no-store',
@@ -47,7 +64,11 @@ async function call<T>(method: 'GET' | 'POST', path: string, check: (body: unkno
   }
   if (!res.ok) {
     const e = isObject(body) ? (body as Partial<ApiError>) : {};
-    throw new ApiRequestError(res.status, typeof e.error === 'string' ? e.error : 'http_error', typeof e.message === 'string' ? e.message : `HTTP ${res.status}`);
+    throw new ApiRequestError(
+      res.status,
+      typeof e.error === 'string' ? e.error : 'http_error',
+      typeof e.message === 'string' ? e.message : `HTTP ${res.status}`,
+    );
   }
   if (!check(body)) throw new ApiRequestError(res.status, 'bad_reply', 'The store sent an unexpected reply.');
   return body;
@@ -69,11 +90,23 @@ function isQuote(b: unknown): b is QuoteResponse {
 }
 
 function isCreated(b: unknown): b is OrderCreated {
-  return isObject(b) && typeof b.orderId === 'string' && typeof b.solanaPayUrl === 'string' && typeof b.reference === 'string' && typeof b.amount === 'string';
+  return (
+    isObject(b) &&
+    typeof b.orderId === 'string' &&
+    typeof b.solanaPayUrl === 'string' &&
+    typeof b.reference === 'string' &&
+    typeof b.amount === 'string'
+  );
 }
 
 function isOrder(b: unknown): b is OrderPublic {
-  return isObject(b) && typeof b.orderId === 'string' && typeof b.status === 'string' && Array.isArray(b.emails) && typeof b.reference === 'string';
+  return (
+    isObject(b) &&
+    typeof b.orderId === 'string' &&
+    typeof b.status === 'string' &&
+    Array.isArray(b.emails) &&
+    typeof b.reference === 'string'
+  );
 }
 
 /** POST /api/quotes: the server prices the items and issues a fresh reference and the Solana Pay URL. */
@@ -82,8 +115,16 @@ export function requestQuote(req: QuoteRequest, signal?: AbortSignal): Promise<Q
 }
 
 /** POST /api/orders. Re-sending the same body with the same key replays the first answer (no second order). */
-export function createOrder(req: OrderRequest, idempotencyKey: string, signal?: AbortSignal): Promise<OrderCreated> {
-  return call('POST', '/api/orders', isCreated, { body: req, headers: { 'idempotency-key': idempotencyKey }, ...(signal ? { signal } : {}) });
+export function createOrder(
+  req: OrderRequest,
+  idempotencyKey: string,
+  signal?: AbortSignal,
+): Promise<OrderCreated> {
+  return call('POST', '/api/orders', isCreated, {
+    body: req,
+    headers: { 'idempotency-key': idempotencyKey },
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** GET /api/orders/:id: the order's public status (never shipping details). */
@@ -93,7 +134,10 @@ export function getOrder(orderId: string, signal?: AbortSignal): Promise<OrderPu
 
 /** POST /api/orders/:id/confirmation: QR pages' "Send Order Confirmation" (seller then buyer, once). */
 export function requestConfirmation(orderId: string, signal?: AbortSignal): Promise<OrderPublic> {
-  return call('POST', `/api/orders/${encodeURIComponent(orderId)}/confirmation`, isOrder, { body: {}, ...(signal ? { signal } : {}) });
+  return call('POST', `/api/orders/${encodeURIComponent(orderId)}/confirmation`, isOrder, {
+    body: {},
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** A fresh Idempotency-Key (one per order attempt). */

@@ -1,0 +1,54 @@
+import { useEffect, useState } from 'react';
+import type { OrderPublic } from '../../../core/api';
+import { ApiRequestError, getOrder, isAbort } from '../../api/orders';
+
+export const STATUS_POLL_MS = 2_000;
+
+/** Statuses after which nothing changes any more. */
+const SETTLED = new Set(['final', 'underpaid']);
+
+export type OrderStatusState =
+  | { status: 'none' }
+  | { status: 'loading' }
+  | { status: 'known'; order: OrderPublic }
+  | { status: 'missing' };
+
+/**
+ * The order's status as the server sees it, polled every 2 s until it settles (final or underpaid). The browser
+ * only displays it: nothing here can mark an order paid. `nudge` (e.g. after a confirmation request) changes
+ * trigger an immediate re-read.
+ */
+export function useOrderStatus(orderId: string | null, nudge = 0): OrderStatusState {
+  const [state, setState] = useState<OrderStatusState>({ status: 'none' });
+  useEffect(() => {
+    if (orderId === null) {
+      setState({ status: 'none' });
+      return;
+    }
+    setState((s) => (s.status === 'known' && s.order.orderId === orderId ? s : { status: 'loading' }));
+    const controller = new AbortController();
+    let timer: number | undefined;
+    const load = async () => {
+      try {
+        const order = await getOrder(orderId, controller.signal);
+        if (controller.signal.aborted) return;
+        setState({ status: 'known', order });
+        if (SETTLED.has(order.status)) return;
+      } catch (err) {
+        if (controller.signal.aborted || isAbort(err)) return;
+        if (err instanceof ApiRequestError && (err.status === 404 || err.status === 400)) {
+          setState({ status: 'missing' });
+          return;
+        }
+        // network trouble: keep the last known state and try again
+      }
+      timer = window.setTimeout(() => void load(), STATUS_POLL_MS);
+    };
+    void load();
+    return () => {
+      controller.abort();
+      if (timer !== undefined) window.clearTimeout(timer);
+    };
+  }, [orderId, nudge]);
+  return state;
+}
