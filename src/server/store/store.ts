@@ -59,6 +59,8 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       provider: { getMigrations: async () => migrations },
       migrationTableName: MIGRATION_TABLE,
       migrationLockTableName: MIGRATION_LOCK_TABLE,
+      // On PostgreSQL, name the schema: Kysely looks for its tables through introspection of every schema.
+      ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
     });
     const { error } = await migrator.migrateToLatest();
     if (error) throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,0 +1,499 @@
+/**
+ * The order API in-process (app.inject) against a real store: a SQLite FILE, and PostgreSQL when
+ * TEST_DATABASE_URL is set. One suite, both dialects.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseURL } from '@solana/pay';
+import type { OrderCreated, OrderPublic, QuoteResponse } from '../../src/core/api';
+import { startServer, type RunningServer } from '../../src/server/server';
+import {
+  Clock,
+  fakeSignature,
+  intlShipping,
+  keys,
+  postgresBackend,
+  RecordingTransport,
+  SELLER,
+  sqliteBackend,
+  testSettings,
+  TestPrice,
+  usShipping,
+  type Backend,
+} from './orders-support';
+
+const backends = [sqliteBackend(), postgresBackend()];
+
+describe.each(backends)('order API on $name', (backend: Backend) => {
+  describe.runIf(backend.enabled)(`${backend.name} store`, () => {
+    let server: RunningServer;
+    let clock: Clock;
+    let price: TestPrice;
+    let transport: RecordingTransport;
+    let hints: { orderId: string; signature: string }[];
+    let keyN = 0;
+
+    beforeEach(async () => {
+      clock = new Clock();
+      price = new TestPrice(clock, '0.5');
+      transport = new RecordingTransport();
+      hints = [];
+      server = await startServer(testSettings(), {
+        store: await backend.fresh(),
+        priceSource: price,
+        transport,
+        now: clock.now,
+        listen: false,
+        startOutbox: false,
+        expireEveryMs: 0,
+        onPaymentHint: (order, signature) => {
+          hints.push({ orderId: order.orderId, signature });
+        },
+      });
+    });
+    afterEach(async () => {
+      await server.close();
+    });
+    afterAll(async () => {
+      await backend.cleanup();
+    });
+
+    const inject = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+      server.app.inject({ method, url, ...(payload !== undefined ? { payload: payload as object } : {}), headers });
+
+    async function quote(items: unknown[]): Promise<QuoteResponse> {
+      const r = await inject('POST', '/api/quotes', { items });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json<QuoteResponse>();
+    }
+    const key = () => `key-${++keyN}-${Math.random().toString(36).slice(2)}`;
+    async function order(body: Record<string, unknown>, k = key()) {
+      return inject('POST', '/api/orders', body, { 'idempotency-key': k });
+    }
+    async function walletOrder(): Promise<OrderCreated> {
+      const q = await quote([{ productId: 'sonic-crushed-opal-spillproof', quantity: 1 }]);
+      const r = await order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet', referrer: 'friend42' });
+      expect(r.statusCode, r.body).toBe(201);
+      return r.json<OrderCreated>();
+    }
+    async function qrOrder(quantity = 2): Promise<OrderCreated> {
+      const q = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity }]);
+      const r = await order({ quote: q.quote, shipping: usShipping, paymentMethod: 'qr' });
+      expect(r.statusCode, r.body).toBe(201);
+      return r.json<OrderCreated>();
+    }
+    const getOrder = async (id: string) => (await inject('GET', `/api/orders/${id}`)).json<OrderPublic>();
+
+    it('answers health once the store is open and migrated', async () => {
+      const r = await inject('GET', '/api/health');
+      expect(r.statusCode).toBe(200);
+      expect(server.store.ready()).toBe(true);
+    });
+
+    describe('quotes', () => {
+      it('prices from the catalogue and the current price, with a Solana Pay URL', async () => {
+        const q = await quote([{ productId: 'garlic-amaretto-live-resin', quantity: 2 }]);
+        expect(q.totalCents).toBe(10_000);
+        expect(q.items).toEqual([{ productId: 'garlic-amaretto-live-resin', name: 'Garlic Amaretto Live Resin', quantity: 2, unitCents: 5000, lineCents: 10_000 }]);
+        expect(q.priceUsd).toBe('0.5');
+        expect(q.amountBaseUnits).toBe('200000000');
+        expect(q.amount).toBe('200.000000');
+        expect(q.recipient).toBe(keys.gorilla);
+        expect(q.mint).toBe(keys.mint);
+        expect(Date.parse(q.expiresAt) - clock.ms).toBe(15 * 60_000);
+        const parsed = parseURL(q.solanaPayUrl);
+        if (!('recipient' in parsed)) throw new Error('not a transfer request');
+        expect(String(parsed.recipient)).toBe(keys.gorilla);
+        expect(String(parsed.splToken)).toBe(keys.mint);
+        expect(parsed.reference?.map(String)).toEqual([q.reference]);
+        expect(parsed.amount?.toString()).toBe('200');
+        expect(parsed.label).toBe('Gorilla Pack Genetics');
+        expect(parsed.message).toBe('2 × Garlic Amaretto Live Resin');
+      });
+
+      it('uses catalogue prices: Eagles XL 85, QR pages 50 × quantity; sold-out products get no quote', async () => {
+        price.set('3');
+        const eagles = await quote([{ productId: 'eagles-xl-joystick-cropal-stick', quantity: 1 }]);
+        expect(eagles.totalCents).toBe(8500);
+        expect(eagles.amountBaseUnits).toBe('28333333'); // 85 / 3 = 28.3333333… → 28.333333
+        expect(eagles.recipient).toBe(keys.coopersglass);
+        const honey = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 3 }]);
+        expect(honey.totalCents).toBe(15_000);
+        expect(honey.amount).toBe('50.000000');
+        // BathSalts is sold out in the catalogue: no quote (variant pricing is covered in quotes.test.ts).
+        const zips = await inject('POST', '/api/quotes', { items: [{ productId: 'bathsalts-flower', variantId: 'zips', quantity: 1 }] });
+        expect(zips.statusCode).toBe(409);
+      });
+
+      it('gives fresh references each time', async () => {
+        const a = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        const b = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        expect(a.reference).not.toBe(b.reference);
+      });
+
+      it.each([
+        [{ items: [{ productId: 'no-such-thing', quantity: 1 }] }, 400, 'unknown_product', 'items.0.productId'],
+        [{ items: [{ productId: 'plumz-live-rosin', quantity: 1 }] }, 409, 'sold_out', 'items.0.productId'],
+        [{ items: [{ productId: 'lilac-tiptop', quantity: 1 }, { productId: 'garlic-amaretto-live-resin', quantity: 1 }] }, 400, 'mixed_vendors', 'items.1.productId'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }, { productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] }, 400, 'mixed_payment', 'items.1.productId'],
+        [{ items: [{ productId: 'lilac-tiptop', variantId: 'zips', quantity: 1 }] }, 400, 'invalid_variant', 'items.0.variantId'],
+        [{ items: [{ productId: 'lilac-tiptop', quantity: 2 }] }, 400, 'invalid_quantity', 'items.0.quantity'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 0 }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 100 }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1.5 }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: '2' }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1, unitCents: 1 }] }, 400, 'invalid_quote_request', 'items.0'],
+        [{ items: [] }, 400, 'invalid_quote_request', 'items'],
+        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }, { productId: 'garlic-amaretto-live-resin', quantity: 1 }] }, 400, 'duplicate_item', 'items.1'],
+      ])('refuses %j with %i %s', async (body, status, error, field) => {
+        const r = await inject('POST', '/api/quotes', body);
+        expect(r.statusCode).toBe(status);
+        expect(r.json()).toMatchObject({ error, field });
+        expect(r.json().message.length).toBeGreaterThan(5);
+      });
+
+      it('refuses malformed JSON with 400', async () => {
+        const r = await server.app.inject({ method: 'POST', url: '/api/quotes', payload: '{"items":', headers: { 'content-type': 'application/json' } });
+        expect(r.statusCode).toBe(400);
+      });
+
+      it('refuses with 503 when the price is unknown, stale (> 60 s) or unusable', async () => {
+        price.set(undefined);
+        let r = await inject('POST', '/api/quotes', { items: [{ productId: 'lilac-tiptop', quantity: 1 }] });
+        expect(r.statusCode).toBe(503);
+        expect(r.json()).toMatchObject({ error: 'price_unavailable' });
+        price.set('0.5', 60_001);
+        r = await inject('POST', '/api/quotes', { items: [{ productId: 'lilac-tiptop', quantity: 1 }] });
+        expect(r.statusCode).toBe(503);
+        price.set('0.5', 60_000);
+        r = await inject('POST', '/api/quotes', { items: [{ productId: 'lilac-tiptop', quantity: 1 }] });
+        expect(r.statusCode).toBe(200);
+        price.set('-1');
+        r = await inject('POST', '/api/quotes', { items: [{ productId: 'lilac-tiptop', quantity: 1 }] });
+        expect(r.statusCode).toBe(503);
+      });
+    });
+
+    describe('orders', () => {
+      it('quote → order → status, without shipping details in the public view', async () => {
+        const q = await quote([{ productId: 'sonic-crushed-opal-spillproof', quantity: 1 }]);
+        const r = await order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet', referrer: 'friend42' });
+        expect(r.statusCode).toBe(201);
+        const created = r.json<OrderCreated>();
+        expect(created).toMatchObject({
+          reference: q.reference,
+          solanaPayUrl: q.solanaPayUrl,
+          amount: '650.000000',
+          amountBaseUnits: '650000000',
+          recipient: keys.coopersglass,
+          mint: keys.mint,
+          expiresAt: q.expiresAt,
+        });
+        const g = await inject('GET', `/api/orders/${created.orderId}`);
+        expect(g.statusCode).toBe(200);
+        const pub = g.json<OrderPublic>();
+        expect(pub).toMatchObject({ orderId: created.orderId, status: 'awaiting_payment', paymentMethod: 'wallet', totalCents: 32_500, emails: [] });
+        expect(pub.history).toEqual([{ status: 'awaiting_payment', at: clock.now().toISOString() }]);
+        expect(g.body).not.toContain('Ada');
+        expect(g.body).not.toContain('ada@example.com');
+        expect(g.body).not.toContain('London');
+        // The order is really stored with its shipping and referrer.
+        const row = await server.store.db.selectFrom('orders').selectAll().where('id', '=', created.orderId).executeTakeFirstOrThrow();
+        expect(JSON.parse(row.shipping_json)).toMatchObject({ fullName: 'Ada Lovelace', kind: 'international' });
+        expect(row.referrer).toBe('friend42');
+        expect(row.payment_method).toBe('wallet');
+      });
+
+      it('replays the first response for the same key and body, 409 for a different body', async () => {
+        const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        const body = { quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' };
+        const first = await order(body, 'same-key');
+        expect(first.statusCode).toBe(201);
+        // Key order in the JSON does not matter; the replay works after the quote expired too.
+        clock.advance(16 * 60_000);
+        const again = await order({ paymentMethod: 'wallet', shipping: intlShipping, quote: q.quote }, 'same-key');
+        expect(again.statusCode).toBe(201);
+        expect(again.json()).toEqual(first.json());
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        const other = await order({ ...body, referrer: 'someone' }, 'same-key');
+        expect(other.statusCode).toBe(409);
+        expect(other.json()).toMatchObject({ error: 'idempotency_key_reused', field: 'Idempotency-Key' });
+        const count = await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        expect(Number(count.n)).toBe(1);
+      });
+
+      it('requires an Idempotency-Key of 1–128 visible characters', async () => {
+        const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        const body = { quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' };
+        for (const headers of [{}, { 'idempotency-key': '' }, { 'idempotency-key': 'x'.repeat(129) }, { 'idempotency-key': 'a b' }]) {
+          const r = await inject('POST', '/api/orders', body, headers);
+          expect(r.statusCode).toBe(400);
+          expect(r.json()).toMatchObject({ error: 'idempotency_key_required', field: 'Idempotency-Key' });
+        }
+        expect((await order(body, 'x'.repeat(128))).statusCode).toBe(201);
+      });
+
+      it('refuses a second order on the same quote (UNIQUE reference)', async () => {
+        const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        const body = { quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' };
+        expect((await order(body)).statusCode).toBe(201);
+        const r = await order(body);
+        expect(r.statusCode).toBe(409);
+        expect(r.json()).toMatchObject({ error: 'quote_already_used', field: 'quote' });
+      });
+
+      it('rejects a tampered quote', async () => {
+        const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        const [payload, mac] = q.quote.split('.') as [string, string];
+        const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+        decoded.totalCents = 1;
+        decoded.amountBaseUnits = '1';
+        const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
+        for (const bad of [forged, `${payload}.${mac.slice(0, -2)}AA`, 'garbage', `${payload}`, `${payload}.${mac}.x`]) {
+          const r = await order({ quote: bad, shipping: intlShipping, paymentMethod: 'wallet' });
+          expect(r.statusCode).toBe(400);
+          expect(r.json()).toMatchObject({ error: 'invalid_quote', field: 'quote' });
+        }
+      });
+
+      it('rejects an expired quote with 410', async () => {
+        const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        clock.advance(15 * 60_000);
+        const r = await order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' });
+        expect(r.statusCode).toBe(410);
+        expect(r.json()).toMatchObject({ error: 'quote_expired', field: 'quote' });
+        expect(r.json().message).toContain('expired');
+      });
+
+      it.each(['fullName', 'email', 'address1', 'city', 'stateProvince', 'postalCode', 'country'])(
+        'wallet orders require %s, with the spec alert',
+        async (field) => {
+          const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+          const r = await order({ quote: q.quote, shipping: { ...intlShipping, [field]: ' ' }, paymentMethod: 'wallet' });
+          expect(r.statusCode).toBe(400);
+          expect(r.json()).toMatchObject({ error: 'invalid_shipping', message: 'Please fill out all required shipping details first!', field: `shipping.${field}` });
+        },
+      );
+
+      it.each(['fullName', 'email', 'address1', 'city', 'usState', 'zip'])('QR orders require %s, with the spec alert', async (field) => {
+        const q = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }]);
+        const shipping: Record<string, unknown> = { ...usShipping };
+        delete shipping[field];
+        const r = await order({ quote: q.quote, shipping, paymentMethod: 'qr' });
+        expect(r.statusCode).toBe(400);
+        expect(r.json()).toMatchObject({ error: 'invalid_shipping', message: 'Please fill out all required shipping details.', field: `shipping.${field}` });
+      });
+
+      it.each([
+        ['a bad e-mail', { email: 'not-an-email' }, 'shipping.email', 'e-mail address'],
+        ['a too long city', { city: 'x'.repeat(201) }, 'shipping.city', 'at most 200'],
+        ['an unknown field', { admin: true }, 'shipping', 'Unknown field'],
+        ['a control character', { fullName: 'Ada\nBcc: evil@x.y' }, 'shipping.fullName', 'control characters'],
+      ])('refuses shipping with %s', async (_what, patch, field, message) => {
+        const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
+        const r = await order({ quote: q.quote, shipping: { ...intlShipping, ...patch }, paymentMethod: 'wallet' });
+        expect(r.statusCode).toBe(400);
+        expect(r.json()).toMatchObject({ error: 'invalid_shipping', field });
+        expect(r.json().message).toContain(message);
+      });
+
+      it('refuses the wrong form, state, ZIP and payment method for the product', async () => {
+        const qr = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }]);
+        let r = await order({ quote: qr.quote, shipping: intlShipping, paymentMethod: 'qr' });
+        expect(r.json()).toMatchObject({ error: 'invalid_shipping', field: 'shipping.kind' });
+        r = await order({ quote: qr.quote, shipping: { ...usShipping, usState: 'DC' }, paymentMethod: 'qr' });
+        expect(r.json()).toMatchObject({ error: 'invalid_shipping', field: 'shipping.usState' });
+        r = await order({ quote: qr.quote, shipping: { ...usShipping, zip: '1234' }, paymentMethod: 'qr' });
+        expect(r.json()).toMatchObject({ error: 'invalid_shipping', field: 'shipping.zip' });
+        r = await order({ quote: qr.quote, shipping: usShipping, paymentMethod: 'wallet' });
+        expect(r.statusCode).toBe(400);
+        expect(r.json()).toMatchObject({ error: 'invalid_payment_method', field: 'paymentMethod' });
+        r = await order({ quote: qr.quote, shipping: 'Navy Way', paymentMethod: 'qr' });
+        expect(r.json()).toMatchObject({ error: 'invalid_shipping', field: 'shipping' });
+        r = await order({ quote: qr.quote, shipping: usShipping, paymentMethod: 'qr', extra: 1 });
+        expect(r.json()).toMatchObject({ error: 'invalid_order_request' });
+        r = await order({ shipping: usShipping, paymentMethod: 'qr' });
+        expect(r.json()).toMatchObject({ error: 'invalid_order_request', field: 'quote' });
+        r = await order({ quote: qr.quote, shipping: usShipping, paymentMethod: 'qr', referrer: 'x'.repeat(201) });
+        expect(r.json()).toMatchObject({ error: 'invalid_order_request', field: 'referrer' });
+        const count = await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        expect(Number(count.n)).toBe(0);
+      });
+
+      it('answers 404 for an unknown order and 400 for a malformed id', async () => {
+        const r404 = await inject('GET', '/api/orders/00000000-0000-4000-8000-000000000000');
+        expect(r404.statusCode).toBe(404);
+        expect(r404.json()).toMatchObject({ error: 'order_not_found' });
+        for (const bad of ['abc', '1%27%20or%201=1', 'DF6042F3-1012-4F53-B30A-08B16287BF3E0']) {
+          const r = await inject('GET', `/api/orders/${bad}`);
+          expect(r.statusCode).toBe(400);
+          expect(r.json()).toMatchObject({ error: 'invalid_order_id' });
+        }
+      });
+    });
+
+    describe('payments, confirmations and expiry', () => {
+      it('a wallet payment marks the order paid, queues seller then buyer, and finalizes', async () => {
+        const o = await walletOrder();
+        const sig = fakeSignature();
+        const blockTime = Math.floor(clock.ms / 1000);
+        const r = await server.orders.recordPayment({ reference: o.reference }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime });
+        expect(r).toMatchObject({ ok: true, changed: true, status: 'paid' });
+        // Recording again is a no-op; finalized moves it to final.
+        expect(await server.orders.recordPayment({ orderId: o.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime })).toMatchObject({
+          ok: true,
+          changed: false,
+        });
+        clock.advance(20_000);
+        expect(await server.orders.recordPayment({ orderId: o.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: true, blockTime })).toMatchObject({
+          ok: true,
+          status: 'final',
+        });
+        const pub = await getOrder(o.orderId);
+        expect(pub.status).toBe('final');
+        expect(pub.signature).toBe(sig);
+        expect(pub.receivedBaseUnits).toBe('650000000');
+        expect(pub.history.map((h) => h.status)).toEqual(['awaiting_payment', 'paid', 'final']);
+        expect(pub.emails).toEqual([
+          { kind: 'order_confirmation', recipient: 'seller', state: 'pending', attempts: 0 },
+          { kind: 'order_confirmation', recipient: 'buyer', state: 'pending', attempts: 0 },
+        ]);
+
+        const run = await server.outbox.runOnce();
+        expect(run).toEqual({ sent: 2, retrying: 0, failed: 0 });
+        expect(transport.sent.map((m) => [m.role, m.to])).toEqual([
+          ['seller', SELLER],
+          ['buyer', 'ada@example.com'],
+        ]);
+        expect(transport.sent[0]?.payload).toEqual({
+          from_name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          shippingAddress: '12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom',
+          product: 'Sonic Crushed Opal Spillproof',
+          totalUSD: '325.00',
+          totalCLAIM: '650.000000',
+          to_name: 'Seller',
+          seller_email: SELLER,
+        });
+        expect(transport.sent[0]).toMatchObject({ payoutGroup: 'coopersglass', paymentSeen: true, kind: 'order_confirmation', orderId: o.orderId });
+        const after = await getOrder(o.orderId);
+        expect(after.emails.map((e) => [e.recipient, e.state, e.attempts])).toEqual([
+          ['seller', 'sent', 1],
+          ['buyer', 'sent', 1],
+        ]);
+        expect(after.emails[0]?.deliveredAt).toBe(clock.now().toISOString());
+      });
+
+      it('one signature pays at most one order', async () => {
+        const a = await walletOrder();
+        const b = await walletOrder();
+        const sig = fakeSignature();
+        expect(await server.orders.recordPayment({ orderId: a.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null })).toMatchObject({ ok: true });
+        expect(await server.orders.recordPayment({ orderId: b.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null })).toEqual({
+          ok: false,
+          reason: 'signature_used',
+          otherOrderId: a.orderId,
+        });
+        expect(await server.orders.isSignatureUsed(sig)).toBe(true);
+        expect((await getOrder(b.orderId)).status).toBe('awaiting_payment');
+        // A second, different payment on a paid order is refused, not recorded.
+        expect(await server.orders.recordPayment({ orderId: a.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null })).toMatchObject({
+          ok: false,
+          reason: 'already_has_payment',
+        });
+        expect(await server.orders.recordPayment({ reference: 'nope' }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null })).toEqual({
+          ok: false,
+          reason: 'order_not_found',
+        });
+      });
+
+      it('records underpaid and paid_late without confirmations', async () => {
+        const short = await walletOrder();
+        expect(await server.orders.recordPayment({ orderId: short.orderId }, { signature: fakeSignature(), receivedBaseUnits: 649_999_999n, finalized: false, blockTime: null })).toMatchObject({
+          ok: true,
+          status: 'underpaid',
+        });
+        expect((await getOrder(short.orderId)).emails).toEqual([]);
+
+        const late = await walletOrder();
+        const lateBlock = Math.floor(Date.parse(late.expiresAt) / 1000) + 1;
+        expect(await server.orders.recordPayment({ orderId: late.orderId }, { signature: fakeSignature(), receivedBaseUnits: 650_000_000n, finalized: true, blockTime: lateBlock })).toMatchObject({
+          ok: true,
+          status: 'paid_late',
+        });
+        // Paid in full, late: the buyer paid, so the confirmations go (the seller sees paid_late in the status).
+        expect((await getOrder(late.orderId)).emails.map((e) => e.recipient)).toEqual(['seller', 'buyer']);
+      });
+
+      it('expires unpaid orders and records a later payment as paid_late', async () => {
+        const o = await walletOrder();
+        expect(await server.orders.expireOrders(new Date(clock.ms + 14 * 60_000))).toBe(0);
+        clock.advance(15 * 60_000);
+        expect(await server.orders.expireOrders()).toBe(1);
+        expect(await server.orders.expireOrders()).toBe(0);
+        expect((await getOrder(o.orderId)).history.map((h) => h.status)).toEqual(['awaiting_payment', 'expired']);
+        const watch = await server.orders.ordersToWatch();
+        expect(watch.map((w) => w.orderId)).toContain(o.orderId);
+        expect(await server.orders.recordPayment({ orderId: o.orderId }, { signature: fakeSignature(), receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null })).toMatchObject({
+          ok: true,
+          status: 'paid_late',
+        });
+      });
+
+      it('QR confirmation queues seller then buyer once; a QR payment tells the seller', async () => {
+        const o = await qrOrder(2);
+        const first = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
+        expect(first.statusCode).toBe(200);
+        expect(first.json<OrderPublic>().emails.map((e) => [e.kind, e.recipient, e.state])).toEqual([
+          ['order_confirmation', 'seller', 'pending'],
+          ['order_confirmation', 'buyer', 'pending'],
+        ]);
+        const retry = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
+        expect(retry.json<OrderPublic>().emails).toHaveLength(2);
+        const rows = await server.store.db.selectFrom('outbox').selectAll().where('order_id', '=', o.orderId).execute();
+        expect(rows).toHaveLength(2);
+
+        await server.outbox.runOnce();
+        expect(transport.sent.map((m) => m.role)).toEqual(['seller', 'buyer']);
+        expect(transport.sent[0]?.payload).toMatchObject({ quantity: '2', solanaPayURL: o.solanaPayUrl, totalCLAIM: '200.000000', totalUSD: '100.00', shippingAddress: '1 Navy Way, Arlington, VA, 22202' });
+        expect(transport.sent[0]?.paymentSeen).toBe(false);
+
+        await server.orders.recordPayment({ orderId: o.orderId }, { signature: fakeSignature(), receivedBaseUnits: 200_000_000n, finalized: false, blockTime: null });
+        await server.outbox.runOnce();
+        expect(transport.sent.map((m) => [m.kind, m.role])).toEqual([
+          ['order_confirmation', 'seller'],
+          ['order_confirmation', 'buyer'],
+          ['payment_received', 'seller'],
+        ]);
+        const again = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
+        expect(again.json<OrderPublic>().emails).toHaveLength(3);
+      });
+
+      it('refuses the confirmation button on wallet orders and unknown ones', async () => {
+        const w = await walletOrder();
+        const r = await inject('POST', `/api/orders/${w.orderId}/confirmation`);
+        expect(r.statusCode).toBe(409);
+        expect(r.json()).toMatchObject({ error: 'not_a_qr_order' });
+        expect((await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/confirmation')).statusCode).toBe(404);
+        expect((await inject('POST', '/api/orders/bad/confirmation')).statusCode).toBe(400);
+        expect((await inject('POST', `/api/orders/${w.orderId}/confirmation`, { force: true })).statusCode).toBe(400);
+      });
+
+      it('a payment hint reaches the verifier hook and never marks the order paid', async () => {
+        const o = await walletOrder();
+        const sig = fakeSignature();
+        const r = await inject('POST', `/api/orders/${o.orderId}/payment`, { signature: sig });
+        expect(r.statusCode).toBe(202);
+        expect(r.json<OrderPublic>().status).toBe('awaiting_payment');
+        await new Promise((res) => setTimeout(res, 10));
+        expect(hints).toEqual([{ orderId: o.orderId, signature: sig }]);
+        expect((await getOrder(o.orderId)).status).toBe('awaiting_payment');
+        for (const body of [{}, { signature: 'not base58 0OIl' }, { signature: sig, paid: true }]) {
+          const bad = await inject('POST', `/api/orders/${o.orderId}/payment`, body);
+          expect(bad.statusCode).toBe(400);
+          expect(bad.json()).toMatchObject({ field: 'signature' });
+        }
+        expect((await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/payment', { signature: sig })).statusCode).toBe(404);
+      });
+    });
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Helpers for the order/outbox integration suites: settings, the two store backends (a SQLite FILE in a temp
+ * dir; a fresh PostgreSQL schema when TEST_DATABASE_URL is set), a controllable clock and price, and a mail
+ * transport that records what it was asked to send.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Keypair } from '@solana/web3.js';
+import pg from 'pg';
+import type { MailTransport, OutgoingEmail } from '../../src/server/mail/types';
+import { loadSettings, type Settings } from '../../src/server/settings';
+import type { StoreConfig } from '../../src/server/store/store';
+
+export const PG_URL = process.env.TEST_DATABASE_URL;
+
+export interface Backend {
+  name: 'sqlite' | 'postgres';
+  enabled: boolean;
+  /** A fresh, empty store location for one test. */
+  fresh(): Promise<StoreConfig>;
+  /** Removes what fresh() created. */
+  cleanup(): Promise<void>;
+}
+
+export function sqliteBackend(): Backend {
+  const dirs: string[] = [];
+  return {
+    name: 'sqlite',
+    enabled: true,
+    async fresh() {
+      const dir = mkdtempSync(join(tmpdir(), 'claim-store-'));
+      dirs.push(dir);
+      return { kind: 'sqlite', file: join(dir, 'store.sqlite') };
+    },
+    async cleanup() {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+export function postgresBackend(): Backend {
+  const schemas: string[] = [];
+  return {
+    name: 'postgres',
+    enabled: Boolean(PG_URL),
+    async fresh() {
+      const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+      schemas.push(schema);
+      return { kind: 'postgres', url: PG_URL ?? '', schema };
+    },
+    async cleanup() {
+      if (!PG_URL || schemas.length === 0) return;
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      try {
+        for (const s of schemas.splice(0)) await client.query(`drop schema if exists "${s}" cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export const keys = {
+  mint: Keypair.generate().publicKey.toBase58(),
+  coopersglass: Keypair.generate().publicKey.toBase58(),
+  gorilla: Keypair.generate().publicKey.toBase58(),
+};
+
+export const SELLER = 'seller@shop.test';
+
+export function testSettings(): Settings {
+  return loadSettings({
+    SOLANA_RPC_URL: 'http://127.0.0.1:9',
+    PRICE_API_URL: 'http://127.0.0.1:9',
+    QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
+    SELLER_EMAIL: SELLER,
+    CLAIM_MINT: keys.mint,
+    RECIPIENT_COOPERSGLASS: keys.coopersglass,
+    RECIPIENT_GORILLA: keys.gorilla,
+    PORT: '0',
+    MAIL_TRANSPORT: 'file',
+  });
+}
+
+export class Clock {
+  constructor(public ms = Date.parse('2030-01-01T12:00:00.000Z')) {}
+  now = () => new Date(this.ms);
+  advance(ms: number) {
+    this.ms += ms;
+  }
+}
+
+export class TestPrice {
+  value: { priceUsd: string; fetchedAt: Date } | undefined;
+  constructor(private clock: Clock, priceUsd = '0.5') {
+    this.value = { priceUsd, fetchedAt: clock.now() };
+  }
+  set(priceUsd: string | undefined, ageMs = 0) {
+    this.value = priceUsd === undefined ? undefined : { priceUsd, fetchedAt: new Date(this.clock.ms - ageMs) };
+  }
+  current = () => this.value;
+}
+
+/** Records every message; `fail` decides per message whether to throw (and what). */
+export class RecordingTransport implements MailTransport {
+  readonly name = 'file' as const;
+  readonly sent: OutgoingEmail[] = [];
+  readonly attempts: OutgoingEmail[] = [];
+  fail: (m: OutgoingEmail) => Error | undefined = () => undefined;
+  delayMs = 0;
+  async send(m: OutgoingEmail): Promise<void> {
+    this.attempts.push(m);
+    if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+    const err = this.fail(m);
+    if (err) throw err;
+    this.sent.push(m);
+  }
+}
+
+export const intlShipping = {
+  kind: 'international',
+  fullName: 'Ada Lovelace',
+  email: 'ada@example.com',
+  address1: '12 St James Square',
+  city: 'London',
+  stateProvince: 'Greater London',
+  postalCode: 'SW1Y 4JH',
+  country: 'United Kingdom',
+};
+
+export const usShipping = {
+  kind: 'us',
+  fullName: 'Grace Hopper',
+  email: 'grace@example.com',
+  address1: '1 Navy Way',
+  city: 'Arlington',
+  usState: 'VA',
+  zip: '22202',
+};
+
+/** A base58 transaction signature (64 random bytes). */
+export function fakeSignature(): string {
+  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  let s = '';
+  const bytes = randomBytes(88);
+  for (let i = 0; i < 88; i++) s += alphabet[(bytes[i] ?? 0) % 58];
+  return s;
+}
