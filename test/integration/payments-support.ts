@@ -22,8 +22,14 @@ import {
 } from '@solana/spl-token';
 import { SystemProgram } from '@solana/web3.js';
 import type { Localnet } from '../../src/localnet/index.js';
-import { transition } from '../../src/core/order-status.js';
-import type { PaymentOrders, RecordablePayment, WatchedOrder } from '../../src/server/payments/watcher.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalog } from '../../catalog/index.js';
+import { createQuote } from '../../src/server/orders/quotes.js';
+import { createOrderService, type OrderService, type WatchedOrder } from '../../src/server/orders/service.js';
+import { loadSettings, type Settings } from '../../src/server/settings.js';
+import { openStore, type Store } from '../../src/server/store/store.js';
 
 export const DECIMALS = 6;
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -125,56 +131,66 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> 
   }
 }
 
-/**
- * An in-memory order port for the watcher tests until the server's OrderService lands. It applies the real
- * status transition function (core/order-status) and the store's one-signature-one-order rule.
- */
-export class MemoryOrders implements PaymentOrders {
-  readonly orders = new Map<string, WatchedOrder & { receivedBaseUnits?: bigint; blockTime?: number | null }>();
-  readonly recorded: { orderId: string; payment: RecordablePayment }[] = [];
 
-  add(order: Omit<WatchedOrder, 'status' | 'signature'> & Partial<Pick<WatchedOrder, 'status'>>): WatchedOrder {
-    const o: WatchedOrder = { ...order, status: order.status ?? 'awaiting_payment', signature: null };
-    this.orders.set(o.id, o);
+export interface ServiceOrders {
+  service: OrderService;
+  store: Store;
+  settings: Settings;
+  /** Creates a real order through a signed quote (wallet product from the catalogue, $1.00 per $CLAIM). */
+  place(opts?: { productId?: string }): Promise<WatchedOrder & { ref: PublicKey }>;
+  get(orderId: string): Promise<WatchedOrder>;
+  status(orderId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The server's own OrderService on a SQLite file in a temp directory, with an injectable clock. */
+export async function serviceOrders(net: Localnet, now: () => Date): Promise<ServiceOrders> {
+  const keys = net.keys;
+  if (!keys) throw new Error('localnet not seeded');
+  const dir = mkdtempSync(join(tmpdir(), 'claim-payments-'));
+  const settings = loadSettings(
+    { PORT: '0', LOCALNET_PORT: String(net.port), DATABASE_URL: join(dir, 'store.sqlite') },
+    { claimMint: keys.mint.toBase58(), recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() } },
+  );
+  const store = await openStore(settings.database);
+  const service = createOrderService({ store, catalog, settings, now });
+  const priceSource = { current: () => ({ priceUsd: '1.00', fetchedAt: now() }) };
+  let n = 0;
+  const get = async (orderId: string) => {
+    const o = await service.findOrder({ orderId });
+    if (!o) throw new Error(`no order ${orderId}`);
     return o;
-  }
-
-  status(id: string): string | undefined {
-    return this.orders.get(id)?.status;
-  }
-
-  async listWatchable(expiredAfter: Date): Promise<WatchedOrder[]> {
-    return [...this.orders.values()].filter((o) => o.status !== 'final' && o.expiresAt > expiredAfter).map((o) => ({ ...o }));
-  }
-
-  async orderIdForSignature(signature: string): Promise<string | null> {
-    for (const o of this.orders.values()) if (o.signature === signature) return o.id;
-    return null;
-  }
-
-  async recordPayment(orderId: string, payment: RecordablePayment): Promise<void> {
-    const o = this.orders.get(orderId);
-    if (!o) throw new Error(`no order ${orderId}`);
-    const owner = await this.orderIdForSignature(payment.signature);
-    if (owner !== null && owner !== orderId) throw new Error('UNIQUE constraint failed: orders.signature');
-    const late = payment.blockTime !== null && payment.blockTime * 1000 > o.expiresAt.getTime();
-    const t = transition(o.status, {
-      type: 'payment',
-      receivedBaseUnits: payment.receivedBaseUnits,
-      expectedBaseUnits: o.amountBaseUnits,
-      finalized: payment.confirmationStatus === 'finalized',
-      late,
-    });
-    if (!t.ok) throw new Error(`refused: ${t.refusal.reason}`);
-    Object.assign(o, { status: t.next, signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits, blockTime: payment.blockTime });
-    this.recorded.push({ orderId, payment });
-  }
-
-  async markFinal(orderId: string): Promise<void> {
-    const o = this.orders.get(orderId);
-    if (!o) throw new Error(`no order ${orderId}`);
-    const t = transition(o.status, { type: 'finalized' });
-    if (!t.ok) throw new Error(`refused: ${t.refusal.reason}`);
-    o.status = t.next;
-  }
+  };
+  return {
+    service,
+    store,
+    settings,
+    async place(opts = {}) {
+      const { token } = createQuote({ catalog, settings, priceSource, now }, { items: [{ productId: opts.productId ?? 'lilac-tiptop', quantity: 1 }] });
+      const created = await service.createOrder(
+        {
+          quote: token,
+          paymentMethod: 'wallet',
+          shipping: {
+            kind: 'international',
+            fullName: 'Test Buyer',
+            email: 'buyer@example.test',
+            address1: '1 Test Street',
+            city: 'Testville',
+            stateProvince: 'TS',
+            postalCode: '12345',
+            country: 'Testland',
+          },
+        },
+        `payments-test-${process.pid}-${++n}-${Date.now()}`,
+      );
+      return { ...(await get(created.body.orderId)), ref: new PublicKey(created.body.reference) };
+    },
+    get,
+    status: async (orderId) => (await get(orderId)).status,
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

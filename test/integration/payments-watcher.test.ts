@@ -4,20 +4,22 @@ import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { connectionPaymentRpc, type PaymentRpc } from '../../src/server/payments/rpc.js';
 import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from '../../src/server/payments/watcher.js';
-import { faucet, MemoryOrders, pay, waitFor } from './payments-support.js';
+import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
 
-// The watcher against real transactions on the localnet and an order port applying the real status rules.
+// The watcher against real transactions on the localnet and the server's OrderService on a SQLite file.
 
-describe('PaymentWatcher against the localnet', () => {
+describe('PaymentWatcher against the localnet and the order service', () => {
   let net: Localnet;
   let connection: Connection;
   let rpc: PaymentRpc;
   let mint: PublicKey;
   let coopers: PublicKey;
+  let orders: ServiceOrders;
   const buyer = Keypair.generate();
-  const PRICE = 5_000_000n;
   const running: { watcher: PaymentWatcher; feed?: WsLogsFeed }[] = [];
-  let clock = Date.now();
+  /** The store's and the watcher's clock: real time shifted by `offset`. */
+  let offset = 0;
+  const now = () => new Date(Date.now() + offset);
 
   beforeAll(async () => {
     net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6 });
@@ -26,44 +28,31 @@ describe('PaymentWatcher against the localnet', () => {
     coopers = net.keys.recipients.coopersglass;
     connection = new Connection(net.rpcUrl, 'confirmed');
     rpc = connectionPaymentRpc(connection, { timeoutMs: 5000 });
-    await faucet(net, buyer.publicKey, 10, 10_000);
+    orders = await serviceOrders(net, now);
+    await faucet(net, buyer.publicKey, 10, 100_000);
   });
   afterEach(async () => {
     for (const r of running.splice(0)) {
       await r.watcher.stop();
       await r.feed?.close();
     }
-    clock = Date.now();
+    offset = 0;
   });
   afterAll(async () => {
-    await net.close();
+    await orders?.close();
+    await net?.close();
   });
 
-  let n = 0;
-  function newOrder(orders: MemoryOrders, over: { expiresInMs?: number; status?: 'awaiting_payment' | 'expired' } = {}) {
-    const ref = Keypair.generate().publicKey;
-    const order = orders.add({
-      id: `order-${++n}`,
-      reference: ref.toBase58(),
-      recipient: coopers.toBase58(),
-      mint: mint.toBase58(),
-      amountBaseUnits: PRICE,
-      expiresAt: new Date(clock + (over.expiresInMs ?? 15 * 60_000)),
-      status: over.status,
-    });
-    return { ...order, ref };
-  }
-
-  function watcher(orders: MemoryOrders, opts: Partial<PaymentWatcherOptions> & { ws?: boolean | string } = {}) {
+  function watcher(opts: Partial<PaymentWatcherOptions> & { ws?: boolean | string } = {}) {
     const events: WatcherEvent[] = [];
     const feed = opts.ws === false ? undefined : new WsLogsFeed(typeof opts.ws === 'string' ? opts.ws : net.wsUrl, { reconnectMs: 100 });
     const w = new PaymentWatcher({
       rpc,
-      orders,
+      orders: orders.service,
       feed,
       recipients: [coopers.toBase58(), net.keys!.recipients.gorilla.toBase58()],
       mint: mint.toBase58(),
-      now: () => new Date(clock),
+      now,
       refreshIntervalMs: 100,
       pollIntervalMs: 300,
       safetyPollIntervalMs: 60_000,
@@ -77,128 +66,137 @@ describe('PaymentWatcher against the localnet', () => {
   }
 
   const errors = (events: WatcherEvent[]) => events.filter((e) => e.type === 'error');
+  const payFor = (o: { ref: PublicKey; amountBaseUnits: bigint }, amount = o.amountBaseUnits, references = [o.ref]) =>
+    pay(connection, { from: buyer, recipientOwner: coopers, mint, amount, references });
+  const statusIs = (orderId: string, ...wanted: string[]) => async () => (wanted.includes(await orders.status(orderId)) ? true : undefined);
 
   it('marks an order paid from the WebSocket notification, then final once finalized', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders);
-    const { watcher: w, events, feed } = watcher(orders, { pollIntervalMs: 60_000 });
+    const o = await orders.place();
+    const { watcher: w, events, feed } = watcher({ pollIntervalMs: 60_000 });
     await w.start();
     await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
-    await waitFor('paid', () => (orders.status(o.id) === 'paid' || orders.status(o.id) === 'final' ? true : undefined));
-    expect(events.find((e) => e.type === 'recorded')).toMatchObject({ orderId: o.id, via: 'feed', outcome: { kind: 'Paid', signature } });
-    await waitFor('final', () => (orders.status(o.id) === 'final' ? true : undefined));
-    expect(events.some((e) => e.type === 'final' && e.orderId === o.id)).toBe(true);
+    const signature = await payFor(o);
+    await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
+    expect(events.find((e) => e.type === 'recorded')).toMatchObject({ orderId: o.orderId, via: 'feed', outcome: { kind: 'Paid', signature } });
+    expect((await orders.get(o.orderId)).signature).toBe(signature);
+    await waitFor('final', statusIs(o.orderId, 'final'));
+    expect(events.some((e) => e.type === 'final' && e.orderId === o.orderId)).toBe(true);
     expect(errors(events)).toEqual([]);
   });
 
   it('matches a payment made while the watcher was stopped, on restart', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders);
-    const first = watcher(orders);
+    const o = await orders.place();
+    const first = watcher();
     await first.watcher.start();
     await first.watcher.stop();
     await first.feed?.close();
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
-    expect(orders.status(o.id)).toBe('awaiting_payment');
-    const second = watcher(orders, { pollIntervalMs: 60_000 });
+    const signature = await payFor(o);
+    expect(await orders.status(o.orderId)).toBe('awaiting_payment');
+    const second = watcher({ pollIntervalMs: 60_000 });
     await second.watcher.start();
-    expect(orders.status(o.id)).toBe('paid');
+    expect(['paid', 'final']).toContain(await orders.status(o.orderId));
     expect(second.events.find((e) => e.type === 'recorded')).toMatchObject({ via: 'start', outcome: { signature } });
   });
 
   it('reconciles from the vendor token account sweep when no notification arrives', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders);
+    const o = await orders.place();
     // No feed, no polling: only the sweep of the vendors' token accounts can find it.
-    const { watcher: w, events } = watcher(orders, { ws: false, pollIntervalMs: 60_000, sweepIntervalMs: 150 });
+    const { watcher: w, events } = watcher({ ws: false, pollIntervalMs: 60_000, sweepIntervalMs: 150 });
     await w.start();
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
-    await waitFor('paid by sweep', () => (orders.status(o.id) === 'paid' || orders.status(o.id) === 'final' ? true : undefined));
+    const signature = await payFor(o);
+    await waitFor('paid by sweep', statusIs(o.orderId, 'paid', 'final'));
     expect(events.find((e) => e.type === 'recorded')).toMatchObject({ via: 'sweep', outcome: { signature } });
   });
 
   it('falls back to polling while the WebSocket is down', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders);
-    const { watcher: w, events, feed } = watcher(orders, { ws: 'ws://127.0.0.1:9' });
+    const o = await orders.place();
+    const { watcher: w, events, feed } = watcher({ ws: 'ws://127.0.0.1:9' });
     await w.start();
     expect(feed?.healthy()).toBe(false);
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
-    await waitFor('paid by polling', () => (orders.status(o.id) === 'paid' || orders.status(o.id) === 'final' ? true : undefined));
+    await payFor(o);
+    await waitFor('paid by polling', statusIs(o.orderId, 'paid', 'final'));
     expect(events.find((e) => e.type === 'recorded')).toMatchObject({ via: 'poll' });
   });
 
   it('records a late payment to an expired quote as paid_late', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders, { expiresInMs: -60_000, status: 'expired' });
-    const { watcher: w } = watcher(orders);
+    offset = -20 * 60_000; // the quote was issued 20 minutes ago: it expired 5 minutes ago
+    const o = await orders.place();
+    offset = 0;
+    expect(await orders.service.expireOrders()).toBeGreaterThanOrEqual(1);
+    expect(await orders.status(o.orderId)).toBe('expired');
+    const { watcher: w, events } = watcher();
     await w.start();
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
-    await waitFor('paid_late', () => (orders.status(o.id) === 'paid_late' ? true : undefined));
-    expect(orders.recorded).toHaveLength(1);
-  });
-
-  it('stops watching a reference 24 h after its quote expired', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders, { expiresInMs: -24 * 60 * 60_000 - 1000, status: 'expired' });
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
-    const { watcher: w } = watcher(orders, { pollIntervalMs: 60_000 });
-    await w.start();
-    expect(orders.status(o.id)).toBe('expired');
-    expect(orders.recorded).toHaveLength(0);
-  });
-
-  it('records an underpayment as underpaid once the quote expires, not before (dust cannot block the real payment)', async () => {
-    const orders = new MemoryOrders();
-    const short = newOrder(orders);
-    const dusted = newOrder(orders);
-    const { watcher: w, events } = watcher(orders);
-    await w.start();
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE - 1n, references: [short.ref] });
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: 1n, references: [dusted.ref] });
-    await waitFor('partial seen', () => (events.some((e) => e.type === 'partial' && e.orderId === short.id) ? true : undefined));
-    expect(orders.status(short.id)).toBe('awaiting_payment');
-    const real = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [dusted.ref] });
-    await waitFor('dusted order paid', () => (orders.orders.get(dusted.id)?.signature === real ? true : undefined));
-    clock += 16 * 60_000; // the quote expires
-    await waitFor('underpaid', () => (orders.status(short.id) === 'underpaid' ? true : undefined));
-    expect(orders.orders.get(short.id)?.receivedBaseUnits).toBe(PRICE - 1n);
-    expect(['paid', 'final']).toContain(orders.status(dusted.id));
-  });
-
-  it('never lets one transaction or a second payment mark a second order', async () => {
-    const orders = new MemoryOrders();
-    const a = newOrder(orders);
-    const b = newOrder(orders);
-    const { watcher: w, events } = watcher(orders);
-    await w.start();
-    // One transfer carrying both references: only one order may take it.
-    const both = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [a.ref, b.ref] });
-    await waitFor('one paid', () => (orders.recorded.length > 0 ? true : undefined));
-    // A second payment to the first order's reference.
-    const winner = orders.recorded[0]!.orderId === a.id ? a : b;
-    const loser = winner === a ? b : a;
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [winner.ref] });
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(orders.recorded).toHaveLength(1);
-    expect(orders.orders.get(winner.id)?.signature).toBe(both);
-    expect(orders.status(loser.id)).toBe('awaiting_payment');
-    expect(events.some((e) => e.type === 'rejected' && e.orderId === loser.id && e.outcome.kind === 'AlreadyUsed')).toBe(true);
+    const signature = await payFor(o);
+    await waitFor('paid_late', statusIs(o.orderId, 'paid_late'));
+    expect((await orders.get(o.orderId)).signature).toBe(signature);
     expect(errors(events)).toEqual([]);
   });
 
-  it('confirms the wallet page hint by re-reading the chain', async () => {
-    const orders = new MemoryOrders();
-    const o = newOrder(orders);
-    const other = newOrder(orders);
-    const { watcher: w } = watcher(orders, { ws: false, pollIntervalMs: 60_000 });
+  it('stops watching a reference 24 h after its quote expired', async () => {
+    offset = -25 * 60 * 60_000;
+    const o = await orders.place();
+    offset = 0;
+    await orders.service.expireOrders();
+    await payFor(o);
+    const { watcher: w, events } = watcher({ pollIntervalMs: 60_000 });
     await w.start();
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
+    expect(await orders.status(o.orderId)).toBe('expired');
+    expect(events.filter((e) => e.type === 'recorded')).toEqual([]);
+  });
+
+  it('records an underpayment as underpaid once the quote expires, not before (dust cannot block the real payment)', async () => {
+    const short = await orders.place();
+    const dusted = await orders.place();
+    const { watcher: w, events } = watcher();
+    await w.start();
+    await payFor(short, short.amountBaseUnits - 1n);
+    await payFor(dusted, 1n);
+    await waitFor('partial seen', () => (events.some((e) => e.type === 'partial' && e.orderId === short.orderId) ? true : undefined));
+    expect(await orders.status(short.orderId)).toBe('awaiting_payment');
+    const real = await payFor(dusted);
+    await waitFor('dusted order paid', async () => ((await orders.get(dusted.orderId)).signature === real ? true : undefined));
+    offset = 16 * 60_000; // the quotes expire
+    await waitFor('underpaid', statusIs(short.orderId, 'underpaid'));
+    expect((await orders.service.getOrder(short.orderId))?.receivedBaseUnits).toBe((short.amountBaseUnits - 1n).toString());
+    expect(['paid', 'final']).toContain(await orders.status(dusted.orderId));
+    expect(errors(events)).toEqual([]);
+  });
+
+  it('never lets one transaction or a second payment mark a second order', async () => {
+    const a = await orders.place();
+    const b = await orders.place();
+    expect(b.amountBaseUnits).toBe(a.amountBaseUnits);
+    const { watcher: w, events } = watcher();
+    await w.start();
+    // One transfer carrying both references: only one order may take it.
+    const both = await payFor(a, a.amountBaseUnits, [a.ref, b.ref]);
+    await waitFor('one paid', () => (events.some((e) => e.type === 'recorded') ? true : undefined));
+    const first = events.find((e) => e.type === 'recorded');
+    const winner = first?.orderId === a.orderId ? a : b;
+    const loser = winner === a ? b : a;
+    // A second payment to the winner's reference.
+    await payFor(winner);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(events.filter((e) => e.type === 'recorded')).toHaveLength(1);
+    expect((await orders.get(winner.orderId)).signature).toBe(both);
+    expect(await orders.status(loser.orderId)).toBe('awaiting_payment');
+    expect(events.some((e) => e.type === 'rejected' && e.orderId === loser.orderId && e.outcome.kind === 'AlreadyUsed')).toBe(true);
+    expect(errors(events)).toEqual([]);
+  });
+
+  it('confirms the wallet page hint (POST /api/orders/:id/payment) by re-reading the chain', async () => {
+    const o = await orders.place();
+    const other = await orders.place();
+    const { watcher: w } = watcher({ ws: false, pollIntervalMs: 60_000 });
+    await w.start();
+    const signature = await payFor(o);
     // Reported for the wrong order: rejected, nothing recorded.
-    expect(await w.onPaymentHint(orders.orders.get(other.id)!, signature)).toEqual({ kind: 'NotFound', reason: 'reference_missing' });
-    expect(orders.status(other.id)).toBe('awaiting_payment');
-    expect(await w.onPaymentHint(orders.orders.get(o.id)!, signature)).toMatchObject({ kind: 'Paid', signature });
-    expect(orders.status(o.id)).toBe('paid');
+    expect(await w.onPaymentHint(await orders.get(other.orderId), signature)).toEqual({ kind: 'NotFound', reason: 'reference_missing' });
+    expect(await orders.status(other.orderId)).toBe('awaiting_payment');
+    // Through the service's hook, as the HTTP route calls it.
+    orders.service.setPaymentHintHandler(w.hintHandler());
+    await orders.service.paymentHint(o.orderId, signature);
+    await waitFor('paid by hint', statusIs(o.orderId, 'paid', 'final'));
+    orders.service.setPaymentHintHandler(undefined);
   });
 });

@@ -20,38 +20,22 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import type { OrderStatus } from '../../core/api';
+import type { OrderService, RecordPaymentResult, WatchedOrder } from '../orders/service';
 import type { ReferenceFeed } from './feed';
 import type { PaymentRpc } from './rpc';
 import { withTimeout } from './rpc';
 import { listSignatures, verifyHint, verifyPayment, type ExpectedPayment, type PaymentOutcome, type VerifyOptions } from './verify';
 
-/** What the watcher needs to know about an order. */
-export interface WatchedOrder {
-  id: string;
-  reference: string;
-  /** The vendor's wallet (owner of the receiving token account). */
-  recipient: string;
-  mint: string;
-  amountBaseUnits: bigint;
-  expiresAt: Date;
-  status: OrderStatus;
-  /** The signature recorded on the order (paid, paid_late, underpaid), if any. */
-  signature: string | null;
-}
+export type { WatchedOrder };
 
 export type RecordablePayment = Extract<PaymentOutcome, { kind: 'Paid' | 'Underpaid' }>;
 
-/** The order service as the watcher sees it. Implementations must be idempotent and persist before resolving. */
-export interface PaymentOrders {
-  /** Every order that is not final and whose quote expired after `expiredAfter` (or has not expired yet). */
-  listWatchable(expiredAfter: Date): Promise<WatchedOrder[]>;
-  /** The id of the order this signature already pays, or null. */
-  orderIdForSignature(signature: string): Promise<string | null>;
-  /** Records a verified payment (full or partial; lateness is the service's decision from blockTime). */
-  recordPayment(orderId: string, payment: RecordablePayment): Promise<void>;
-  /** The order's payment transaction is finalized. */
-  markFinal(orderId: string): Promise<void>;
-}
+/**
+ * The order service as the watcher sees it (src/server/orders/service.ts): the orders to watch, the
+ * one-signature-one-order check, and recordPayment, which persists the transition and enqueues the e-mails in
+ * one transaction (idempotent per signature; the same signature again with `finalized: true` moves paid → final).
+ */
+export type PaymentOrders = Pick<OrderService, 'ordersToWatch' | 'isSignatureUsed' | 'recordPayment'>;
 
 export type WatcherEvent =
   | { type: 'recorded'; orderId: string; outcome: RecordablePayment; via: 'feed' | 'poll' | 'sweep' | 'hint' | 'start' }
@@ -97,6 +81,10 @@ type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start';
 
 const PAYABLE: ReadonlySet<OrderStatus> = new Set(['awaiting_payment', 'expired']);
 const FINALIZING: ReadonlySet<OrderStatus> = new Set(['paid', 'paid_late']);
+
+function describeRefusal(r: Exclude<RecordPaymentResult, { ok: true }>): string {
+  return r.reason === 'signature_used' ? `signature already pays order ${r.otherOrderId}` : 'status' in r ? `${r.reason} (status ${r.status})` : r.reason;
+}
 
 class Semaphore {
   private active = 0;
@@ -202,8 +190,15 @@ export class PaymentWatcher {
     if (outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed') {
       this.track(this.retryHint(order, signature));
     }
-    if (outcome.kind !== 'Paid') this.schedule(order.id, 'hint');
+    if (outcome.kind !== 'Paid') this.schedule(order.orderId, 'hint');
     return outcome;
+  }
+
+  /** The order service's hint hook: `orders.setPaymentHintHandler(watcher.hintHandler())`. */
+  hintHandler(): (order: WatchedOrder, signature: string) => Promise<void> {
+    return async (order, signature) => {
+      await this.guard(`hint ${order.orderId}`, () => this.onPaymentHint(order, signature));
+    };
   }
 
   /** One reconciliation sweep over the vendors' token accounts (exposed for tests and operators). */
@@ -224,7 +219,7 @@ export class PaymentWatcher {
             this.limiter.run(async () => {
               const tx = await withTimeout('getTransaction', this.verifyOptions.timeoutMs ?? 5000, () => this.rpc.getTransaction(s.signature));
               for (const key of tx?.accountKeys ?? []) {
-                const id = this.byReference.get(key) ?? [...this.open.values()].find((o) => o.reference === key)?.id;
+                const id = this.byReference.get(key) ?? [...this.open.values()].find((o) => o.reference === key)?.orderId;
                 if (id) matched.add(id);
               }
             }),
@@ -238,7 +233,7 @@ export class PaymentWatcher {
 
   /** Moves paid orders whose transaction is finalized to final (exposed for tests). */
   async checkFinality(): Promise<void> {
-    const paid = [...this.open.values()].filter((o) => FINALIZING.has(o.status) && o.signature);
+    const paid = [...this.open.values()].filter((o) => FINALIZING.has(o.status) && !o.finalized && o.signature);
     for (let i = 0; i < paid.length; i += 200) {
       const batch = paid.slice(i, i + 200);
       const statuses = await withTimeout('getSignatureStatuses', this.verifyOptions.timeoutMs ?? 5000, () =>
@@ -246,21 +241,27 @@ export class PaymentWatcher {
       );
       for (const [j, order] of batch.entries()) {
         const s = statuses[j];
-        if (s && s.confirmationStatus === 'finalized' && (s.err === null || s.err === undefined)) {
-          await this.orders.markFinal(order.id);
-          this.open.delete(order.id);
-          this.emit({ type: 'final', orderId: order.id, signature: order.signature as string });
-        }
+        const signature = order.signature as string;
+        if (!s || s.confirmationStatus !== 'finalized' || (s.err !== null && s.err !== undefined)) continue;
+        // The same signature again, now finalized: the order service moves paid → final (paid_late stays).
+        const result = await this.orders.recordPayment(
+          { orderId: order.orderId },
+          { signature, receivedBaseUnits: order.amountBaseUnits, finalized: true, blockTime: null },
+        );
+        if (result.ok) {
+          this.open.set(order.orderId, { ...order, status: result.status, finalized: true });
+          this.emit({ type: 'final', orderId: order.orderId, signature });
+        } else this.emit({ type: 'error', where: `finalize ${order.orderId}`, error: new Error(describeRefusal(result)) });
       }
     }
   }
 
   /** Reloads open orders and keeps one feed subscription per payable reference. */
   async refresh(): Promise<void> {
-    const list = await this.orders.listWatchable(new Date(this.now().getTime() - this.o.lateWindowMs));
-    const next = new Map(list.map((o) => [o.id, o]));
+    const list = await this.orders.ordersToWatch({ expiredWithinMs: this.o.lateWindowMs });
+    const next = new Map(list.map((o) => [o.orderId, o]));
     const wanted = new Map<string, string>();
-    for (const o of next.values()) if (this.isPayable(o)) wanted.set(o.reference, o.id);
+    for (const o of next.values()) if (this.isPayable(o)) wanted.set(o.reference, o.orderId);
     this.open = next;
     for (const reference of [...this.byReference.keys()]) {
       if (!wanted.has(reference)) {
@@ -296,7 +297,7 @@ export class PaymentWatcher {
   }
 
   private async verifyAll(via: Via): Promise<void> {
-    const ids = [...this.open.values()].filter((o) => this.isPayable(o)).map((o) => o.id);
+    const ids = [...this.open.values()].filter((o) => this.isPayable(o)).map((o) => o.orderId);
     await Promise.all(ids.map((id) => this.verifyOrder(id, via)));
   }
 
@@ -340,41 +341,56 @@ export class PaymentWatcher {
       recipientOwner: order.recipient,
       mint: order.mint,
       amountBaseUnits: order.amountBaseUnits,
-      usedSignature: async (signature) => {
-        const owner = await this.orders.orderIdForSignature(signature);
-        return owner !== null && owner !== order.id;
-      },
+      usedSignature: (signature) => this.orders.isSignatureUsed(signature, order.orderId),
     };
   }
 
   /** Records Paid and (new) Underpaid outcomes; one at a time, re-checking that the signature is still free. */
   private async apply(order: WatchedOrder, outcome: PaymentOutcome, via: Via): Promise<void> {
     if (outcome.kind !== 'Paid' && outcome.kind !== 'Underpaid') {
-      if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId: order.id, outcome });
+      if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId: order.orderId, outcome });
       return;
     }
     if (outcome.kind === 'Underpaid' && this.now().getTime() <= order.expiresAt.getTime()) {
       // Until the quote expires the buyer may still pay in full, and anyone can send dust with a public
       // reference: recording underpaid now would lock the order out of its real payment.
-      this.emit({ type: 'partial', orderId: order.id, outcome });
+      this.emit({ type: 'partial', orderId: order.orderId, outcome });
       return;
     }
     await this.recordLock.run(async () => {
-      const current = this.open.get(order.id) ?? order;
+      const current = this.open.get(order.orderId) ?? order;
       if (!PAYABLE.has(current.status)) return;
-      if (outcome.kind === 'Underpaid' && current.status === 'underpaid' && current.signature === outcome.signature) return;
-      const owner = await this.orders.orderIdForSignature(outcome.signature);
-      if (owner !== null && owner !== order.id) {
-        this.emit({ type: 'rejected', orderId: order.id, outcome: { kind: 'AlreadyUsed', signature: outcome.signature } });
+      const result = await this.orders.recordPayment(
+        { orderId: order.orderId },
+        {
+          signature: outcome.signature,
+          receivedBaseUnits: outcome.receivedBaseUnits,
+          finalized: outcome.confirmationStatus === 'finalized',
+          blockTime: outcome.blockTime,
+        },
+      );
+      if (!result.ok) {
+        if (result.reason === 'signature_used') {
+          this.emit({ type: 'rejected', orderId: order.orderId, outcome: { kind: 'AlreadyUsed', signature: outcome.signature } });
+        } else if (result.reason === 'order_not_found') {
+          this.open.delete(order.orderId);
+        } else if (result.reason === 'already_has_payment') {
+          // Our copy was stale: the order already holds another payment (one payment per order).
+          this.open.set(order.orderId, { ...current, status: result.status });
+          this.emit({ type: 'rejected', orderId: order.orderId, outcome });
+        } else {
+          this.open.set(order.orderId, { ...current, status: result.status });
+          this.emit({ type: 'error', where: `record ${order.orderId}`, error: new Error(describeRefusal(result)) });
+        }
         return;
       }
-      await this.orders.recordPayment(order.id, outcome);
-      this.open.set(order.id, {
+      this.open.set(order.orderId, {
         ...current,
-        status: outcome.kind === 'Paid' ? 'paid' : 'underpaid',
+        status: result.status,
         signature: outcome.signature,
+        finalized: outcome.confirmationStatus === 'finalized',
       });
-      this.emit({ type: 'recorded', orderId: order.id, outcome, via });
+      this.emit({ type: 'recorded', orderId: order.orderId, outcome, via });
     });
     if (outcome.kind === 'Paid') {
       this.byReference.delete(order.reference);
@@ -384,8 +400,8 @@ export class PaymentWatcher {
 
   private async checkHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
     const outcome = await verifyHint(this.rpc, this.expected(order), signature, this.verifyOptions);
-    if (!this.open.has(order.id)) this.open.set(order.id, order);
-    await this.apply(this.open.get(order.id) ?? order, outcome, 'hint');
+    if (!this.open.has(order.orderId)) this.open.set(order.orderId, order);
+    await this.apply(this.open.get(order.orderId) ?? order, outcome, 'hint');
     return outcome;
   }
 
@@ -395,7 +411,7 @@ export class PaymentWatcher {
     while (this.running && Date.now() < deadline) {
       await this.sleep(delay);
       delay = Math.min(delay * 2, 2000);
-      const outcome = await this.guard(`hint ${order.id}`, () => this.checkHint(order, signature));
+      const outcome = await this.guard(`hint ${order.orderId}`, () => this.checkHint(order, signature));
       if (!outcome || !(outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed')) return;
     }
   }
