@@ -1,22 +1,256 @@
-import type { CheckoutProps } from '../types';
-
 /**
- * Wallet checkout (Phantom). Issue 2 ships the button and the form check only; the wallet-checkout engineer
- * replaces the click handler with the payment flow (spec §4) and may wrap this in the wallet providers.
- * Default export: loaded lazily by the product page, so wallet code never reaches the light pages.
+ * Wallet checkout (Phantom), spec §4 "Wallet purchase flow". Default export: loaded lazily by the product page,
+ * so @solana/web3.js, spl-token and the wallet adapter (and its modal's CSS) live in this chunk only.
+ *
+ * Buy Now: check the form → Phantom present and connected (through the adapter; the library's modal when the
+ * adapter cannot connect directly) → the server records the order (quote, then POST /api/orders with an
+ * Idempotency-Key kept per attempt) → pay it on chain (./pay.ts) → tell the server the signature → poll the
+ * order until the server has verified the payment and delivered both e-mails.
  */
-export default function WalletPay({ claimBaseUnits, validateShipping }: CheckoutProps) {
+import '@solana/wallet-adapter-react-ui/styles.css';
+import '../shared/buffer-global';
+import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
+import { PhantomWalletAdapter, PhantomWalletName } from '@solana/wallet-adapter-phantom';
+import { ConnectionProvider, useConnection, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
+import { useWalletModal, WalletModalProvider, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
+import type { PublicKey } from '@solana/web3.js';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import type { OrderCreated, PublicConfig, QuoteResponse, Shipping } from '../../../core/api';
+import { useConfig } from '../../api/config';
+import { ApiRequestError, createOrder, getOrder, newIdempotencyKey, requestQuote } from '../../api/orders';
+import { storedReferrer } from '../../lib/referral';
+import type { CheckoutProps } from '../types';
+import { CONFIRMATION_FAILED, CONFIRMATION_SENT, DECLINED_NOTE, flowFailed, MAIL_PENDING_NOTE, NO_PHANTOM, paymentSuccessful } from './messages';
+import { loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
+import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
+import { sendPaymentHint, waitForConfirmation } from './order-api';
+import { CheckoutStop, payOrder, targetOf } from './pay';
+
+/** How long the page waits for the server to verify the payment and deliver both e-mails before it says so. */
+const CONFIRMATION_TIMEOUT_MS = 30_000;
+
+function LoadingButton() {
+  return (
+    <button type="button" className="button big buy-now" disabled>
+      Loading Price...
+    </button>
+  );
+}
+
+export default function WalletPay(props: CheckoutProps) {
+  const config = useConfig();
+  const wallets = useMemo(() => [new PhantomWalletAdapter()], []);
+  // Errors are reported by the flow itself (alerts, inline notes); the provider's default logs them instead.
+  const onError = useCallback(() => undefined, []);
+  if (config.status === 'loading') return <LoadingButton />;
+  if (config.status === 'failed') {
+    return (
+      <div className="pay">
+        <LoadingButton />
+        <p className="error">The store settings could not be loaded. Please reload the page.</p>
+      </div>
+    );
+  }
+  return (
+    <ConnectionProvider endpoint={config.config.rpcUrl} config={{ commitment: 'confirmed', wsEndpoint: config.config.wsUrl }}>
+      <WalletProvider wallets={wallets} autoConnect onError={onError}>
+        <WalletModalProvider>
+          <WalletCheckout {...props} config={config.config} />
+        </WalletModalProvider>
+      </WalletProvider>
+    </ConnectionProvider>
+  );
+}
+
+/** Spec §5: Phantom's injected provider. */
+function phantomInjected(): boolean {
+  const w = window as { phantom?: { solana?: { isPhantom?: boolean } } };
+  return w.phantom?.solana?.isPhantom === true;
+}
+
+/** Connects the adapter (or waits for a connection already under way). */
+function connectAdapter(adapter: Adapter): Promise<PublicKey> {
+  if (adapter.connected && adapter.publicKey) return Promise.resolve(adapter.publicKey);
+  return new Promise<PublicKey>((resolve, reject) => {
+    const done = () => {
+      adapter.off('connect', onConnect);
+      adapter.off('error', onFail);
+    };
+    const onConnect = (pk: PublicKey) => {
+      done();
+      resolve(pk);
+    };
+    const onFail = (err: unknown) => {
+      done();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    adapter.on('connect', onConnect);
+    adapter.on('error', onFail);
+    adapter.connect().then(() => {
+      if (adapter.connected && adapter.publicKey) onConnect(adapter.publicKey);
+    }, onFail);
+  });
+}
+
+/** A declined wallet request: Phantom's code 4001, wrapped by the adapter (WalletSendTransactionError etc.). */
+function isUserRejection(err: unknown): boolean {
+  const e = err as { code?: unknown; error?: { code?: unknown }; message?: unknown };
+  return e.code === 4001 || e.error?.code === 4001 || (typeof e.message === 'string' && /user rejected/i.test(e.message));
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+function referrer(): string | undefined {
+  try {
+    return storedReferrer(window.localStorage);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One order attempt: the same inputs reuse the key and quote (a retry replays) and, once made, the order. */
+interface Attempt {
+  fingerprint: string;
+  key: string;
+  quote?: QuoteResponse;
+  order?: OrderCreated;
+}
+
+function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validateShipping, config }: CheckoutProps & { config: PublicConfig }) {
+  const { connection } = useConnection();
+  const { wallets, wallet, select } = useWallet();
+  const { setVisible } = useWalletModal();
+  const [busy, setBusy] = useState(false);
+  const busyRef = useRef(false);
+  const [note, setNote] = useState<string | null>(null);
+  const [openOrder, setOpenOrder] = useState<OpenOrder | null>(() => loadOpenOrder(product.id));
+  const [kick, setKick] = useState(0);
+  const view = useOrderStatus(openOrder?.orderId ?? null, kick);
+  const attemptRef = useRef<Attempt | null>(null);
   const ready = claimBaseUnits !== null && claimBaseUnits > 0n;
-  const onBuy = () => {
+
+  const remember = useCallback(
+    (o: OpenOrder) => {
+      saveOpenOrder(product.id, o);
+      setOpenOrder(o);
+    },
+    [product.id],
+  );
+
+  /** Step 2: Phantom connected. Null when the user has to finish connecting in the modal first. */
+  const ensureConnected = async (): Promise<{ adapter: Adapter; buyer: PublicKey } | null> => {
+    const phantom = wallets.find((w) => w.adapter.name === PhantomWalletName);
+    if (!phantom || phantom.readyState !== WalletReadyState.Installed) {
+      setVisible(true);
+      setNote('Connect Phantom in the window that opened, then click Buy Now again.');
+      return null;
+    }
+    if (wallet?.adapter.name !== PhantomWalletName) select(PhantomWalletName);
+    const buyer = await connectAdapter(phantom.adapter);
+    return { adapter: phantom.adapter, buyer };
+  };
+
+  /** The server records the order before any money moves. */
+  const ensureOrder = async (shipping: Shipping, qty: number): Promise<OrderCreated> => {
+    const fingerprint = JSON.stringify({ p: product.id, v: variantId ?? null, q: qty, s: shipping });
+    let a = attemptRef.current;
+    if (a?.order && a.fingerprint === fingerprint) {
+      // Paying the same order again after a decline or a failure: only while it still awaits payment.
+      if (Date.parse(a.order.expiresAt) - Date.now() > 60_000) {
+        const now = await getOrder(a.order.orderId).catch(() => null);
+        if (now?.status === 'awaiting_payment') return a.order;
+      }
+      a = null;
+    }
+    if (!a || a.fingerprint !== fingerprint || (a.quote && Date.parse(a.quote.expiresAt) - Date.now() < 30_000)) {
+      a = { fingerprint, key: newIdempotencyKey() };
+    }
+    attemptRef.current = a;
+    try {
+      a.quote ??= await requestQuote({ items: [{ productId: product.id, ...(variantId ? { variantId } : {}), quantity: qty }] });
+      const ref = referrer();
+      a.order = await createOrder({ quote: a.quote.quote, shipping, paymentMethod: 'wallet', ...(ref ? { referrer: ref } : {}) }, a.key);
+    } catch (err) {
+      // A refusal will not change on a replay: start the next attempt afresh. A network failure keeps the key.
+      if (err instanceof ApiRequestError && err.status !== 0) attemptRef.current = null;
+      throw err;
+    }
+    if (a.order.mint !== config.claimMint) throw new Error('the order names a different token mint than this store');
+    return a.order;
+  };
+
+  const onBuy = async () => {
+    if (busyRef.current || !ready || quantity === null) return;
     const shipping = validateShipping();
     if (!shipping) return;
-    // Payment flow lands with the wallet checkout (issue: wallet checkout).
+    if (!phantomInjected()) {
+      window.alert(NO_PHANTOM);
+      return;
+    }
+    busyRef.current = true;
+    setBusy(true);
+    setNote(null);
+    let sent = false;
+    try {
+      const conn = await ensureConnected();
+      if (!conn) return;
+      const order = await ensureOrder(shipping, quantity);
+      remember({ orderId: order.orderId, savedAt: Date.now() });
+      const signature = await payOrder(
+        {
+          connection,
+          adapter: conn.adapter,
+          buyer: conn.buyer,
+          onSent: (sig) => {
+            sent = true;
+            attemptRef.current = null; // this order is paid for: never send for it again
+            remember({ orderId: order.orderId, signature: sig, savedAt: Date.now() });
+            sendPaymentHint(order.orderId, sig).catch(() => undefined); // a hint: the watcher finds it anyway
+          },
+        },
+        targetOf(order),
+      );
+      setKick((k) => k + 1);
+      window.alert(paymentSuccessful(order.amount, signature));
+      const outcome = await waitForConfirmation(order.orderId, CONFIRMATION_TIMEOUT_MS);
+      setKick((k) => k + 1);
+      if (outcome.delivered) {
+        window.alert(CONFIRMATION_SENT);
+      } else {
+        window.alert(CONFIRMATION_FAILED);
+        setNote(MAIL_PENDING_NOTE);
+      }
+    } catch (err) {
+      if (err instanceof CheckoutStop) {
+        window.alert(err.message);
+      } else {
+        window.alert(flowFailed(messageOf(err)));
+        if (!sent && isUserRejection(err)) setNote(DECLINED_NOTE);
+      }
+      setKick((k) => k + 1);
+    } finally {
+      busyRef.current = false;
+      setBusy(false);
+    }
   };
+
   return (
     <div className="pay">
-      <button type="button" className="button big buy-now" disabled={!ready} onClick={onBuy}>
-        {ready ? 'Buy Now' : 'Loading Price...'}
+      <div className="wallet-connect">
+        <WalletMultiButton />
+      </div>
+      <button type="button" className="button big buy-now" disabled={!ready || busy} aria-busy={busy} onClick={() => void onBuy()}>
+        {!ready ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
       </button>
+      {note && (
+        <p className="note checkout-note" role="status" data-testid="checkout-note">
+          {note}
+        </p>
+      )}
+      <OrderStatusPanel view={view} config={config} />
     </div>
   );
 }

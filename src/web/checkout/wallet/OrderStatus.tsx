@@ -1,0 +1,92 @@
+import { useEffect, useState } from 'react';
+import type { OrderPublic, PublicConfig } from '../../../core/api';
+import { getOrder } from '../../api/orders';
+import { mailsDelivered } from './order-api';
+
+const POLL_MS = 1_500;
+
+export type OrderView = { status: 'loading' } | { status: 'known'; order: OrderPublic } | { status: 'gone' };
+
+/** Settled: nothing will change any more without a new payment (final with both e-mails sent, or expired). */
+export function isSettled(o: OrderPublic): boolean {
+  return (o.status === 'final' && mailsDelivered(o)) || o.status === 'expired';
+}
+
+/** Polls GET /api/orders/:id while the order can still change. The server decides; the page only shows. */
+export function useOrderStatus(orderId: string | null, kick: number): OrderView {
+  const [view, setView] = useState<OrderView>({ status: 'loading' });
+  useEffect(() => {
+    if (!orderId) return;
+    const controller = new AbortController();
+    let timer: number | undefined;
+    const poll = async () => {
+      try {
+        const order = await getOrder(orderId, controller.signal);
+        if (controller.signal.aborted) return;
+        setView({ status: 'known', order });
+        if (isSettled(order)) return;
+      } catch (err) {
+        if (controller.signal.aborted) return;
+        if ((err as { status?: number }).status === 404) {
+          setView({ status: 'gone' });
+          return;
+        }
+      }
+      timer = window.setTimeout(() => void poll(), POLL_MS);
+    };
+    void poll();
+    return () => {
+      controller.abort();
+      window.clearTimeout(timer);
+    };
+  }, [orderId, kick]);
+  return orderId ? view : { status: 'gone' };
+}
+
+const STATUS_TEXT: Record<OrderPublic['status'], string> = {
+  awaiting_payment: 'Awaiting payment',
+  paid: 'Payment received (waiting for final confirmation on chain)',
+  final: 'Payment received and final',
+  expired: 'Expired: no payment arrived before the quote ran out',
+  underpaid: 'Underpaid: the payment was less than the order total; the seller will contact you',
+  paid_late: 'Payment received after the quote expired; the seller will contact you',
+};
+
+const MAIL_TEXT = { pending: 'queued', sent: 'sent', retrying: 'not delivered yet, retrying', failed: 'failed' } as const;
+
+export function explorerTxUrl(signature: string, config: Pick<PublicConfig, 'cluster' | 'rpcUrl'>): string {
+  const base = `https://explorer.solana.com/tx/${encodeURIComponent(signature)}`;
+  if (config.cluster === 'mainnet-beta') return base;
+  if (config.cluster === 'localnet') return `${base}?cluster=custom&customUrl=${encodeURIComponent(config.rpcUrl)}`;
+  return `${base}?cluster=${config.cluster}`;
+}
+
+export function OrderStatusPanel({ view, config }: { view: OrderView; config: PublicConfig }) {
+  if (view.status !== 'known') return null;
+  const o = view.order;
+  const mails = o.emails.filter((e) => e.kind === 'order_confirmation');
+  return (
+    <section className="card order-status" aria-labelledby="order-status-title" data-order-id={o.orderId} data-status={o.status}>
+      <h2 id="order-status-title">Your order</h2>
+      <p role="status">
+        Status: <strong data-testid="order-status">{STATUS_TEXT[o.status]}</strong>
+      </p>
+      <p>
+        Amount: {o.amount} $CLAIM
+      </p>
+      {o.signature && (
+        <p>
+          Transaction:{' '}
+          <a href={explorerTxUrl(o.signature, config)} target="_blank" rel="noopener noreferrer" className="tx-link">
+            {`${o.signature.slice(0, 8)}…${o.signature.slice(-8)}`}
+          </a>
+        </p>
+      )}
+      {mails.length > 0 && (
+        <p data-testid="order-emails">
+          Confirmation e-mails: {mails.map((m) => `${m.recipient} ${MAIL_TEXT[m.state]}`).join(', ')}
+        </p>
+      )}
+    </section>
+  );
+}
