@@ -235,6 +235,8 @@ export function walletPageScript(publicKeyBase58: string, publicKeyBytes: Uint8A
     },
   };
   Object.defineProperty(window, 'phantom', { value: { solana: provider }, configurable: true, writable: true });
+  // Real Phantom sets this flag too; @solana/wallet-adapter-phantom only reports 'Installed' when it is there.
+  Object.defineProperty(window, 'isPhantomInstalled', { value: true, configurable: true, writable: true });
   Object.defineProperty(window, 'solana', { value: provider, configurable: true, writable: true });
 })();`;
 }
