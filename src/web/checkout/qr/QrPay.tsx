@@ -101,7 +101,13 @@ export default function QrPay({
   } else if (priceFailed) {
     qrContent = <p className="error">{price.status === 'error' ? MSG_PRICE_ERROR : MSG_PRICE_FAILED}</p>;
   } else if (quote.status === 'failed') {
-    qrContent = <p className="error">The payment link could not be prepared. Try again later.</p>;
+    qrContent = (
+      <p className="error">
+        {quote.code === 'sold_out'
+          ? `${product.name} is sold out.`
+          : 'The payment link could not be prepared. Try again later.'}
+      </p>
+    );
   } else {
     qrContent = <p>{GENERATING}</p>;
   }
