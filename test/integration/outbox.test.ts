@@ -186,7 +186,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
         await hang;
         throw new Error('process died');
       };
-      const doomed = createOutboxWorker({ store: s.store, transport: dying, now: clock.now, leaseMs: 60_000 });
+      const doomed = createOutboxWorker({ store: s.store, transport: dying, now: clock.now, leaseMs: 60_000, batchSize: 1 });
       const run = doomed.runOnce().catch(() => 'crashed');
       await new Promise((r) => setTimeout(r, 50));
       expect(dying.attempts).toHaveLength(1);
