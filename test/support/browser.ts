@@ -1,0 +1,89 @@
+/**
+ * Browser-test harness shared by the e2e suites: the real server in-process on a random port serving the built
+ * web app (dist/web), headless Chromium via playwright-core, pages that record console errors.
+ *
+ *   const server = await startTestServer();
+ *   const browser = await launchBrowser();
+ *   const { page, errors } = await openPage(browser, server.url);
+ *   ...
+ *   await browser.close(); await server.close();
+ */
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { catalog } from '../../catalog';
+import { demoKeys } from '../../src/localnet/demo-keys';
+import { buildApp } from '../../src/server/app';
+import { loadSettings, type Settings } from '../../src/server/settings';
+
+export const WEB_DIR = resolve(import.meta.dirname, '../../dist/web');
+
+export interface TestServer {
+  url: string;
+  settings: Settings;
+  close(): Promise<void>;
+}
+
+/** Demo-mode settings on a random port with the localnet's deterministic keys (no localnet is started). */
+export function testSettings(env: Record<string, string> = {}): Settings {
+  const keys = demoKeys();
+  return loadSettings(
+    { PORT: '0', ...env },
+    {
+      claimMint: keys.mint.toBase58(),
+      recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() },
+    },
+  );
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  if (!existsSync(resolve(WEB_DIR, 'index.html'))) {
+    throw new Error(`No web build in ${WEB_DIR}: run \`npx vite build\` first (npm test does it).`);
+  }
+  const settings = testSettings(env);
+  const app = await buildApp({ settings, catalog, webDir: WEB_DIR });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, settings, close: () => app.close() };
+}
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface ConsoleProblem {
+  text: string;
+  url: string;
+}
+
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  /** console.error messages and uncaught page errors, in order. */
+  errors: ConsoleProblem[];
+  close(): Promise<void>;
+}
+
+/** A fresh context (own storage) and page whose console errors and page errors are recorded. */
+export async function openPage(browser: Browser, baseURL: string, options: BrowserContextOptions = {}): Promise<OpenedPage> {
+  const context = await browser.newContext({ baseURL, ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: ConsoleProblem[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push({ text: msg.text(), url: msg.location().url });
+  });
+  page.on('pageerror', (err) => errors.push({ text: `${err.name}: ${err.message}`, url: page.url() }));
+  return { context, page, errors, close: () => context.close() };
+}
+
+/**
+ * The recorded problems minus expected ones: a failed resource load is expected when its URL matches one of
+ * `allowFailedResources` (e.g. the 404 document of the not-found page, a price endpoint a test made fail).
+ */
+export function unexpectedErrors(errors: ConsoleProblem[], allowFailedResources: RegExp[] = []): ConsoleProblem[] {
+  return errors.filter((e) => !(e.text.startsWith('Failed to load resource') && allowFailedResources.some((re) => re.test(e.url))));
+}
