@@ -40,6 +40,11 @@ export interface ServerOverrides {
   plugins?: ((app: FastifyInstance, ctx: { orders: OrderService; store: Store }) => Promise<void> | void)[];
   /** Listen (default true). With false, use app.inject. */
   listen?: boolean;
+  /**
+   * Background services started after the server listens and stopped first on close, e.g. the payment watcher:
+   * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })]`.
+   */
+  services?: ((ctx: { settings: Settings; orders: OrderService; store: Store; now: () => Date; url: string }) => Promise<{ stop(): Promise<void> } | void>)[];
 }
 
 export interface RunningServer {
@@ -154,6 +159,10 @@ export async function startServer(settings: Settings, overrides: ServerOverrides
       outbox.start();
       const w = outbox;
       cleanups.push(() => w.stop());
+    }
+    for (const startService of overrides.services ?? []) {
+      const running = await startService({ settings, orders, store, now, url });
+      if (running) cleanups.push(() => running.stop());
     }
     const expireEvery = overrides.expireEveryMs ?? 30_000;
     if (expireEvery > 0) {
