@@ -236,7 +236,7 @@ describe('product page', () => {
   it('wallet page: amount in $CLAIM, Buy Now enabled, missing fields alert the spec text, a full form passes', async () => {
     const { page, errors, close } = await open('known');
     await page.goto('/vendors/coopersglass/product1'); // $325
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('650000.000000 $CLAIM');
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('650000.000000 $CLAIM');
     const buy = page.getByRole('button', { name: 'Buy Now' });
     expect(await buy.isEnabled()).toBe(true);
     const dialogs: string[] = [];
@@ -270,13 +270,13 @@ describe('product page', () => {
   it('BathSalts: the variant radio changes the price; quantity multiplies it', async () => {
     const { page, close } = await open('known');
     await page.goto('/bathsalts');
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('80000.000000 $CLAIM'); // $40
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('80000.000000 $CLAIM'); // $40
     await page.getByRole('radio', { name: /zips/ }).check();
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('400000.000000 $CLAIM'); // $200
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('400000.000000 $CLAIM'); // $200
     await page.getByLabel('Quantity').fill('2');
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('800000.000000 $CLAIM');
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('800000.000000 $CLAIM');
     await page.getByLabel('Quantity').fill('0');
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('N/A');
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('N/A');
     expect(await page.getByRole('button', { name: 'Loading Price...' }).isDisabled()).toBe(true);
     await close();
   });
@@ -284,9 +284,9 @@ describe('product page', () => {
   it('QR page: the US form alerts the QR text; quantity updates the approximate price', async () => {
     const { page, close } = await open('known');
     await page.goto('/strawberry-fritter');
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('100000.000000 $CLAIM'); // $50
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('100000.000000 $CLAIM'); // $50
     await page.getByLabel('Quantity').fill('3');
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toBe('300000.000000 $CLAIM');
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('300000.000000 $CLAIM');
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
       dialogs.push(d.message());
@@ -315,10 +315,10 @@ describe('product page', () => {
   it('price known from the server (or mocked when the price service is not there)', async () => {
     const { page, close } = await open('server');
     await page.goto('/vendors/coopersglass/product2');
-    await expect.poll(() => page.getByTestId('claim-amount', { timeout: POLL_MS }).textContent()).toMatch(/^\d+\.\d{6} \$CLAIM$/);
+    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toMatch(/^\d+\.\d{6} \$CLAIM$/);
     expect(await page.getByRole('button', { name: 'Buy Now' }).isEnabled()).toBe(true);
     await page.goto('/');
-    await expect.poll(() => page.getByTestId('claim-price', { timeout: POLL_MS }).textContent()).toMatch(/^\$\d+(\.\d+)?$/);
+    await expect.poll(() => page.getByTestId('claim-price').textContent(), { timeout: POLL_MS }).toMatch(/^\$\d+(\.\d+)?$/);
     await close();
   });
 
@@ -369,7 +369,7 @@ describe('guide, countdown, about, referral', () => {
     expect(await page.getByRole('button', { name: 'Continue to Step 2' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /back|previous/i }).count()).toBe(0);
     await page.getByRole('button', { name: 'I Bought SOL - Next Step' }).click();
-    await expect.poll(() => page.getByTestId('mint-address', { timeout: POLL_MS }).textContent()).toBe(server.settings.claimMint);
+    await expect.poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS }).toBe(server.settings.claimMint);
     expect(await page.getByText(/^Congratulations/).isVisible()).toBe(true);
     expect(await page.getByRole('button').filter({ hasText: /Step|Next/ }).count()).toBe(0);
     await close();
@@ -390,7 +390,7 @@ describe('guide, countdown, about, referral', () => {
   it('about: credits scroll by themselves, and not under prefers-reduced-motion', async () => {
     const { page, close } = await open();
     await page.goto('/about');
-    await expect.poll(() => page.getByTestId('mint-address', { timeout: POLL_MS }).textContent()).toBe(server.settings.claimMint);
+    await expect.poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS }).toBe(server.settings.claimMint);
     expect(await page.getByRole('link', { name: /price chart/ }).getAttribute('href')).toBe(`https://dexscreener.com/solana/${server.settings.price.pairAddress}`);
     const credits = page.getByRole('region', { name: /scrolling credits/ });
     const top = () => credits.evaluate((el) => el.scrollTop);
