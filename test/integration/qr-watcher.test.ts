@@ -1,0 +1,128 @@
+/**
+ * QR checkout, server side: what the payments suites (payments-watcher/-verify, orders-api) do not cover
+ * already. A QR buyer may scan and pay BEFORE pressing "Send Order Confirmation": the transfer carries the
+ * quote's reference, and the order with that reference is recorded only afterwards. The watcher must find the
+ * earlier payment as soon as it sees the new order (the WebSocket feed only reports new transactions and the
+ * safety poll is slow), and the order service then tells the seller ("payment received").
+ */
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog/index.js';
+import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { createQuote } from '../../src/server/orders/quotes.js';
+import { WsLogsFeed } from '../../src/server/payments/feed.js';
+import { connectionPaymentRpc } from '../../src/server/payments/rpc.js';
+import { PaymentWatcher, type WatcherEvent } from '../../src/server/payments/watcher.js';
+import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
+
+describe('QR: paid before the order is recorded', () => {
+  let net: Localnet;
+  let connection: Connection;
+  let orders: ServiceOrders;
+  const buyer = Keypair.generate();
+  const stops: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6 });
+    connection = new Connection(net.rpcUrl, 'confirmed');
+    orders = await serviceOrders(net, () => new Date());
+    await faucet(net, buyer.publicKey, 10, 1_000_000);
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+  afterAll(async () => {
+    await orders?.close();
+    await net?.close();
+  });
+
+  function qrQuote(quantity: number) {
+    const priceSource = { current: () => ({ priceUsd: '0.5', fetchedAt: new Date() }) };
+    return createQuote(
+      { catalog, settings: orders.settings, priceSource, now: () => new Date() },
+      { items: [{ productId: 'honey-dew-papaya-live-rosin', quantity }] },
+    );
+  }
+
+  async function recordQrOrder(token: string, key: string) {
+    const res = await orders.service.createOrder(
+      {
+        quote: token,
+        paymentMethod: 'qr',
+        shipping: {
+          kind: 'us',
+          fullName: 'Early Payer',
+          email: 'early@example.test',
+          address1: '1 Main St',
+          city: 'Austin',
+          usState: 'TX',
+          zip: '78701',
+        },
+      },
+      key,
+    );
+    return res.body.orderId;
+  }
+
+  it('matches the earlier payment as soon as the order appears (feed healthy, no fast polling, no sweep)', async () => {
+    const events: WatcherEvent[] = [];
+    const feed = new WsLogsFeed(net.wsUrl, { reconnectMs: 100 });
+    const watcher = new PaymentWatcher({
+      rpc: connectionPaymentRpc(connection, { timeoutMs: 5000 }),
+      orders: orders.service,
+      feed,
+      recipients: [net.keys!.recipients.coopersglass.toBase58(), net.keys!.recipients.gorilla.toBase58()],
+      mint: net.keys!.mint.toBase58(),
+      refreshIntervalMs: 100,
+      pollIntervalMs: 60_000,
+      safetyPollIntervalMs: 60_000,
+      sweepIntervalMs: 60_000,
+      finalityIntervalMs: 100,
+      onEvent: (e) => events.push(e),
+    });
+    stops.push(async () => {
+      await watcher.stop();
+      await feed.close();
+    });
+    await watcher.start();
+    await waitFor('feed healthy', () => (feed.healthy() ? true : undefined));
+
+    // The buyer scans the QR of quote 2 (quantity 2: 100 USD at 0.5 = 200 $CLAIM) and pays it at once.
+    const { response: quote } = qrQuote(2);
+    expect(quote.amount).toBe('200.000000');
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: new PublicKey(quote.recipient),
+      mint: new PublicKey(quote.mint),
+      amount: BigInt(quote.amountBaseUnits),
+      references: [new PublicKey(quote.reference)],
+      // The gorilla vendor's token account does not exist yet on the localnet: the wallet creates it (idempotent).
+      createRecipientAta: true,
+    });
+    // Some time passes (the watcher is idle: there is no order with this reference yet).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events.filter((e) => e.type === 'recorded')).toEqual([]);
+
+    // Then they press "Send Order Confirmation": the order is recorded with the quote's reference.
+    const orderId = await recordQrOrder(quote.quote, `qr-early-${Date.now()}`);
+    const started = Date.now();
+    await waitFor(
+      'paid',
+      async () => (['paid', 'final'].includes(await orders.status(orderId)) ? true : undefined),
+      10_000,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000); // well before the 60 s polls
+    expect((await orders.get(orderId)).signature).toBe(signature);
+    await waitFor('recorded event', () => (events.some((e) => e.type === 'recorded') ? true : undefined));
+    expect(events.find((e) => e.type === 'recorded')).toMatchObject({
+      orderId,
+      outcome: { kind: 'Paid', signature },
+    });
+
+    // The seller is told about the payment (QR orders: payment_received to the seller only, via the outbox).
+    const pub = await orders.service.getOrder(orderId);
+    expect(pub?.emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_received', 'seller']]);
+    await waitFor('final', async () => ((await orders.status(orderId)) === 'final' ? true : undefined));
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+  });
+});
