@@ -79,17 +79,7 @@ export async function startServer(settings: Settings, overrides: ServerOverrides
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
 
-    let outbox: OutboxWorker | undefined;
-    const orders = createOrderService({
-      store,
-      catalog,
-      settings,
-      now,
-      onOutboxChange: () => outbox?.nudge(),
-      ...(overrides.onPaymentHint ? { onPaymentHint: overrides.onPaymentHint } : {}),
-      onError: (err) => console.error('order service:', err),
-    });
-    outbox = createOutboxWorker({
+    const outbox: OutboxWorker = createOutboxWorker({
       store,
       transport,
       now,
@@ -97,6 +87,15 @@ export async function startServer(settings: Settings, overrides: ServerOverrides
         if (overrides.logger) console.warn('outbox:', err instanceof Error ? err.message : err);
       },
       ...overrides.outbox,
+    });
+    const orders = createOrderService({
+      store,
+      catalog,
+      settings,
+      now,
+      onOutboxChange: () => outbox.nudge(),
+      ...(overrides.onPaymentHint ? { onPaymentHint: overrides.onPaymentHint } : {}),
+      onError: (err) => console.error('order service:', err),
     });
 
     // Price: (b)'s service unless a source is injected. In demo mode it reads our own demo feed; the base URL is
