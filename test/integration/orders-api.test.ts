@@ -89,6 +89,39 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       expect(server.store.ready()).toBe(true);
     });
 
+    it('answers health 503 once the store is closed', async () => {
+      await server.store.close();
+      const r = await inject('GET', '/api/health');
+      expect(r.statusCode).toBe(503);
+      expect(r.json()).toMatchObject({ ok: false, error: 'not_ready' });
+    });
+
+    it('listens on a free port with PORT=0 and reports the real URL', async () => {
+      const listening = await startServer(testSettings(), {
+        store: await backend.fresh(),
+        priceSource: price,
+        transport,
+        now: clock.now,
+        startOutbox: false,
+        expireEveryMs: 0,
+      });
+      try {
+        expect(listening.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(listening.url).not.toMatch(/:0$/);
+        const health = await fetch(`${listening.url}/api/health`);
+        expect(health.status).toBe(200);
+        const q = await fetch(`${listening.url}/api/quotes`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ items: [{ productId: 'lilac-tiptop', quantity: 1 }] }),
+        });
+        expect(q.status).toBe(200);
+        expect(((await q.json()) as QuoteResponse).totalCents).toBe(9500);
+      } finally {
+        await listening.close();
+      }
+    });
+
     describe('quotes', () => {
       it('prices from the catalogue and the current price, with a Solana Pay URL', async () => {
         const q = await quote([{ productId: 'garlic-amaretto-live-resin', quantity: 2 }]);
