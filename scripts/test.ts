@@ -6,7 +6,7 @@
  * - PostgreSQL suites run when TEST_DATABASE_URL is set (CI sets it).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 function findChromium(): string {
   const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
@@ -42,5 +42,25 @@ const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio:
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const args = process.argv.slice(2);
-const run = spawnSync('npx', ['vitest', 'run', ...args], { stdio: 'inherit', env });
+const resultsFile = 'var/test-results.json';
+mkdirSync('var', { recursive: true });
+rmSync(resultsFile, { force: true });
+const run = spawnSync(
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...args],
+  { stdio: 'inherit', env },
+);
+
+// One plain closing line for CI: 'tests: N passed, N failed, N skipped'.
+try {
+  const r = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+  };
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+} catch {
+  console.log('tests: no results file written (the run failed before reporting)');
+}
 process.exit(run.status ?? 1);
