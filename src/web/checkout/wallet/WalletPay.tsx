@@ -7,7 +7,7 @@
  * Idempotency-Key kept per attempt) → pay it on chain (./pay.ts) → tell the server the signature → poll the
  * order until the server has verified the payment and delivered both e-mails.
  */
-import '@solana/wallet-adapter-react-ui/styles.css';
+import './wallet-adapter-ui.css';
 import '../shared/buffer-global';
 import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
 import { PhantomWalletAdapter, PhantomWalletName } from '@solana/wallet-adapter-phantom';
