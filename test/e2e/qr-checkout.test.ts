@@ -1,0 +1,367 @@
+/**
+ * QR checkout end to end, in headless Chromium against the whole store (test/support/stack.ts: localnet, server
+ * with the payment watcher, SMTP sink). The payment link is read the way a phone reads it: by DECODING THE
+ * RENDERED QR (element screenshot → pngjs → jsQR), then parsed with @solana/pay's parseURL and paid from a
+ * funded test keypair with a wallet's transaction (TransferChecked + the reference as a read-only key).
+ */
+import { parseURL, type TransferRequestURL } from '@solana/pay';
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import BigNumber from 'bignumber.js';
+import jsQR from 'jsqr';
+import type { ParsedMail } from 'mailparser';
+import type { Browser, Dialog, Page, Request } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPayments } from '../../src/server/payments/index';
+import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
+import { startStack, type Stack } from '../support/stack';
+import { pay } from '../integration/payments-support';
+
+const PRICE = '0.0003'; // 50 / 0.0003 = 166666.666666…: the amounts must be rounded exactly
+const API_PRICE = /\/api\/price(\/history)?(\?.*)?$/;
+const MISSING = 'Please fill out all required shipping details.';
+const SENT = 'Order confirmation sent to both seller and buyer!';
+const FAILED = 'Failed to send order confirmation.';
+
+let stack: Stack;
+let browser: Browser;
+let connection: Connection;
+const buyer = Keypair.generate();
+
+/** usd × quantity / price, rounded half-up to six decimals (independent of src/core/money). */
+const expected = (usd: number, quantity: number) =>
+  new BigNumber(usd).times(quantity).div(PRICE).decimalPlaces(6, BigNumber.ROUND_HALF_UP);
+
+beforeAll(async () => {
+  stack = await startStack({
+    server: {
+      // A fixed price (the page gets the same one from the routed /api/price below).
+      priceSource: { current: () => ({ priceUsd: PRICE, fetchedAt: new Date() }) },
+      services: [
+        (ctx) =>
+          startPayments({
+            settings: ctx.settings,
+            orders: ctx.orders,
+            now: ctx.now,
+            watcher: {
+              refreshIntervalMs: 200,
+              pollIntervalMs: 500,
+              sweepIntervalMs: 1_000,
+              finalityIntervalMs: 300,
+            },
+          }),
+      ],
+    },
+  });
+  browser = await launchBrowser();
+  connection = new Connection(stack.localnet.rpcUrl, 'confirmed');
+  await stack.fund(buyer.publicKey.toBase58(), { sol: 5, claim: 10_000_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+interface QrPage extends OpenedPage {
+  dialogs: string[];
+  requests: Request[];
+}
+
+async function openQr(path: string): Promise<QrPage> {
+  // A phone-like pixel density: the 180 px QR is screenshotted at 3× like a camera would see it sharply.
+  const opened = await openPage(browser, stack.url, { deviceScaleFactor: 3 });
+  const dialogs: string[] = [];
+  const requests: Request[] = [];
+  opened.page.on('dialog', (d: Dialog) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
+  opened.page.on('request', (r) => requests.push(r));
+  await opened.page.route(API_PRICE, (route) =>
+    route.request().url().includes('/history')
+      ? route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ points: [] }) })
+      : route.fulfill({
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            priceUsd: PRICE,
+            fetchedAt: new Date().toISOString(),
+            ageSeconds: 1,
+            source: 'demo',
+          }),
+        }),
+  );
+  await opened.page.goto(path);
+  return { ...opened, dialogs, requests };
+}
+
+/** Screenshot of the rendered QR → pixels → jsQR → the text it encodes. */
+async function decodeQr(page: Page): Promise<string> {
+  const img = page.getByTestId('qr-image');
+  await img.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.waitForFunction(() => {
+    const el = document.querySelector<HTMLImageElement>('[data-testid="qr-image"]');
+    return el !== null && el.complete && el.naturalWidth > 0;
+  });
+  const png = PNG.sync.read(await img.screenshot());
+  const code = jsQR(
+    new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length),
+    png.width,
+    png.height,
+  );
+  if (!code) throw new Error('the QR code on the page could not be decoded');
+  return code.data;
+}
+
+/** Decodes until the QR shows something other than `previous` (it is rebuilt after a debounce). */
+async function decodeNewQr(page: Page, previous: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      const text = await decodeQr(page);
+      if (text !== previous) return text;
+    } catch {
+      // between two images
+    }
+    if (Date.now() > deadline) throw new Error('the QR code was not rebuilt');
+    await page.waitForTimeout(200);
+  }
+}
+
+function transfer(url: string): TransferRequestURL {
+  const parsed = parseURL(url);
+  if (!('recipient' in parsed)) throw new Error(`not a transfer request: ${url}`);
+  return parsed;
+}
+
+/** The URL's amount exactly, as the six-decimal text a wallet reads. */
+function amountText(url: string): string {
+  const text = new URL(url).searchParams.get('amount');
+  if (text === null || !/^\d+\.\d{6}$/.test(text)) throw new Error(`bad amount in ${url}`);
+  return text;
+}
+
+/** Pays a transfer request the way a wallet does: TransferChecked of the exact amount, references read-only. */
+async function payUrl(url: string, amount?: bigint): Promise<string> {
+  const t = transfer(url);
+  expect(t.splToken).toBeDefined();
+  const units = amount ?? BigInt(amountText(url).replace('.', ''));
+  return pay(connection, {
+    from: buyer,
+    recipientOwner: new PublicKey(String(t.recipient)),
+    mint: new PublicKey(String(t.splToken)),
+    amount: units,
+    references: (t.reference ?? []).map((r) => new PublicKey(String(r))),
+    createRecipientAta: true, // idempotent; the gorilla vendor's account does not exist on a fresh localnet
+  });
+}
+
+async function fillUsForm(page: Page, name: string, email: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'Shipping details' });
+  await form.locator('[name="fullName"]').fill(name);
+  await form.locator('[name="email"]').fill(email);
+  await form.locator('[name="address1"]').fill('12 Elm St');
+  await form.locator('[name="city"]').fill('Portland');
+  await form.locator('[name="usState"]').selectOption('OR');
+  await form.locator('[name="zip"]').fill('97201');
+}
+
+async function waitForDialog(q: QrPage, count: number, timeoutMs = 40_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (q.dialogs.length < count) {
+    if (Date.now() > deadline)
+      throw new Error(`no alert after ${timeoutMs} ms (alerts so far: ${JSON.stringify(q.dialogs)})`);
+    await q.page.waitForTimeout(100);
+  }
+  return q.dialogs[count - 1] as string;
+}
+
+async function waitForStatus(page: Page, ...statuses: string[]): Promise<string> {
+  const el = page.getByTestId('order-status');
+  await page.waitForFunction(
+    (wanted) =>
+      wanted.includes(
+        document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') ?? '',
+      ),
+    statuses,
+    { timeout: 30_000, polling: 200 },
+  );
+  return (await el.getAttribute('data-status')) ?? '';
+}
+
+const mailsTo = (address: string, subject: RegExp): ParsedMail[] =>
+  stack.mail
+    .messages()
+    .filter(
+      (m) =>
+        (m.to && !Array.isArray(m.to) ? m.to.text : '').includes(address) && subject.test(m.subject ?? ''),
+    );
+
+async function waitForMail(address: string, subject: RegExp, count = 1): Promise<ParsedMail[]> {
+  const deadline = Date.now() + 30_000;
+  while (mailsTo(address, subject).length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} '${subject}' e-mail(s) to ${address}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return mailsTo(address, subject);
+}
+
+const SELLER = 'seller@shop.test';
+const orderApi = (r: Request) =>
+  /\/api\/orders(\/|$)/.test(new URL(r.url()).pathname) && r.method() === 'POST';
+
+describe('QR checkout', () => {
+  it('shows the validation alert and sends nothing when required fields are missing', async () => {
+    const q = await openQr('/honey2');
+    await decodeQr(q.page);
+    await q.page.getByRole('button', { name: 'Send Order Confirmation' }).click();
+    expect(await waitForDialog(q, 1)).toBe(MISSING);
+    // Only some fields: still refused.
+    await q.page.locator('[name="fullName"]').fill('Half Done');
+    await q.page.locator('[name="email"]').fill('half@example.test');
+    await q.page.getByRole('button', { name: 'Send Order Confirmation' }).click();
+    expect(await waitForDialog(q, 2)).toBe(MISSING);
+    await q.page.waitForTimeout(500);
+    expect(q.requests.filter(orderApi)).toEqual([]);
+    expect(unexpectedErrors(q.errors)).toEqual([]);
+    await q.close();
+  });
+
+  it('encodes the server quote and rebuilds the QR with the exact new amount when the quantity changes', async () => {
+    const q = await openQr('/honey2');
+    const one = await decodeQr(q.page);
+    const t1 = transfer(one);
+    expect(String(t1.recipient)).toBe(stack.settings.recipients.gorilla);
+    expect(String(t1.splToken)).toBe(stack.settings.claimMint);
+    expect(t1.reference).toHaveLength(1);
+    expect(t1.label).toBe('Gorilla Pack Genetics');
+    expect(t1.message).toBe('1 × Honey Dew Papaya Live Rosin');
+    expect(new BigNumber(amountText(one)).isEqualTo(expected(50, 1))).toBe(true);
+    expect(amountText(one)).toBe('166666.666667');
+    expect(t1.amount).toBe(166666.666667);
+    // The phone links carry the same URL; the image has alt text.
+    expect(await q.page.getByTestId('open-in-wallet').getAttribute('href')).toBe(one);
+    expect(await q.page.getByTestId('qr-image').getAttribute('alt')).toMatch(/Solana Pay QR code/);
+    await q.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await q.page.getByRole('button', { name: 'Copy payment link' }).click();
+    await q.page.getByText('Payment link copied.').waitFor();
+    expect(await q.page.evaluate(() => navigator.clipboard.readText())).toBe(one);
+
+    await q.page.getByLabel('Quantity').fill('3');
+    const three = await decodeNewQr(q.page, one);
+    const t3 = transfer(three);
+    expect(amountText(three)).toBe(expected(50, 3).toFixed(6));
+    expect(amountText(three)).toBe('500000.000000');
+    expect(t3.message).toBe('3 × Honey Dew Papaya Live Rosin');
+    expect(String(t3.reference?.[0])).not.toBe(String(t1.reference?.[0])); // a fresh quote
+
+    await q.page.getByLabel('Quantity').fill('7');
+    const seven = await decodeNewQr(q.page, three);
+    expect(new BigNumber(amountText(seven)).isEqualTo(expected(50, 7))).toBe(true);
+    expect(amountText(seven)).toBe('1166666.666667');
+    // A quantity that is not a number: no link at all.
+    await q.page.getByLabel('Quantity').fill('0');
+    await q.page.getByTestId('qr-box').getByText('Generating QR Code...').waitFor();
+    expect(unexpectedErrors(q.errors)).toEqual([]);
+    await q.close();
+  });
+
+  it('Eagles XL: confirmation first, then payment → received → final, seller told; survives a reload', async () => {
+    const q = await openQr('/vendors/coopersglass/product9');
+    const url = await decodeQr(q.page);
+    expect(new BigNumber(amountText(url)).isEqualTo(expected(85, 1))).toBe(true);
+    expect(String(transfer(url).recipient)).toBe(stack.settings.recipients.coopersglass);
+    await fillUsForm(q.page, 'Erin Eagle', 'erin@example.test');
+    const button = q.page.getByRole('button', { name: 'Send Confirmation Email' });
+    await button.click();
+    expect(await waitForDialog(q, 1)).toBe(SENT);
+    const sent = q.page.getByRole('button', { name: 'Confirmation Sent' });
+    expect(await sent.isDisabled()).toBe(true);
+    expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
+    const [sellerNew] = await waitForMail(SELLER, /^New order: Eagles XL/);
+    const [buyerNew] = await waitForMail('erin@example.test', /^Your \$CLAIM order: Eagles XL/);
+    expect(sellerNew?.text).toContain(amountText(url));
+    expect(buyerNew?.text).toContain('Erin Eagle');
+    // The QR still shows the recorded order's link.
+    expect(await decodeQr(q.page)).toBe(url);
+
+    const signature = await payUrl(url);
+    await waitForStatus(q.page, 'paid', 'final');
+    expect(await waitForStatus(q.page, 'final')).toBe('final');
+    const href = await q.page.getByTestId('tx-link').getAttribute('href');
+    expect(href).toBe(
+      `https://explorer.solana.com/tx/${signature}?cluster=custom&customUrl=${encodeURIComponent(stack.settings.solana.rpcUrl)}`,
+    );
+    await waitForMail(SELLER, /^Payment received: Eagles XL/);
+
+    // Reload: the order is resumed from localStorage and its status read from the server.
+    await q.page.reload();
+    expect(await waitForStatus(q.page, 'final')).toBe('final');
+    expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).isDisabled()).toBe(true);
+    expect(await decodeQr(q.page)).toBe(url);
+    // Exactly one confirmation pair and one payment note for this order.
+    expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(2);
+    expect(mailsTo('erin@example.test', /.*/)).toHaveLength(1);
+    expect(unexpectedErrors(q.errors)).toEqual([]);
+    await q.close();
+  });
+
+  it('paid before sending the confirmation: the order is matched to the earlier payment', async () => {
+    const q = await openQr('/honey2');
+    const first = await decodeQr(q.page);
+    await q.page.getByLabel('Quantity').fill('2');
+    const url = await decodeNewQr(q.page, first);
+    expect(amountText(url)).toBe(expected(50, 2).toFixed(6));
+    const signature = await payUrl(url);
+    await q.page.waitForTimeout(1_000);
+    await fillUsForm(q.page, 'Paula Early', 'paula@example.test');
+    await q.page.getByRole('button', { name: 'Send Order Confirmation' }).click();
+    expect(await waitForDialog(q, 1)).toBe(SENT);
+    expect(await waitForStatus(q.page, 'paid', 'final')).toMatch(/paid|final/);
+    expect(await waitForStatus(q.page, 'final')).toBe('final');
+    expect(await q.page.getByTestId('tx-link').getAttribute('href')).toContain(signature);
+    await waitForMail(SELLER, /^Payment received: Honey Dew Papaya/);
+    await waitForMail('paula@example.test', /^Your \$CLAIM order: Honey Dew Papaya/);
+    expect(unexpectedErrors(q.errors)).toEqual([]);
+    await q.close();
+  });
+
+  it('an e-mail failure alerts and keeps the button; the retry sends without a second order or e-mail', async () => {
+    const q = await openQr('/honey2');
+    await decodeQr(q.page);
+    await fillUsForm(q.page, 'Rita Retry', 'rita@example.test');
+    stack.mail.setFailing(true);
+    const button = q.page.getByRole('button', { name: 'Send Order Confirmation' });
+    await button.click();
+    expect(await waitForDialog(q, 1)).toBe(FAILED);
+    await q.page.waitForFunction(() =>
+      [...document.querySelectorAll('button')].some(
+        (b) => b.textContent === 'Send Order Confirmation' && !b.disabled,
+      ),
+    );
+    expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
+    stack.mail.setFailing(false);
+    await button.click();
+    expect(await waitForDialog(q, 2)).toBe(SENT);
+    expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).isDisabled()).toBe(true);
+    // One order (the retry reused it), one confirmation per recipient.
+    const creates = q.requests.filter(
+      (r) => new URL(r.url()).pathname === '/api/orders' && r.method() === 'POST',
+    );
+    expect(creates).toHaveLength(1);
+    const rows = await stack.server.store.db
+      .selectFrom('orders')
+      .select('id')
+      .where('shipping_json', 'like', '%Rita Retry%')
+      .execute();
+    expect(rows).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(mailsTo('rita@example.test', /.*/)).toHaveLength(1);
+    expect(
+      mailsTo(SELLER, /^New order: Honey Dew Papaya/).filter((m) => (m.text ?? '').includes('Rita Retry')),
+    ).toHaveLength(1);
+    expect(unexpectedErrors(q.errors)).toEqual([]);
+    await q.close();
+  });
+});
