@@ -257,7 +257,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       it('requires an Idempotency-Key of 1–128 visible characters', async () => {
         const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
         const body = { quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' };
-        for (const headers of [{}, { 'idempotency-key': '' }, { 'idempotency-key': 'x'.repeat(129) }, { 'idempotency-key': 'a b' }]) {
+        for (const headers of [{}, { 'idempotency-key': '' }, { 'idempotency-key': 'x'.repeat(129) }, { 'idempotency-key': 'a b' }] as Record<string, string>[]) {
           const r = await inject('POST', '/api/orders', body, headers);
           expect(r.statusCode).toBe(400);
           expect(r.json()).toMatchObject({ error: 'idempotency_key_required', field: 'Idempotency-Key' });
