@@ -1,0 +1,353 @@
+/**
+ * Wallet checkout end to end (issue 4): headless Chromium with the Phantom-compatible test wallet, the built app,
+ * the real server (orders, payment watcher, outbox) and the localnet, e-mails caught by a real SMTP sink.
+ * Money is checked on chain (raw token balances of both accounts), e-mails in the mailbox, order state through
+ * GET /api/orders/:id.
+ */
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import type { ParsedMail } from 'mailparser';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog';
+import type { OrderPublic } from '../../src/core/api';
+import { startPayments } from '../../src/server/payments/index';
+import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
+import { startStack, type Stack } from '../support/stack';
+import { installTestWallet, type TestWalletControl } from '../support/wallet';
+
+const NO_PHANTOM = 'Please install Phantom Wallet.';
+const BLOCKHASH_FAILED = 'Failed to get a valid blockhash. Try again.';
+const NO_TOKEN_ACCOUNT = 'You do not have a $CLAIM token account. Please receive some $CLAIM first.';
+const CONFIRMATION_SENT = 'Order confirmation sent to both seller and buyer!';
+const CONFIRMATION_FAILED = 'Failed to send order confirmation.';
+const DECLINED = 'Transaction or email logic failed: User rejected the request.';
+const PAYMENT_OK = /^Payment Successful! Sent (\d+\.\d{6}) \$CLAIM\. Transaction ID: ([1-9A-HJ-NP-Za-km-z]{64,88})$/;
+
+const SHIPPING = {
+  fullName: 'Ada Lovelace',
+  email: 'ada@buyer.test',
+  address1: '1 Main St',
+  address2: 'Apt 2',
+  city: 'Springfield',
+  stateProvince: 'IL',
+  postalCode: '62701',
+  country: 'USA',
+};
+const SHIPPING_LINE = '1 Main St, Apt 2, Springfield, IL, 62701, USA';
+
+let stack: Stack;
+let browser: Browser;
+let rpc: Connection;
+let mint: PublicKey;
+let recipients: { coopersglass: PublicKey; gorilla: PublicKey };
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([
+    startStack({
+      slotMs: 50,
+      finalizeLag: 30, // 1.5 s between confirmed and finalized, so `paid` is observable before `final`
+      server: {
+        // The shipped catalogue lists BathSalts Flower as sold out (spec §2), so the server refuses to quote it;
+        // the variant purchase below runs against the same catalogue with it back in stock.
+        catalog: { ...catalog, products: catalog.products.map((p) => (p.id === 'bathsalts-flower' ? { ...p, soldOut: false } : p)) },
+        // The payment watcher + hint handler (verification), as the production server runs it.
+        services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
+      },
+    }),
+    launchBrowser(),
+  ]);
+  rpc = new Connection(stack.localnet.rpcUrl, 'confirmed');
+  const keys = stack.localnet.keys;
+  if (!keys) throw new Error('localnet without demo keys');
+  mint = keys.mint;
+  recipients = keys.recipients;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+interface Session extends OpenedPage {
+  wallet: TestWalletControl;
+  buyer: Keypair;
+  dialogs: string[];
+}
+
+async function session(opts: { absent?: boolean; fund?: { sol?: number; claim?: number } | null } = {}): Promise<Session> {
+  const buyer = Keypair.generate();
+  const fund = opts.fund === undefined ? { sol: 2, claim: 100_000_000 } : opts.fund;
+  if (fund) await stack.fund(buyer.publicKey.toBase58(), fund);
+  const opened = await openPage(browser, stack.url);
+  const wallet = await installTestWallet(opened.page, { keypair: buyer, rpcUrl: stack.localnet.rpcUrl, absent: opts.absent === true });
+  const dialogs: string[] = [];
+  opened.page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
+  return { ...opened, wallet, buyer, dialogs };
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** The n-th alert (0-based) once it has appeared. */
+const alertAt = (s: Session, n: number, timeoutMs = 30_000) => until(`alert #${n + 1} (so far: ${JSON.stringify(s.dialogs)})`, () => s.dialogs[n], timeoutMs);
+
+async function openProduct(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await page.waitForFunction(() => {
+    const b = document.querySelector<HTMLButtonElement>('button.buy-now');
+    return !!b && !b.disabled && b.textContent === 'Buy Now';
+  });
+}
+
+async function fillShipping(page: Page): Promise<void> {
+  for (const [name, value] of Object.entries(SHIPPING)) await page.locator(`form.order-form [name="${name}"]`).fill(value);
+}
+
+async function buy(page: Page): Promise<void> {
+  await page.locator('button.buy-now').click();
+}
+
+async function tokenBalance(owner: PublicKey): Promise<bigint> {
+  const ata = getAssociatedTokenAddressSync(mint, owner);
+  const info = await rpc.getAccountInfo(ata, 'confirmed');
+  if (!info) return 0n;
+  return info.data.readBigUInt64LE(64);
+}
+
+async function getOrder(id: string): Promise<OrderPublic> {
+  const res = await fetch(`${stack.url}/api/orders/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as OrderPublic;
+}
+
+async function openOrderId(page: Page, productId: string): Promise<string> {
+  const raw = await page.evaluate((k) => localStorage.getItem(k), `claim.walletOrder.${productId}`);
+  expect(raw).toBeTruthy();
+  return (JSON.parse(raw ?? '{}') as { orderId: string }).orderId;
+}
+
+const mailsOf = (orderId: string): ParsedMail[] => stack.mail.all().filter((m) => m.headers.get('x-claim-order') === orderId);
+const toOf = (m: ParsedMail): string => (Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : (m.to?.text ?? ''));
+
+async function expectFinal(orderId: string): Promise<OrderPublic> {
+  const order = await until('order final', async () => {
+    const o = await getOrder(orderId);
+    return o.status === 'final' ? o : undefined;
+  });
+  expect(order.history.map((h) => h.status)).toEqual(['awaiting_payment', 'paid', 'final']);
+  return order;
+}
+
+function expectConfirmationMails(orderId: string, order: OrderPublic, productName: string): void {
+  const mails = mailsOf(orderId);
+  expect(mails.map((m) => m.headers.get('x-claim-kind'))).toEqual(['order_confirmation/seller', 'order_confirmation/buyer']);
+  const [seller, buyer] = mails as [ParsedMail, ParsedMail];
+  expect(toOf(seller)).toContain('seller@shop.test');
+  expect(toOf(buyer)).toContain(SHIPPING.email);
+  expect(seller.text).toContain('Hello Seller,');
+  expect(buyer.text).toContain(`Hello ${SHIPPING.fullName},`);
+  for (const m of mails) {
+    expect(m.text).toContain(`Product: ${productName}`);
+    expect(m.text).toContain(`Total ($CLAIM): ${order.amount}`);
+    expect(m.text).toMatch(/Total \(\$CLAIM\): \d+\.\d{6}\n/);
+    expect(m.text).toContain(`Shipping address: ${SHIPPING_LINE}`);
+    expect(m.text).toContain(`Name: ${SHIPPING.fullName}`);
+    expect(m.text).toContain(`E-mail: ${SHIPPING.email}`);
+  }
+}
+
+const approvals = (w: TestWalletControl) => w.requests().filter((r) => r === 'signAndSendTransaction').length;
+
+/** A whole purchase; returns what the checks need. */
+async function purchase(opts: { path: string; productId: string; productName: string; recipient: PublicKey; totalCents: number; prepare?: (page: Page) => Promise<void> }) {
+  const s = await session();
+  const sellerBefore = await tokenBalance(opts.recipient);
+  const buyerBefore = await tokenBalance(s.buyer.publicKey);
+  await openProduct(s.page, opts.path);
+  await opts.prepare?.(s.page);
+  await fillShipping(s.page);
+  await buy(s.page);
+
+  const success = await alertAt(s, 0);
+  const m = PAYMENT_OK.exec(success);
+  expect(m, success).not.toBeNull();
+  const [, amount, signature] = m as unknown as [string, string, string];
+  expect(await alertAt(s, 1)).toBe(CONFIRMATION_SENT);
+
+  const orderId = await openOrderId(s.page, opts.productId);
+  const order = await expectFinal(orderId);
+  expect(order.totalCents).toBe(opts.totalCents);
+  expect(order.amount).toBe(amount);
+  expect(order.signature).toBe(signature);
+  expect(s.wallet.sent().at(-1)).toBe(signature);
+
+  const quoted = BigInt(order.amountBaseUnits);
+  expect(buyerBefore - (await tokenBalance(s.buyer.publicKey))).toBe(quoted);
+  expect((await tokenBalance(opts.recipient)) - sellerBefore).toBe(quoted);
+  expectConfirmationMails(orderId, order, opts.productName);
+
+  // The page shows the server's final status.
+  await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
+  expect(unexpectedErrors(s.errors)).toEqual([]);
+  await s.close();
+  return { s, order };
+}
+
+describe('wallet checkout (Phantom)', () => {
+  it('buys Lilac TipTop ($95, glass vendor): exact amount moves, seller then buyer e-mail, paid then final', async () => {
+    const { s } = await purchase({
+      path: '/vendors/coopersglass/product2',
+      productId: 'lilac-tiptop',
+      productName: 'Lilac TipTop',
+      recipient: recipients.coopersglass,
+      totalCents: 9500,
+    });
+    expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction']);
+  });
+
+  it("buys 3 × Garlic Amaretto ($150): the seller's token account is created first (two approvals)", async () => {
+    const sellerAta = getAssociatedTokenAddressSync(mint, recipients.gorilla);
+    expect(await rpc.getAccountInfo(sellerAta)).toBeNull();
+    const { s } = await purchase({
+      path: '/garlic',
+      productId: 'garlic-amaretto-live-resin',
+      productName: 'Garlic Amaretto Live Resin',
+      recipient: recipients.gorilla,
+      totalCents: 15000,
+      prepare: async (page) => {
+        await page.locator('#quantity').fill('3');
+      },
+    });
+    expect(approvals(s.wallet)).toBe(2);
+    expect(s.wallet.sent()).toHaveLength(2);
+    expect(await rpc.getAccountInfo(sellerAta)).not.toBeNull();
+  });
+
+  it('buys BathSalts zips ($200): one approval now that the seller account exists', async () => {
+    const { s } = await purchase({
+      path: '/bathsalts',
+      productId: 'bathsalts-flower',
+      productName: 'BathSalts Flower',
+      recipient: recipients.gorilla,
+      totalCents: 20000,
+      prepare: async (page) => {
+        await page.locator('input[name="variant"][value="zips"]').check();
+      },
+    });
+    expect(approvals(s.wallet)).toBe(1);
+  });
+
+  it("stops with the spec's alert when the buyer has no $CLAIM token account; nothing is sent", async () => {
+    const s = await session({ fund: { sol: 2 } });
+    const sellerBefore = await tokenBalance(recipients.coopersglass);
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    await fillShipping(s.page);
+    await buy(s.page);
+    expect(await alertAt(s, 0)).toBe(NO_TOKEN_ACCOUNT);
+    expect(approvals(s.wallet)).toBe(0);
+    expect(s.wallet.sent()).toEqual([]);
+    expect(await tokenBalance(recipients.coopersglass)).toBe(sellerBefore);
+    const order = await getOrder(await openOrderId(s.page, 'lilac-tiptop'));
+    expect(order.status).toBe('awaiting_payment');
+    await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
+    expect(s.dialogs).toEqual([NO_TOKEN_ACCOUNT]);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+
+  it("asks to install Phantom when there is no Phantom provider (and records no order)", async () => {
+    const s = await session({ absent: true, fund: null });
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    // The form is checked first (spec §4 step 1).
+    await buy(s.page);
+    expect(await alertAt(s, 0)).toBe('Please fill out all required shipping details first!');
+    await fillShipping(s.page);
+    await buy(s.page);
+    expect(await alertAt(s, 1)).toBe(NO_PHANTOM);
+    expect(await s.page.evaluate(() => localStorage.getItem('claim.walletOrder.lilac-tiptop'))).toBeNull();
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+
+  it('stops cleanly when the wallet declines; the order stays awaiting payment and a retry pays that same order', async () => {
+    const s = await session();
+    const sellerBefore = await tokenBalance(recipients.coopersglass);
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    await fillShipping(s.page);
+    s.wallet.setReject('sign', { once: true });
+    await buy(s.page);
+    expect(await alertAt(s, 0)).toBe(DECLINED);
+    await s.page.locator('[data-testid="checkout-note"]', { hasText: 'declined' }).waitFor();
+    const orderId = await openOrderId(s.page, 'lilac-tiptop');
+    expect((await getOrder(orderId)).status).toBe('awaiting_payment');
+    expect(s.wallet.sent()).toEqual([]);
+    expect(await tokenBalance(recipients.coopersglass)).toBe(sellerBefore);
+    await s.page.locator('[data-testid="order-status"]', { hasText: 'Awaiting payment' }).waitFor();
+
+    // Buy Now again: same inputs, so the same order (same reference) is paid; no second order.
+    await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
+    await buy(s.page);
+    expect(await alertAt(s, 1)).toMatch(PAYMENT_OK);
+    expect(await alertAt(s, 2)).toBe(CONFIRMATION_SENT);
+    expect(await openOrderId(s.page, 'lilac-tiptop')).toBe(orderId);
+    const order = await expectFinal(orderId);
+    expect((await tokenBalance(recipients.coopersglass)) - sellerBefore).toBe(BigInt(order.amountBaseUnits));
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+
+  it("alerts 'Failed to get a valid blockhash. Try again.' when the node is down", async () => {
+    const s = await session();
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    await fillShipping(s.page);
+    stack.localnet.setFailing(true);
+    try {
+      await buy(s.page);
+      expect(await alertAt(s, 0)).toBe(BLOCKHASH_FAILED);
+    } finally {
+      stack.localnet.setFailing(false);
+    }
+    expect(approvals(s.wallet)).toBe(0);
+    expect(s.wallet.sent()).toEqual([]);
+    // The RPC's 503 answers are logged by the browser as failed loads; nothing else.
+    expect(unexpectedErrors(s.errors, [new RegExp(`^${stack.localnet.rpcUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)])).toEqual([]);
+    await s.close();
+  });
+
+  it('pays even when e-mail is down: alerts the failure, then both e-mails arrive exactly once after recovery', async () => {
+    const s = await session();
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    await fillShipping(s.page);
+    stack.mail.setFailing(true);
+    let orderId: string;
+    try {
+      await buy(s.page);
+      expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+      expect(await alertAt(s, 1)).toBe(CONFIRMATION_FAILED);
+      orderId = await openOrderId(s.page, 'lilac-tiptop');
+      expect(mailsOf(orderId)).toEqual([]);
+      await s.page.locator('[data-testid="checkout-note"]', { hasText: 'keeps retrying' }).waitFor();
+    } finally {
+      stack.mail.setFailing(false);
+    }
+    const order = await expectFinal(orderId);
+    await until('both e-mails', () => (mailsOf(orderId).length >= 2 ? true : undefined));
+    // The page follows the server: both delivered.
+    await s.page.locator('[data-testid="order-emails"]', { hasText: 'seller sent, buyer sent' }).waitFor();
+    await new Promise((r) => setTimeout(r, 1_000)); // room for a duplicate to show up
+    expectConfirmationMails(orderId, order, 'Lilac TipTop');
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});
