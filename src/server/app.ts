@@ -6,6 +6,7 @@ import type { Catalog } from '../core/catalog';
 import { resolveScreen } from '../core/routes';
 import { publicConfig, type Settings } from './settings';
 import { ApiProblem } from './http/errors';
+import { registerSecurity } from './http/security';
 
 export interface AppDeps {
   settings: Settings;
@@ -36,11 +37,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
   });
 
+  await registerSecurity(app, deps.settings); // CSP and security headers; rate limit on quotes and orders
+
   app.get('/api/health', async (_req, reply) => {
     const ok = deps.health ? await deps.health() : true;
     return reply.status(ok ? 200 : 503).send(ok ? { ok: true } : { ok: false, error: 'not_ready', message: 'The store is not open yet.' });
   });
-  app.get('/api/catalog', async () => deps.catalog);
+  const catalogBody = JSON.stringify(deps.catalog); // serialised once: the catalogue does not change while we run
+  app.get('/api/catalog', (_req, reply) => reply.type('application/json; charset=utf-8').send(catalogBody));
   app.get('/api/config', async () => publicConfig(deps.settings));
 
   for (const plugin of deps.plugins ?? []) await plugin(app);

@@ -41,6 +41,8 @@ export interface Settings {
     };
   };
   localnetPort: number;
+  /** Per client IP, on POST /api/quotes and POST /api/orders each. 0 turns the limit off. */
+  rateLimit: { perMinute: number };
 }
 
 export class SettingsError extends Error {
@@ -197,6 +199,8 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     };
   }
 
+  const rateLimitPerMinute = int('RATE_LIMIT_ORDERS_PER_MINUTE', 120, 0, 1_000_000);
+
   if (problems.length) throw new SettingsError(problems);
   return {
     demo: isDemo,
@@ -217,6 +221,7 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     quote: { secret: quoteSecret ?? '', ttlMs: 15 * 60_000 },
     mail,
     localnetPort,
+    rateLimit: { perMinute: rateLimitPerMinute },
   };
 }
 

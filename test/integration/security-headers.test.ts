@@ -1,0 +1,130 @@
+/**
+ * Security headers and the order rate limit (src/server/http/security.ts), through the real composition.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoKeys } from '../../src/localnet/demo-keys';
+import { startServer, type RunningServer } from '../../src/server/server';
+import { loadSettings } from '../../src/server/settings';
+
+const running: RunningServer[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function server(env: Record<string, string> = {}): Promise<RunningServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'claim-sec-'));
+  dirs.push(dir);
+  const k = demoKeys();
+  const settings = loadSettings(
+    { PORT: '0', DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail'), ...env },
+    {
+      claimMint: k.mint.toBase58(),
+      recipients: {
+        coopersglass: k.recipients.coopersglass.toBase58(),
+        gorilla: k.recipients.gorilla.toBase58(),
+      },
+    },
+  );
+  const s = await startServer(settings, {
+    listen: false,
+    startOutbox: false,
+    expireEveryMs: 0,
+    priceSource: { current: () => undefined },
+  });
+  running.push(s);
+  return s;
+}
+
+function directives(csp: string): Map<string, string[]> {
+  return new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((p) => p[0])
+      .map(([name, ...values]) => [name as string, values]),
+  );
+}
+
+describe('security headers', () => {
+  it('sends a strict Content-Security-Policy naming the RPC and WebSocket origins', async () => {
+    const s = await server({ SOLANA_WS_URL: 'ws://127.0.0.1:8900/' });
+    const res = await s.app.inject({ method: 'GET', url: '/api/health' });
+    const csp = directives(String(res.headers['content-security-policy']));
+    expect(csp.get('script-src')).toEqual(["'self'"]);
+    expect(csp.get('style-src')).toEqual(["'self'"]);
+    expect(csp.get('object-src')).toEqual(["'none'"]);
+    expect(csp.get('base-uri')).toEqual(["'self'"]);
+    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(csp.get('font-src')).toEqual(["'self'"]);
+    expect(csp.get('img-src')).toEqual(["'self'", 'data:', 'blob:']);
+    expect(csp.get('connect-src')).toEqual(["'self'", 'http://127.0.0.1:8899', 'ws://127.0.0.1:8900']);
+    expect([...csp.values()].flat()).not.toContain("'unsafe-inline'");
+    expect([...csp.values()].flat()).not.toContain("'unsafe-eval'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    // Plain-http demo: no HSTS, no upgrade-insecure-requests.
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+    expect(csp.has('upgrade-insecure-requests')).toBe(false);
+  });
+
+  it('adds HSTS and upgrade-insecure-requests when the public URL is https', async () => {
+    const s = await server({ PUBLIC_URL: 'https://shop.example' });
+    const res = await s.app.inject({ method: 'GET', url: '/api/config' });
+    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+    expect(directives(String(res.headers['content-security-policy'])).has('upgrade-insecure-requests')).toBe(
+      true,
+    );
+  });
+});
+
+describe('rate limit on quotes and orders', () => {
+  it('answers 429 rate_limited with Retry-After past the limit, per route, and leaves reads alone', async () => {
+    const s = await server({ RATE_LIMIT_ORDERS_PER_MINUTE: '3' });
+    const quote = () => s.app.inject({ method: 'POST', url: '/api/quotes', payload: { items: [] } });
+    for (let i = 0; i < 3; i++) expect((await quote()).statusCode).toBe(400);
+    const limited = await quote();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({
+      error: 'rate_limited',
+      message: expect.stringMatching(/try again/i),
+    });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Orders count separately.
+    const order = await s.app.inject({
+      method: 'POST',
+      url: '/api/orders',
+      payload: {},
+      headers: { 'idempotency-key': 'k1' },
+    });
+    expect(order.statusCode).toBe(400);
+    // Reads are not limited.
+    for (let i = 0; i < 10; i++)
+      expect((await s.app.inject({ method: 'GET', url: '/api/catalog' })).statusCode).toBe(200);
+  });
+
+  it('is off with RATE_LIMIT_ORDERS_PER_MINUTE=0, and a bad value stops the start', async () => {
+    const s = await server({ RATE_LIMIT_ORDERS_PER_MINUTE: '0' });
+    for (let i = 0; i < 150; i++) {
+      const res = await s.app.inject({ method: 'POST', url: '/api/quotes', payload: { items: [] } });
+      expect(res.statusCode).toBe(400);
+    }
+    expect(() =>
+      loadSettings(
+        { RATE_LIMIT_ORDERS_PER_MINUTE: 'lots' },
+        {
+          claimMint: demoKeys().mint.toBase58(),
+          recipients: {
+            coopersglass: demoKeys().recipients.coopersglass.toBase58(),
+            gorilla: demoKeys().recipients.gorilla.toBase58(),
+          },
+        },
+      ),
+    ).toThrow(/RATE_LIMIT_ORDERS_PER_MINUTE/);
+  });
+});
