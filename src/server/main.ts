@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { startPayments } from './payments/index';
 import { startServer } from './server';
 import { loadSettings, SettingsError, type DemoDefaults } from './settings';
 
@@ -38,7 +39,12 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const server = await startServer(settings, { webDir: resolve('dist/web'), logger: !settings.demo });
+  const server = await startServer(settings, {
+    webDir: resolve('dist/web'),
+    logger: !settings.demo,
+    // The payment watcher (src/server/payments): verifies transfers by reference and records them on the orders.
+    services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
+  });
   console.log(
     `$CLAIM store on ${server.url}${settings.demo ? ' (demo mode)' : ''}; store: ${settings.database.kind === 'sqlite' ? settings.database.file : 'postgres'}`,
   );
