@@ -57,6 +57,7 @@ export default function QrPay({
   const [sending, setSending] = useState(false);
   const [copyNote, setCopyNote] = useState<string | null>(null);
   const [nudge, setNudge] = useState(0);
+  const [notReady, setNotReady] = useState(false);
   const attempt = useRef<{ body: string; key: string } | null>(null);
 
   useEffect(() => {
@@ -132,11 +133,16 @@ export default function QrPay({
   const onConfirm = useCallback(async () => {
     const shipping = validateShipping();
     if (!shipping || sending) return;
+    setNotReady(false);
     setSending(true);
     try {
       let current = order;
       if (!current) {
-        if (quote.status !== 'ready' || quantity === null) throw new Error('no quote');
+        if (quote.status !== 'ready' || quantity === null) {
+          // No price / link yet (or sold out): an order needs the server's quote, so nothing is sent.
+          setNotReady(true);
+          return;
+        }
         const referrer = storedReferrer(window.localStorage);
         const req: OrderRequest = {
           quote: quote.quote.quote,
@@ -186,7 +192,7 @@ export default function QrPay({
 
   const known = status.status === 'known' ? status.order : null;
   const signature = known?.signature;
-  const canSend = !sending && !order?.confirmed && (order !== null || quote.status === 'ready');
+  const canSend = !sending && !order?.confirmed;
   const quantityChanged = order !== null && quantity !== null && quantity !== order.quantity;
 
   return (
@@ -263,6 +269,11 @@ export default function QrPay({
         )}
       </section>
       {children}
+      {notReady && !payUrl && (
+        <p className="error" role="alert">
+          The order can be sent once the price and the payment link are known. Please try again in a moment.
+        </p>
+      )}
       <button
         type="button"
         className="button big"
