@@ -111,14 +111,18 @@ interface StoredItem {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+/** Deeper than any order body; a deeper one is refused before it can exhaust the stack. */
+const MAX_BODY_DEPTH = 32;
+
+function stableStringify(v: unknown, depth = 0): string {
+  if (depth > MAX_BODY_DEPTH) throw new ApiProblem(400, 'invalid_order_request', 'The request is nested too deeply.');
+  if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, depth + 1)).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o)
       .sort()
       .filter((k) => o[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
