@@ -143,7 +143,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(parsed.message).toBe('2 × Garlic Amaretto Live Resin');
       });
 
-      it('uses catalogue prices: Eagles XL 85, QR pages 50 × quantity; sold-out products get no quote', async () => {
+      it('uses catalogue prices: Eagles XL 85, QR pages 50 × quantity; BathSalts variants; sold-out tiles still sell from their page', async () => {
         price.set('3');
         const eagles = await quote([{ productId: 'eagles-xl-joystick-cropal-stick', quantity: 1 }]);
         expect(eagles.totalCents).toBe(8500);
@@ -152,9 +152,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const honey = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 3 }]);
         expect(honey.totalCents).toBe(15_000);
         expect(honey.amount).toBe('50.000000');
-        // BathSalts is sold out in the catalogue: no quote (variant pricing is covered in quotes.test.ts).
-        const zips = await inject('POST', '/api/quotes', { items: [{ productId: 'bathsalts-flower', variantId: 'zips', quantity: 1 }] });
-        expect(zips.statusCode).toBe(409);
+        // BathSalts' tile is sold out in the catalogue; its page still sells (zips $200).
+        const zips = await quote([{ productId: 'bathsalts-flower', variantId: 'zips', quantity: 2 }]);
+        expect(zips.totalCents).toBe(40_000);
+        expect(zips.amount).toBe('133.333333'); // $400 at $3 per $CLAIM
+        const fritter = await quote([{ productId: 'strawberry-fritter-live-rosin', quantity: 1 }]);
+        expect(fritter.totalCents).toBe(5_000);
       });
 
       it('gives fresh references each time', async () => {
@@ -165,7 +168,6 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
 
       it.each([
         [{ items: [{ productId: 'no-such-thing', quantity: 1 }] }, 400, 'unknown_product', 'items.0.productId'],
-        [{ items: [{ productId: 'plumz-live-rosin', quantity: 1 }] }, 409, 'sold_out', 'items.0.productId'],
         [{ items: [{ productId: 'lilac-tiptop', quantity: 1 }, { productId: 'garlic-amaretto-live-resin', quantity: 1 }] }, 400, 'mixed_vendors', 'items.1.productId'],
         [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }, { productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] }, 400, 'mixed_payment', 'items.1.productId'],
         [{ items: [{ productId: 'lilac-tiptop', variantId: 'zips', quantity: 1 }] }, 400, 'invalid_variant', 'items.0.variantId'],

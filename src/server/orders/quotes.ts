@@ -109,7 +109,8 @@ export function createQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuot
     const field = `items.${i}`;
     const product = deps.catalog.products.find((p) => p.id === it.productId);
     if (!product) throw new ApiProblem(400, 'unknown_product', `Unknown product '${it.productId}'.`, { field: `${field}.productId` });
-    if (product.soldOut) throw new ApiProblem(409, 'sold_out', `${product.name} is sold out.`, { field: `${field}.productId` });
+    // Sold out marks the catalogue tile only (not clickable); the product's own page keeps selling, as the
+    // original's pages did (docs/decisions/catalogue.md).
     const key = `${it.productId}/${it.variantId ?? ''}`;
     if (seen.has(key)) throw new ApiProblem(400, 'duplicate_item', `${product.name} is listed twice; send one line with its quantity.`, { field });
     seen.add(key);

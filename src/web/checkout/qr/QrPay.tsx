@@ -102,13 +102,7 @@ export default function QrPay({
   } else if (priceFailed) {
     qrContent = <p className="error">{price.status === 'error' ? MSG_PRICE_ERROR : MSG_PRICE_FAILED}</p>;
   } else if (quote.status === 'failed') {
-    qrContent = (
-      <p className="error">
-        {quote.code === 'sold_out'
-          ? `${product.name} is sold out.`
-          : 'The payment link could not be prepared. Try again later.'}
-      </p>
-    );
+    qrContent = <p className="error">The payment link could not be prepared. Try again later.</p>;
   } else {
     qrContent = <p>{GENERATING}</p>;
   }
@@ -139,7 +133,7 @@ export default function QrPay({
       let current = order;
       if (!current) {
         if (quote.status !== 'ready' || quantity === null) {
-          // No price / link yet (or sold out): an order needs the server's quote, so nothing is sent.
+          // No price / link yet: an order needs the server's quote, so nothing is sent.
           setNotReady(true);
           return;
         }
