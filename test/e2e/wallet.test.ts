@@ -170,14 +170,23 @@ function expectConfirmationMails(orderId: string, order: OrderPublic, productNam
 const approvals = (w: TestWalletControl) => w.requests().filter((r) => r === 'signAndSendTransaction').length;
 
 /** A whole purchase; returns what the checks need. */
-async function purchase(opts: { path: string; productId: string; productName: string; recipient: PublicKey; totalCents: number; prepare?: (page: Page) => Promise<void> }) {
+async function purchase(opts: {
+  path: string;
+  productId: string;
+  productName: string;
+  recipient: PublicKey;
+  totalCents: number;
+  prepare?: (page: Page) => Promise<void>;
+  doubleClick?: boolean;
+}) {
   const s = await session();
   const sellerBefore = await tokenBalance(opts.recipient);
   const buyerBefore = await tokenBalance(s.buyer.publicKey);
   await openProduct(s.page, opts.path);
   await opts.prepare?.(s.page);
   await fillShipping(s.page);
-  await buy(s.page);
+  if (opts.doubleClick) await s.page.locator('button.buy-now').click({ clickCount: 2 });
+  else await buy(s.page);
 
   const success = await alertAt(s, 0);
   const m = PAYMENT_OK.exec(success);
@@ -197,8 +206,21 @@ async function purchase(opts: { path: string; productId: string; productName: st
   expect((await tokenBalance(opts.recipient)) - sellerBefore).toBe(quoted);
   expectConfirmationMails(orderId, order, opts.productName);
 
-  // The page shows the server's final status.
+  // On chain: one TransferChecked of exactly the quoted base units (6 decimals), the order's reference attached.
+  const tx = await rpc.getParsedTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+  expect(tx?.meta?.err).toBeNull();
+  const transfers = (tx?.transaction.message.instructions ?? []).filter((i) => 'parsed' in i && (i.parsed as { type?: string }).type === 'transferChecked');
+  expect(transfers).toHaveLength(1);
+  const info = (transfers[0] as { parsed: { info: { tokenAmount: { amount: string; decimals: number }; mint: string } } }).parsed.info;
+  expect(info.tokenAmount).toMatchObject({ amount: order.amountBaseUnits, decimals: 6 });
+  expect(info.mint).toBe(mint.toBase58());
+  expect(tx?.transaction.message.accountKeys.map((k) => k.pubkey.toBase58())).toContain(order.reference);
+
+  // The page shows the server's final status, and still does after a reload (the open order is remembered).
   await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
+  await s.page.reload();
+  await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
+  expect(await s.page.locator('a.tx-link').getAttribute('href')).toContain(signature);
   expect(unexpectedErrors(s.errors)).toEqual([]);
   await s.close();
   return { s, order };
@@ -212,8 +234,11 @@ describe('wallet checkout (Phantom)', () => {
       productName: 'Lilac TipTop',
       recipient: recipients.coopersglass,
       totalCents: 9500,
+      doubleClick: true,
     });
-    expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction']);
+    // A double click pays once: the button is disabled while the purchase is in flight. (The second 'connect' is
+    // the wallet adapter's autoConnect after the reload.)
+    expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction', 'connect']);
   });
 
   it("buys 3 × Garlic Amaretto ($150): the seller's token account is created first (two approvals)", async () => {
@@ -294,6 +319,10 @@ describe('wallet checkout (Phantom)', () => {
     expect(s.wallet.sent()).toEqual([]);
     expect(await tokenBalance(recipients.coopersglass)).toBe(sellerBefore);
     await s.page.locator('[data-testid="order-status"]', { hasText: 'Awaiting payment' }).waitFor();
+    // A reload (e.g. Phantom's in-app browser) shows the open order's live status again.
+    await s.page.reload();
+    await s.page.locator('[data-testid="order-status"]', { hasText: 'Awaiting payment' }).waitFor();
+    await fillShipping(s.page);
 
     // Buy Now again: same inputs, so the same order (same reference) is paid; no second order.
     await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
@@ -349,5 +378,23 @@ describe('wallet checkout (Phantom)', () => {
     expectConfirmationMails(orderId, order, 'Lilac TipTop');
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
+  });
+
+  it('keeps Solana and wallet code off the light pages; product pages load it lazily', async () => {
+    const o = await openPage(browser, stack.url);
+    const scripts: string[] = [];
+    o.page.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(r.url());
+    });
+    for (const path of ['/', '/about', '/giveaways']) {
+      await o.page.goto(path);
+      await o.page.waitForLoadState('networkidle');
+    }
+    expect(scripts.filter((u) => /WalletPay/.test(u))).toEqual([]);
+    await o.page.goto('/vendors/coopersglass/product2');
+    await o.page.locator('button.buy-now').waitFor();
+    expect(scripts.filter((u) => /WalletPay/.test(u))).toHaveLength(1);
+    expect(unexpectedErrors(o.errors)).toEqual([]);
+    await o.close();
   });
 });

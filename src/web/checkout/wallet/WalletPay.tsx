@@ -21,7 +21,7 @@ import { ApiRequestError, createOrder, getOrder, newIdempotencyKey, requestQuote
 import { storedReferrer } from '../../lib/referral';
 import type { CheckoutProps } from '../types';
 import { CONFIRMATION_FAILED, CONFIRMATION_SENT, DECLINED_NOTE, flowFailed, MAIL_PENDING_NOTE, NO_PHANTOM, paymentSuccessful } from './messages';
-import { loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
+import { inputHash, loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
 import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
 import { sendPaymentHint, waitForConfirmation } from './order-api';
 import { CheckoutStop, payOrder, targetOf } from './pay';
@@ -126,10 +126,16 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
   const [busy, setBusy] = useState(false);
   const busyRef = useRef(false);
   const [note, setNote] = useState<string | null>(null);
-  const [openOrder, setOpenOrder] = useState<OpenOrder | null>(() => loadOpenOrder(product.id));
+  const [initial] = useState(() => {
+    const open = loadOpenOrder(product.id);
+    // A reload keeps the unpaid order's attempt, so Buy Now with the same inputs pays that order (no second one).
+    const attempt: Attempt | null = open?.unpaid && !open.signature ? { fingerprint: open.unpaid.inputHash, key: open.unpaid.key, order: open.unpaid.order } : null;
+    return { open, attempt };
+  });
+  const [openOrder, setOpenOrder] = useState<OpenOrder | null>(initial.open);
   const [kick, setKick] = useState(0);
   const view = useOrderStatus(openOrder?.orderId ?? null, kick);
-  const attemptRef = useRef<Attempt | null>(null);
+  const attemptRef = useRef<Attempt | null>(initial.attempt);
   const ready = claimBaseUnits !== null && claimBaseUnits > 0n;
 
   const remember = useCallback(
@@ -155,7 +161,7 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
 
   /** The server records the order before any money moves. */
   const ensureOrder = async (shipping: Shipping, qty: number): Promise<OrderCreated> => {
-    const fingerprint = JSON.stringify({ p: product.id, v: variantId ?? null, q: qty, s: shipping });
+    const fingerprint = inputHash(JSON.stringify({ p: product.id, v: variantId ?? null, q: qty, s: shipping }));
     let a = attemptRef.current;
     if (a?.order && a.fingerprint === fingerprint) {
       // Paying the same order again after a decline or a failure: only while it still awaits payment.
@@ -198,7 +204,8 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
       const conn = await ensureConnected();
       if (!conn) return;
       const order = await ensureOrder(shipping, quantity);
-      remember({ orderId: order.orderId, savedAt: Date.now() });
+      const attempt = attemptRef.current;
+      remember({ orderId: order.orderId, savedAt: Date.now(), ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}) });
       const signature = await payOrder(
         {
           connection,

@@ -1,3 +1,5 @@
+import type { OrderCreated } from '../../../core/api';
+
 /**
  * The open wallet order of a product, kept in localStorage so a reload (or Phantom's in-app browser reloading
  * the page) shows its live status. Only ids and the transfer signature are stored: no shipping details.
@@ -6,6 +8,11 @@ export interface OpenOrder {
   orderId: string;
   signature?: string;
   savedAt: number;
+  /**
+   * While unpaid: what is needed to pay this same order again after a reload (the server's OrderCreated and the
+   * Idempotency-Key), keyed by a hash of the purchase inputs, never the inputs themselves.
+   */
+  unpaid?: { inputHash: string; key: string; order: OrderCreated };
 }
 
 const KEY_PREFIX = 'claim.walletOrder.';
@@ -25,7 +32,10 @@ export function loadOpenOrder(productId: string): OpenOrder | null {
     if (!raw) return null;
     const v = JSON.parse(raw) as Partial<OpenOrder>;
     if (typeof v.orderId !== 'string' || typeof v.savedAt !== 'number' || Date.now() - v.savedAt > MAX_AGE_MS) return null;
-    return { orderId: v.orderId, savedAt: v.savedAt, ...(typeof v.signature === 'string' ? { signature: v.signature } : {}) };
+    const u = v.unpaid;
+    const unpaid =
+      u && typeof u.inputHash === 'string' && typeof u.key === 'string' && typeof u.order?.orderId === 'string' && u.order.orderId === v.orderId ? u : undefined;
+    return { orderId: v.orderId, savedAt: v.savedAt, ...(typeof v.signature === 'string' ? { signature: v.signature } : {}), ...(unpaid ? { unpaid } : {}) };
   } catch {
     return null;
   }
@@ -45,4 +55,16 @@ export function clearOpenOrder(productId: string): void {
   } catch {
     // ignore
   }
+}
+
+/** A short non-reversible-at-a-glance digest of the purchase inputs (FNV-1a, 2 × 32 bits); not a secret. */
+export function inputHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c ^ (a >>> 7), 0x01000193) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
