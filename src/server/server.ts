@@ -15,6 +15,7 @@ import type { MailTransport } from './mail/types';
 import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
 import type { PriceSource } from './orders/quotes';
 import { createPriceService, demoPriceFeedPlugin, pricePlugin, type PriceService } from './price/index';
+import { createKyselyPriceHistoryStore } from './price/kysely-history';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';
 
@@ -106,6 +107,8 @@ export async function startServer(settings: Settings, overrides: ServerOverrides
       const configured = settings.price.apiUrl;
       price = createPriceService(settings.price, {
         source: settings.demo ? 'demo' : 'dexscreener',
+        store: createKyselyPriceHistoryStore(store.db), // history survives a restart
+        ...(overrides.logger ? { log: console } : {}),
         ...(settings.demo
           ? {
               fetch: ((input: string | URL | Request, init?: RequestInit) => {

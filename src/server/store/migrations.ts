@@ -83,4 +83,14 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
     },
   },
+  '0002_price_history': {
+    async up(db: Kysely<any>) {
+      // One row per successful price refresh; t is the ISO-8601 UTC fetch time (fixed width: sorts as text).
+      await db.schema
+        .createTable('price_history')
+        .addColumn('t', 'text', (c) => c.primaryKey())
+        .addColumn('price_usd', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

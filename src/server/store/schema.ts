@@ -72,7 +72,13 @@ export interface OutboxTable {
   created_at: string;
 }
 
+export interface PriceHistoryTable {
+  t: string;
+  price_usd: string;
+}
+
 export interface Database {
+  price_history: PriceHistoryTable;
   orders: OrdersTable;
   order_history: OrderHistoryTable;
   idempotency_keys: IdempotencyTable;
