@@ -8,9 +8,10 @@
  *   ...
  *   await browser.close(); await server.close();
  */
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { catalog } from '../../catalog';
 import { demoKeys } from '../../src/localnet/demo-keys';
@@ -41,11 +42,22 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   if (!existsSync(resolve(WEB_DIR, 'index.html'))) {
     throw new Error(`No web build in ${WEB_DIR}: run \`npx vite build\` first (npm test does it).`);
   }
+  // Serve a snapshot of the build: a `vite build` run by someone else meanwhile (shared working tree) would
+  // otherwise swap the hashed assets under the running suite.
+  const snapshot = mkdtempSync(join(tmpdir(), 'claim-web-'));
+  cpSync(WEB_DIR, snapshot, { recursive: true });
   const settings = testSettings(env);
-  const app = await buildApp({ settings, catalog, webDir: WEB_DIR });
+  const app = await buildApp({ settings, catalog, webDir: snapshot });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, settings, close: () => app.close() };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    settings,
+    close: async () => {
+      await app.close();
+      rmSync(snapshot, { recursive: true, force: true });
+    },
+  };
 }
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
