@@ -10,12 +10,10 @@
  */
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { catalog } from '../../catalog';
 import { demoKeys } from '../../src/localnet/demo-keys';
-import { buildApp } from '../../src/server/app';
+import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 
 export const WEB_DIR = resolve(import.meta.dirname, '../../dist/web');
@@ -23,6 +21,8 @@ export const WEB_DIR = resolve(import.meta.dirname, '../../dist/web');
 export interface TestServer {
   url: string;
   settings: Settings;
+  /** The running server (store, order service, price service…) for tests that need more than HTTP. */
+  running: RunningServer;
   close(): Promise<void>;
 }
 
@@ -38,24 +38,34 @@ export function testSettings(env: Record<string, string> = {}): Settings {
   );
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * The whole server (startServer: store, order routes, price service with the demo feed, file mail) on a random
+ * port, with its own SQLite file and mail directory in a temporary directory, serving a snapshot of dist/web.
+ */
+export async function startTestServer(env: Record<string, string> = {}, overrides: ServerOverrides = {}): Promise<TestServer> {
   if (!existsSync(resolve(WEB_DIR, 'index.html'))) {
     throw new Error(`No web build in ${WEB_DIR}: run \`npx vite build\` first (npm test does it).`);
   }
+  const dir = mkdtempSync(join(tmpdir(), 'claim-e2e-'));
   // Serve a snapshot of the build: a `vite build` run by someone else meanwhile (shared working tree) would
   // otherwise swap the hashed assets under the running suite.
-  const snapshot = mkdtempSync(join(tmpdir(), 'claim-web-'));
-  cpSync(WEB_DIR, snapshot, { recursive: true });
-  const settings = testSettings(env);
-  const app = await buildApp({ settings, catalog, webDir: snapshot });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
+  const webDir = join(dir, 'web');
+  cpSync(WEB_DIR, webDir, { recursive: true });
+  const settings = testSettings({ DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail'), ...env });
+  let running: RunningServer;
+  try {
+    running = await startServer(settings, { webDir, expireEveryMs: 0, ...overrides });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: running.url,
     settings,
+    running,
     close: async () => {
-      await app.close();
-      rmSync(snapshot, { recursive: true, force: true });
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
