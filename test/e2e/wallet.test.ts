@@ -104,10 +104,19 @@ const alertAt = (s: Session, n: number, timeoutMs = 30_000) => until(`alert #${n
 
 async function openProduct(page: Page, path: string): Promise<void> {
   await page.goto(path);
-  await page.waitForFunction(() => {
-    const b = document.querySelector<HTMLButtonElement>('button.buy-now');
-    return !!b && !b.disabled && b.textContent === 'Buy Now';
-  });
+  try {
+    await page.waitForFunction(() => {
+      const b = document.querySelector<HTMLButtonElement>('button.buy-now');
+      return !!b && !b.disabled && b.textContent === 'Buy Now';
+    });
+  } catch (err) {
+    const state = await page.evaluate(() => ({
+      button: document.querySelector('button.buy-now')?.outerHTML,
+      price: document.querySelector('.sale-price')?.textContent,
+      error: document.querySelector('.product-info .error')?.textContent,
+    }));
+    throw new Error(`Buy Now never became ready on ${path}: ${JSON.stringify(state)}`, { cause: err });
+  }
 }
 
 async function fillShipping(page: Page): Promise<void> {
@@ -396,5 +405,32 @@ describe('wallet checkout (Phantom)', () => {
     expect(scripts.filter((u) => /WalletPay/.test(u))).toHaveLength(1);
     expect(unexpectedErrors(o.errors)).toEqual([]);
     await o.close();
+  });
+
+  it("connects through the wallet-adapter modal: 'Detected', Escape/overlay close it, choosing Phantom connects; no wallet: 'You'll need a wallet'", async () => {
+    const s = await session({ fund: null });
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    const title = s.page.locator('.wallet-adapter-modal-title');
+    await s.page.getByRole('button', { name: 'Select Wallet' }).click();
+    await title.filter({ hasText: 'Connect a wallet on Solana to continue' }).waitFor();
+    expect(await s.page.locator('.wallet-adapter-modal-list li').first().innerText()).toMatch(/Phantom\s*Detected/);
+    await s.page.keyboard.press('Escape');
+    await title.waitFor({ state: 'detached' });
+    await s.page.getByRole('button', { name: 'Select Wallet' }).click();
+    await s.page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+    const short = s.buyer.publicKey.toBase58();
+    await s.page.locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` }).waitFor();
+    expect(s.wallet.requests()).toEqual(['connect']);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+
+    const none = await session({ absent: true, fund: null });
+    await openProduct(none.page, '/vendors/coopersglass/product2');
+    await none.page.getByRole('button', { name: 'Select Wallet' }).click();
+    await none.page.locator('.wallet-adapter-modal-title', { hasText: "You'll need a wallet on Solana to continue" }).waitFor();
+    await none.page.mouse.click(5, 5); // the overlay closes it too
+    await none.page.locator('.wallet-adapter-modal-title').waitFor({ state: 'detached' });
+    expect(unexpectedErrors(none.errors)).toEqual([]);
+    await none.close();
   });
 });

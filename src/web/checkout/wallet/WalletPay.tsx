@@ -39,7 +39,9 @@ function LoadingButton() {
 
 export default function WalletPay(props: CheckoutProps) {
   const config = useConfig();
-  const wallets = useMemo(() => [new PhantomWalletAdapter()], []);
+  // Only Phantom pays (spec §5). Without its injected provider the list is empty, so the library's modal says
+  // "You'll need a wallet on Solana to continue" (spec §2) instead of listing an undetected Phantom.
+  const wallets = useMemo(() => (phantomInjected() ? [new PhantomWalletAdapter()] : []), []);
   // Errors are reported by the flow itself (alerts, inline notes); the provider's default logs them instead.
   const onError = useCallback(() => undefined, []);
   if (config.status === 'loading') return <LoadingButton />;

@@ -49,6 +49,8 @@ export async function waitForConfirmation(orderId: string, timeoutMs = 30_000, e
       last = await getOrder(orderId);
       if (PAID.has(last.status) && mailsDelivered(last)) return { delivered: true, order: last };
       if (mailsFailing(last)) return { delivered: false, order: last };
+      // The server judged the payment short or too late: no confirmation pair is coming for it.
+      if (last.status === 'underpaid' || last.status === 'expired') return { delivered: false, order: last };
     } catch {
       // A failed poll is retried until the deadline.
     }
