@@ -176,6 +176,12 @@ function expectConfirmationMails(orderId: string, order: OrderPublic, productNam
   }
 }
 
+/** The order's amount in base units (wallet orders always have one). */
+function baseUnits(order: OrderPublic): bigint {
+  expect(order.amountBaseUnits).toMatch(/^\d+$/);
+  return BigInt(order.amountBaseUnits ?? '');
+}
+
 const approvals = (w: TestWalletControl) => w.requests().filter((r) => r === 'signAndSendTransaction').length;
 
 /** A whole purchase; returns what the checks need. */
@@ -210,7 +216,7 @@ async function purchase(opts: {
   expect(order.signature).toBe(signature);
   expect(s.wallet.sent().at(-1)).toBe(signature);
 
-  const quoted = BigInt(order.amountBaseUnits);
+  const quoted = baseUnits(order);
   expect(buyerBefore - (await tokenBalance(s.buyer.publicKey))).toBe(quoted);
   expect((await tokenBalance(opts.recipient)) - sellerBefore).toBe(quoted);
   expectConfirmationMails(orderId, order, opts.productName);
@@ -340,7 +346,7 @@ describe('wallet checkout (Phantom)', () => {
     expect(await alertAt(s, 2)).toBe(CONFIRMATION_SENT);
     expect(await openOrderId(s.page, 'lilac-tiptop')).toBe(orderId);
     const order = await expectFinal(orderId);
-    expect((await tokenBalance(recipients.coopersglass)) - sellerBefore).toBe(BigInt(order.amountBaseUnits));
+    expect((await tokenBalance(recipients.coopersglass)) - sellerBefore).toBe(baseUnits(order));
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
   });

@@ -71,9 +71,7 @@ export function OrderStatusPanel({ view, config }: { view: OrderView; config: Pu
       <p role="status">
         Status: <strong data-testid="order-status">{STATUS_TEXT[o.status]}</strong>
       </p>
-      <p>
-        Amount: {o.amount} $CLAIM
-      </p>
+      {o.amount !== null && <p>Amount: {o.amount} $CLAIM</p>}
       {o.signature && (
         <p>
           Transaction:{' '}

@@ -113,8 +113,8 @@ export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<st
   });
 }
 
-export function targetOf(order: { orderId: string; mint: string; recipient: string; reference: string; amountBaseUnits: string }): PaymentTarget {
-  if (!/^\d+$/.test(order.amountBaseUnits)) throw new Error('the store sent a malformed amount');
+export function targetOf(order: { orderId: string; mint: string; recipient: string; reference: string; amountBaseUnits: string | null }): PaymentTarget {
+  if (order.amountBaseUnits === null || !/^\d+$/.test(order.amountBaseUnits)) throw new Error('the store sent no valid amount for this order');
   return {
     orderId: order.orderId,
     mint: new PublicKey(order.mint),
