@@ -55,7 +55,7 @@ export interface PaymentWatcherOptions {
   /** Push notifications (WsLogsFeed). Without one the watcher polls at `pollIntervalMs`. */
   feed?: ReferenceFeed;
   now?: () => Date;
-  /** Reload open orders from the store (new orders, status changes). Default 1000 ms. */
+  /** Reload open orders from the store (new orders, status changes). Default 500 ms. */
   refreshIntervalMs?: number;
   /** Verify every payable order while the feed is unhealthy or absent. Default 2000 ms. */
   pollIntervalMs?: number;
@@ -115,6 +115,8 @@ export class PaymentWatcher {
   private readonly recordLock = new Semaphore(1);
 
   private running = false;
+  /** The start pass is done (new orders found later are verified once when first seen). */
+  private started = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly tasks = new Set<Promise<unknown>>();
   private open = new Map<string, WatchedOrder>();
@@ -141,7 +143,7 @@ export class PaymentWatcher {
       }
     };
     this.o = {
-      refreshIntervalMs: options.refreshIntervalMs ?? 1000,
+      refreshIntervalMs: options.refreshIntervalMs ?? 500,
       pollIntervalMs: options.pollIntervalMs ?? 2000,
       safetyPollIntervalMs: options.safetyPollIntervalMs ?? 30_000,
       sweepIntervalMs: options.sweepIntervalMs ?? 5000,
@@ -162,6 +164,7 @@ export class PaymentWatcher {
     this.running = true;
     await this.guard('refresh', () => this.refresh());
     await this.guard('start', () => this.verifyAll('start'));
+    this.started = true;
     this.lastFullPoll = Date.now();
     this.loop('refresh', this.o.refreshIntervalMs, () => this.refresh());
     this.loop('poll', this.o.pollIntervalMs, () => this.poll());
@@ -172,6 +175,7 @@ export class PaymentWatcher {
   /** Stops the loops, unsubscribes and waits for work in progress. The feed itself is closed by its owner. */
   async stop(): Promise<void> {
     this.running = false;
+    this.started = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const wake of this.sleepers) wake();
@@ -281,7 +285,11 @@ export class PaymentWatcher {
     for (const [reference, id] of wanted) {
       if (this.byReference.get(reference) === id) continue;
       this.byReference.set(reference, id);
-      if (this.running) this.feed?.watch(reference, () => this.schedule(id, 'feed'));
+      if (this.running) {
+        this.feed?.watch(reference, () => this.schedule(id, 'feed'));
+        // A payment may have landed before the subscription: look once now (the start pass covers the rest).
+        if (this.started) this.schedule(id, 'poll');
+      }
     }
   }
 
