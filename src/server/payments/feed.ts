@@ -135,7 +135,10 @@ export class WsLogsFeed implements ReferenceFeed {
   private send(method: string, params: unknown[], pending: { address: string; kind: 'subscribe' | 'unsubscribe' }): number {
     const id = this.nextId++;
     this.pending.set(id, pending);
-    this.socket?.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    // A send racing a close fails through the callback (the close handler resubscribes); never throws.
+    this.socket?.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }), (err) => {
+      if (err) this.options.onError?.(err);
+    });
     return id;
   }
 
