@@ -40,6 +40,17 @@ export interface QuoteItemRequest {
 /** POST /api/quotes */
 export interface QuoteRequest {
   items: QuoteItemRequest[];
+  /**
+   * QR products only, and only while the server knows no fresh price: a quote without an amount (priceUsd,
+   * amount, amountBaseUnits and solanaPayUrl null). Its order is confirmed with totalCLAIM 'N/A' (spec §3) and
+   * is not payment-watched: the seller arranges payment.
+   */
+  unpriced?: boolean;
+  /**
+   * The token of an earlier quote this browser was issued (same vendor and payment mode, at most 24 h old, may
+   * be expired): the new quote keeps its payment reference, so a QR paid before a rebuild still matches.
+   */
+  renew?: string;
 }
 
 export interface QuoteResponse {
@@ -58,6 +69,17 @@ export interface QuoteResponse {
   solanaPayUrl: string;
   expiresAt: string;
 }
+
+/** POST /api/quotes with `unpriced: true` → 200: no price, so no amount and no payment link. */
+export interface UnpricedQuoteResponse extends Omit<QuoteResponse, 'priceUsd' | 'amountBaseUnits' | 'amount' | 'solanaPayUrl'> {
+  priceUsd: null;
+  amountBaseUnits: null;
+  amount: null;
+  solanaPayUrl: null;
+}
+
+/** Any POST /api/quotes answer: narrow with `amount === null`. */
+export type AnyQuoteResponse = QuoteResponse | UnpricedQuoteResponse;
 
 export interface ShippingInternational {
   kind: 'international';
@@ -103,6 +125,16 @@ export interface OrderCreated {
   expiresAt: string;
 }
 
+/** POST /api/orders → 201 for an unpriced (QR) quote: no amount, no payment link. */
+export interface UnpricedOrderCreated extends Omit<OrderCreated, 'solanaPayUrl' | 'amount' | 'amountBaseUnits'> {
+  solanaPayUrl: null;
+  amount: null;
+  amountBaseUnits: null;
+}
+
+/** Any POST /api/orders answer: narrow with `amount === null`. */
+export type AnyOrderCreated = OrderCreated | UnpricedOrderCreated;
+
 export type OrderStatus = 'awaiting_payment' | 'paid' | 'final' | 'expired' | 'underpaid' | 'paid_late';
 
 export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed';
@@ -113,8 +145,9 @@ export interface OrderPublic {
   status: OrderStatus;
   paymentMethod: 'wallet' | 'qr';
   reference: string;
-  amount: string;
-  amountBaseUnits: string;
+  /** null: an unpriced QR order (the price was unknown; not payment-watched, the seller arranges payment). */
+  amount: string | null;
+  amountBaseUnits: string | null;
   totalCents: number;
   expiresAt: string;
   signature?: string;

@@ -16,11 +16,15 @@ export interface OrderEmailPayload {
   seller_email?: string; // seller message only
   quantity?: string; // QR orders
   solanaPayURL?: string; // QR orders
+  receivedCLAIM?: string; // payment notes (ours, not the spec's): six decimals actually received
 }
 
 export type EmailRecipientRole = 'seller' | 'buyer';
-/** order_confirmation: the spec's seller+buyer pair. payment_received: our extra note to the seller (QR). */
-export type EmailKind = 'order_confirmation' | 'payment_received';
+/**
+ * order_confirmation: the spec's seller+buyer pair. payment_received: our extra note to the seller (QR).
+ * payment_underpaid: our note to the seller that less than the order total arrived (any order).
+ */
+export type EmailKind = 'order_confirmation' | 'payment_received' | 'payment_underpaid';
 
 // ---------------------------------------------------------------------------------------------------------
 // Builders (pure). Added by the orders/outbox engineer (issue 3); (b) owns templates and transports.
@@ -35,6 +39,8 @@ export interface OrderEmailFacts {
   shipping: ShippingInput;
   paymentMethod: 'wallet' | 'qr';
   solanaPayUrl: string;
+  /** The recorded payment's amount, when there is one (payment notes state it). */
+  receivedBaseUnits?: bigint;
 }
 
 export interface OrderEmail {
@@ -72,10 +78,13 @@ export function buildOrderEmailPayload(facts: OrderEmailFacts, role: EmailRecipi
 
 /**
  * The messages an order event causes, seller first: order_confirmation → seller then buyer;
- * payment_received → seller only.
+ * payment_received and payment_underpaid → seller only, with the amount received.
  */
 export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
   const seller: OrderEmail = { role: 'seller', to: sellerEmail, payload: buildOrderEmailPayload(facts, 'seller', sellerEmail) };
-  if (kind === 'payment_received') return [seller];
+  if (kind !== 'order_confirmation') {
+    if (facts.receivedBaseUnits !== undefined) seller.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
+    return [seller];
+  }
   return [seller, { role: 'buyer', to: facts.shipping.email, payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail) }];
 }

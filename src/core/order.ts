@@ -169,6 +169,8 @@ export const QuoteRequestSchema = z
       )
       .min(1, 'A quote needs at least one item')
       .max(20, 'A quote has at most 20 items'),
+    unpriced: z.boolean({ invalid_type_error: 'unpriced must be true or false' }).optional(),
+    renew: z.string({ invalid_type_error: 'renew must be a quote token' }).min(1, 'renew must be a quote token').max(8192, 'renew is too long').optional(),
   })
   .strict();
 

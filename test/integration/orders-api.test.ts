@@ -4,7 +4,8 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseURL } from '@solana/pay';
-import type { OrderCreated, OrderPublic, QuoteResponse } from '../../src/core/api';
+import type { AnyOrderCreated, OrderCreated, OrderPublic, QuoteResponse, UnpricedQuoteResponse } from '../../src/core/api';
+import { signQuote, type SignedQuote } from '../../src/server/orders/quotes';
 import { startServer, type RunningServer } from '../../src/server/server';
 import {
   Clock,
@@ -441,13 +442,13 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         });
       });
 
-      it('records underpaid and paid_late without confirmations', async () => {
+      it('records underpaid (the seller is told, no confirmations) and paid_late', async () => {
         const short = await walletOrder();
         expect(await server.orders.recordPayment({ orderId: short.orderId }, { signature: fakeSignature(), receivedBaseUnits: 649_999_999n, finalized: false, blockTime: null })).toMatchObject({
           ok: true,
           status: 'underpaid',
         });
-        expect((await getOrder(short.orderId)).emails).toEqual([]);
+        expect((await getOrder(short.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_underpaid', 'seller']]);
 
         const late = await walletOrder();
         const lateBlock = Math.floor(Date.parse(late.expiresAt) / 1000) + 1;
@@ -528,6 +529,145 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           expect(bad.json()).toMatchObject({ field: 'signature' });
         }
         expect((await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/payment', { signature: sig })).statusCode).toBe(404);
+      });
+    });
+
+    describe('QR: unpriced orders (spec: totalCLAIM N/A) and renewed references', () => {
+      const honey = (quantity: number) => [{ productId: 'honey-dew-papaya-live-rosin', quantity }];
+      const postQuote = (body: Record<string, unknown>) => inject('POST', '/api/quotes', body);
+      /** The quote token with its body rewritten (signature kept) or re-signed with another secret. */
+      const rewrite = (token: string, change: (q: Record<string, unknown>) => void, secret?: string) => {
+        const [payload, mac] = token.split('.') as [string, string];
+        const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+        change(decoded);
+        if (secret !== undefined) return signQuote(decoded as SignedQuote, secret);
+        return `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
+      };
+
+      it('refuses unpriced quotes for wallet products and while a fresh price exists', async () => {
+        const withPrice = await postQuote({ items: honey(1), unpriced: true });
+        expect(withPrice.statusCode).toBe(409);
+        expect(withPrice.json()).toMatchObject({ error: 'price_available', field: 'unpriced' });
+        price.set(undefined);
+        const wallet = await postQuote({ items: [{ productId: 'lilac-tiptop', quantity: 1 }], unpriced: true });
+        expect(wallet.statusCode).toBe(400);
+        expect(wallet.json()).toMatchObject({ error: 'unpriced_not_allowed', field: 'unpriced' });
+        // Without the flag, no price still means no quote.
+        expect((await postQuote({ items: honey(1) })).json()).toMatchObject({ error: 'price_unavailable' });
+        expect((await postQuote({ items: honey(1), unpriced: 'yes' })).statusCode).toBe(400);
+        expect(await server.store.db.selectFrom('orders').select('id').execute()).toEqual([]);
+      });
+
+      it('without a price: the order is recorded with no amount, both confirmations say N/A, nothing watches it', async () => {
+        price.set('0.5', 61_000); // stale counts as unknown
+        const r = await postQuote({ items: honey(3), unpriced: true });
+        expect(r.statusCode, r.body).toBe(200);
+        const q = r.json<UnpricedQuoteResponse>();
+        expect(q).toMatchObject({ totalCents: 15000, priceUsd: null, amount: null, amountBaseUnits: null, solanaPayUrl: null });
+        expect(q.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+        const created = await order({ quote: q.quote, shipping: usShipping, paymentMethod: 'qr' });
+        expect(created.statusCode, created.body).toBe(201);
+        const o = created.json<AnyOrderCreated>();
+        expect(o).toMatchObject({ reference: q.reference, amount: null, amountBaseUnits: null, solanaPayUrl: null });
+        const row = await server.store.db.selectFrom('orders').selectAll().where('id', '=', o.orderId).executeTakeFirstOrThrow();
+        expect([row.amount_base_units, row.price_usd, row.solana_pay_url]).toEqual([null, null, null]);
+
+        const conf = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
+        expect(conf.statusCode).toBe(200);
+        await server.outbox.runOnce();
+        expect(transport.sent.map((m) => [m.kind, m.role])).toEqual([
+          ['order_confirmation', 'seller'],
+          ['order_confirmation', 'buyer'],
+        ]);
+        for (const m of transport.sent) {
+          expect(m.payload).toMatchObject({ totalCLAIM: 'N/A', solanaPayURL: 'N/A', totalUSD: '150.00', quantity: '3' });
+        }
+        const pub = await getOrder(o.orderId);
+        expect(pub).toMatchObject({ status: 'awaiting_payment', amount: null, amountBaseUnits: null, totalCents: 15000 });
+        expect(pub.emails.map((e) => e.state)).toEqual(['sent', 'sent']);
+
+        // Not payment-watched: nothing to verify against (the seller arranges payment), no expiry, no hints.
+        expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).not.toContain(o.orderId);
+        expect(await server.orders.findOrder({ reference: q.reference })).toBeUndefined();
+        clock.advance(60 * 60_000);
+        await server.orders.expireOrders();
+        expect((await getOrder(o.orderId)).status).toBe('awaiting_payment');
+        const paid = await server.orders.recordPayment({ orderId: o.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: true, blockTime: null });
+        expect(paid).toMatchObject({ ok: false, reason: 'refused' });
+        const hint = await inject('POST', `/api/orders/${o.orderId}/payment`, { signature: fakeSignature() });
+        expect(hint.statusCode).toBe(409);
+        expect(hint.json()).toMatchObject({ error: 'order_unpriced' });
+        expect(hints).toEqual([]);
+      });
+
+      it('a renewed quote keeps the reference (also once expired, up to 24 h), with the new amount', async () => {
+        const first = await quote(honey(1));
+        const second = (await postQuote({ items: honey(2), renew: first.quote })).json<QuoteResponse>();
+        expect(second.reference).toBe(first.reference);
+        expect(second.amount).toBe('200.000000');
+        expect(new URL(second.solanaPayUrl).searchParams.get('reference')).toBe(first.reference);
+        // Expired, and renewing a renewal: still the same reference.
+        clock.advance(20 * 60_000);
+        price.set('0.25');
+        const third = (await postQuote({ items: honey(1), renew: second.quote })).json<QuoteResponse>();
+        expect(third).toMatchObject({ reference: first.reference, amount: '200.000000' });
+        // A price failure in between: the unpriced quote keeps it too.
+        price.set(undefined);
+        const unpriced = (await postQuote({ items: honey(1), unpriced: true, renew: third.quote })).json<UnpricedQuoteResponse>();
+        expect(unpriced.reference).toBe(first.reference);
+        // Without renew: a fresh reference.
+        price.set('0.5');
+        expect((await quote(honey(1))).reference).not.toBe(first.reference);
+        // One order per reference.
+        expect((await order({ quote: third.quote, shipping: usShipping, paymentMethod: 'qr' })).statusCode).toBe(201);
+        const again = (await postQuote({ items: honey(1), renew: third.quote })).json<QuoteResponse>();
+        const dup = await order({ quote: again.quote, shipping: usShipping, paymentMethod: 'qr' });
+        expect(dup.statusCode).toBe(409);
+        expect(dup.json()).toMatchObject({ error: 'quote_already_used' });
+        // Older than 24 h since issue: refused.
+        clock.advance(24 * 3600_000 + 1);
+        price.set('0.5');
+        const old = await postQuote({ items: honey(1), renew: third.quote });
+        expect(old.statusCode).toBe(400);
+        expect(old.json()).toMatchObject({ error: 'invalid_renew', field: 'renew' });
+      });
+
+      it('refuses forged, tampered and foreign renew tokens (never a reference it did not issue)', async () => {
+        const q = await quote(honey(1));
+        const victim = await quote(honey(1));
+        const cases: [string, string][] = [
+          ['tampered reference', rewrite(q.quote, (d) => (d.reference = victim.reference))],
+          ['signed with another secret', rewrite(q.quote, (d) => (d.reference = victim.reference), 'not-the-store-secret-0123456789-abcdef')],
+          ['truncated mac', `${q.quote.slice(0, -3)}AAA`],
+          ['a raw reference', victim.reference],
+          ['other vendor (glass QR)', (await quote([{ productId: 'eagles-xl-joystick-cropal-stick', quantity: 1 }])).quote],
+          ['other payment mode (same vendor, wallet)', (await quote([{ productId: 'garlic-amaretto-live-resin', quantity: 1 }])).quote],
+        ];
+        for (const [name, renew] of cases) {
+          const r = await postQuote({ items: honey(2), renew });
+          expect(r.statusCode, name).toBe(400);
+          expect(r.json(), name).toMatchObject({ error: 'invalid_renew', field: 'renew' });
+        }
+        // And the wallet direction: a QR token cannot lend its reference to a wallet quote.
+        const w = await postQuote({ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }], renew: q.quote });
+        expect(w.json()).toMatchObject({ error: 'invalid_renew' });
+      });
+
+      it('a payment at an older quote amount is recorded as underpaid, visible and e-mailed to the seller', async () => {
+        const first = await quote(honey(1)); // 100 $CLAIM
+        const second = (await postQuote({ items: honey(2), renew: first.quote })).json<QuoteResponse>(); // 200 $CLAIM
+        const o = (await order({ quote: second.quote, shipping: usShipping, paymentMethod: 'qr' })).json<OrderCreated>();
+        expect(o.reference).toBe(first.reference);
+        const target = await server.orders.findOrder({ reference: first.reference });
+        expect(target?.orderId).toBe(o.orderId);
+        const r = await server.orders.recordPayment({ reference: first.reference }, { signature: fakeSignature(), receivedBaseUnits: BigInt(first.amountBaseUnits), finalized: true, blockTime: null });
+        expect(r).toMatchObject({ ok: true, status: 'underpaid' });
+        const pub = await getOrder(o.orderId);
+        expect(pub).toMatchObject({ status: 'underpaid', amountBaseUnits: '200000000', receivedBaseUnits: '100000000' });
+        await server.outbox.runOnce();
+        expect(transport.sent.map((m) => [m.kind, m.role, m.payload.totalCLAIM, m.payload.receivedCLAIM])).toEqual([
+          ['payment_underpaid', 'seller', '200.000000', '100.000000'],
+        ]);
       });
     });
   });

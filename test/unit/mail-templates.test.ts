@@ -12,6 +12,18 @@ describe('mail templates', () => {
     expect(subjectFor(paid!)).toBe('Payment received: Strawberry Fritter Rosin');
   });
 
+  it('payment_underpaid: seller only, states the total and what was received', () => {
+    const facts = { ...qrFacts, amountBaseUnits: 200_000_000n, receivedBaseUnits: 100_000_000n };
+    const mails = outgoing(facts, 'payment_underpaid');
+    expect(mails.map((m) => m.role)).toEqual(['seller']);
+    const [short] = mails;
+    expect(subjectFor(short!)).toBe('Payment short of the total: Strawberry Fritter Rosin');
+    const { text, html } = renderEmail(short!);
+    expect(text).toContain('less than the order total');
+    expect(text).toContain('Total ($CLAIM): 200.000000\nReceived ($CLAIM): 100.000000');
+    expect(html).toContain('Received ($CLAIM)');
+  });
+
   it('text body carries every payload field', () => {
     const [seller] = outgoing(qrFacts, 'order_confirmation', 'ord_9', false);
     const { text } = renderEmail(seller!);

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { OrderService } from '../orders/service';
-import { createQuote, type QuoteDeps } from '../orders/quotes';
+import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import { ApiProblem } from './errors';
 
 export interface OrderRoutesDeps {
@@ -24,7 +24,7 @@ function idOf(params: unknown): string {
 
 export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): Promise<void> {
   app.post('/api/quotes', async (req, reply) => {
-    const { response } = createQuote(deps.quotes, req.body);
+    const { response } = issueQuote(deps.quotes, req.body);
     return reply.header('cache-control', 'no-store').status(200).send(response);
   });
 

@@ -36,6 +36,7 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
   if (message.kind === 'payment_received') {
     return headerSafe(message.role === 'seller' ? `Payment received: ${product}` : `Payment received for your $CLAIM order: ${product}`);
   }
+  if (message.kind === 'payment_underpaid') return headerSafe(`Payment short of the total: ${product}`);
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
 }
 
@@ -46,6 +47,9 @@ function intro(message: OutgoingEmail): string {
     return message.role === 'seller'
       ? `The payment for this order has been received on-chain.`
       : `We have received your payment on-chain. Thank you!`;
+  }
+  if (message.kind === 'payment_underpaid') {
+    return 'A payment for this order arrived on-chain, but it is less than the order total. Please contact the buyer to settle the difference.';
   }
   const paid = message.paymentSeen
     ? 'Payment has been received on-chain.'
@@ -64,6 +68,7 @@ function fields(p: OrderEmailPayload): [string, string][] {
   if (p.quantity !== undefined) rows.splice(1, 0, ['Quantity', p.quantity]);
   rows.push(['Name', p.from_name], ['E-mail', p.email], ['Shipping address', p.shippingAddress]);
   if (p.solanaPayURL !== undefined) rows.push(['Solana Pay link', p.solanaPayURL]);
+  if (p.receivedCLAIM !== undefined) rows.splice(rows.findIndex(([k]) => k === 'Total ($CLAIM)') + 1, 0, ['Received ($CLAIM)', p.receivedCLAIM]);
   return rows;
 }
 

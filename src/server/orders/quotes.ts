@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import { z } from 'zod';
-import type { QuoteResponse } from '../../core/api';
+import type { AnyQuoteResponse, QuoteResponse } from '../../core/api';
 import { unitPriceCents, type Catalog } from '../../core/catalog';
 import { formatBaseUnits, MoneyError, parsePriceUsd, tokenBaseUnitsForCents } from '../../core/money';
 import { describeIssues, QuoteRequestSchema } from '../../core/order';
@@ -40,12 +40,13 @@ export const SignedQuoteSchema = z
     payment: z.enum(['wallet', 'qr']),
     items: z.array(QuoteItemSchema).min(1),
     totalCents: z.number().int().positive(),
-    priceUsd: z.string(),
-    amountBaseUnits: z.string().regex(/^\d+$/),
+    // null, all three: an unpriced QR quote (no fresh price; the order says 'N/A' and is not payment-watched).
+    priceUsd: z.string().nullable(),
+    amountBaseUnits: z.string().regex(/^\d+$/).nullable(),
     reference: z.string(),
     recipient: z.string(),
     mint: z.string(),
-    solanaPayUrl: z.string(),
+    solanaPayUrl: z.string().nullable(),
     issuedAt: z.string(),
     expiresAt: z.string(),
   })
@@ -94,7 +95,38 @@ export function verifyQuote(token: string, secret: string, now: Date): QuoteChec
 
 export const PRICE_UNAVAILABLE = 'The $CLAIM price is not available right now, so we cannot quote. Please try again in a minute.';
 
+/** How old (since issue) a quote may be and still lend its reference to a renewed quote. */
+export const RENEW_MAX_AGE_MS = 24 * 3600_000;
+
+/**
+ * The reference of the quote being renewed: its signature must be ours (expired is fine, up to 24 h after issue)
+ * and it must be for the same vendor and payment mode. A raw reference is never accepted from the browser: only a
+ * token we signed can lend one, so nobody can attach someone else's on-chain payment to their order.
+ */
+function renewedReference(token: string, secret: string, now: Date, vendorId: string, payment: 'wallet' | 'qr'): string {
+  const check = verifyQuote(token, secret, now);
+  const old = check.ok ? check.quote : check.reason === 'expired' ? check.quote : undefined;
+  if (!old) throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is not valid (altered or not issued by this store).', { field: 'renew' });
+  const issued = Date.parse(old.issuedAt);
+  if (!Number.isFinite(issued) || now.getTime() - issued > RENEW_MAX_AGE_MS) {
+    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is too old; start a new order.', { field: 'renew' });
+  }
+  if (old.vendorId !== vendorId || old.payment !== payment) {
+    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is for another vendor or payment mode.', { field: 'renew' });
+  }
+  return old.reference;
+}
+
+/** A priced quote (wallet and QR pages with a known price); refuses `unpriced` requests. */
 export function createQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote; token: string; response: QuoteResponse } {
+  const issued = issueQuote(deps, body);
+  const { response } = issued;
+  if (response.amount === null) throw new ApiProblem(400, 'unpriced_not_allowed', 'A priced quote was expected.');
+  return { ...issued, response };
+}
+
+/** POST /api/quotes: a priced quote, or (QR products, no fresh price, `unpriced: true`) an unpriced one. */
+export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
   const req = QuoteRequestSchema.safeParse(body);
   if (!req.success) {
     const issues = describeIssues(req.error);
@@ -145,33 +177,39 @@ export function createQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuot
   const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
   if (!vendor || !payment) throw new ApiProblem(400, 'unknown_vendor', 'The product has no vendor.');
 
-  // Price: known and fresh, or no quote.
-  const current = deps.priceSource.current();
-  if (!current || now.getTime() - current.fetchedAt.getTime() > deps.settings.price.maxAgeMs) {
-    throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
-  }
-  let price;
-  try {
-    price = parsePriceUsd(current.priceUsd);
-  } catch (err) {
-    if (err instanceof MoneyError) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
-    throw err;
-  }
-  const totalCents = items.reduce((n, i) => n + i.lineCents, 0);
-  const amount = tokenBaseUnitsForCents(totalCents, price);
-  if (amount <= 0n) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
-
-  const reference = deps.newReference?.() ?? Keypair.generate().publicKey.toBase58();
+  const reference =
+    req.data.renew !== undefined
+      ? renewedReference(req.data.renew, deps.settings.quote.secret, now, vendor.id, payment)
+      : (deps.newReference?.() ?? Keypair.generate().publicKey.toBase58());
   const recipient = deps.settings.recipients[vendor.payoutGroup];
   const mint = deps.settings.claimMint;
-  const solanaPayUrl = encodeTransferRequestUrl({
-    recipient,
-    amountBaseUnits: amount,
-    splToken: mint,
-    reference,
-    label: vendor.name,
-    message: quantityMessage(items.map((i) => ({ quantity: i.quantity, name: i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name }))),
-  });
+  const totalCents = items.reduce((n, i) => n + i.lineCents, 0);
+
+  // Price: known and fresh, or no priced quote.
+  const price = freshPrice(deps, now);
+  let priced: { priceUsd: string; amount: bigint; solanaPayUrl: string } | null = null;
+  if (req.data.unpriced === true) {
+    // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
+    // a price, and with a price the payment link must be used.
+    if (payment !== 'qr') {
+      throw new ApiProblem(400, 'unpriced_not_allowed', 'Only QR products can be ordered without a price.', { field: 'unpriced' });
+    }
+    if (price) throw new ApiProblem(409, 'price_available', 'The price is known: ask for a priced quote.', { field: 'unpriced' });
+  } else {
+    if (!price) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
+    const amount = tokenBaseUnitsForCents(totalCents, price);
+    if (amount <= 0n) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
+    const solanaPayUrl = encodeTransferRequestUrl({
+      recipient,
+      amountBaseUnits: amount,
+      splToken: mint,
+      reference,
+      label: vendor.name,
+      message: quantityMessage(items.map((i) => ({ quantity: i.quantity, name: i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name }))),
+    });
+    priced = { priceUsd: price.text, amount, solanaPayUrl };
+  }
+
   const quote: SignedQuote = {
     v: 1,
     vendorId: vendor.id,
@@ -180,17 +218,17 @@ export function createQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuot
     payment,
     items,
     totalCents,
-    priceUsd: price.text,
-    amountBaseUnits: amount.toString(),
+    priceUsd: priced?.priceUsd ?? null,
+    amountBaseUnits: priced?.amount.toString() ?? null,
     reference,
     recipient,
     mint,
-    solanaPayUrl,
+    solanaPayUrl: priced?.solanaPayUrl ?? null,
     issuedAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + deps.settings.quote.ttlMs).toISOString(),
   };
   const token = signQuote(quote, deps.settings.quote.secret);
-  const response: QuoteResponse = {
+  const common = {
     quote: token,
     items: items.map((i) => ({
       productId: i.productId,
@@ -201,14 +239,31 @@ export function createQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuot
       lineCents: i.lineCents,
     })),
     totalCents,
-    priceUsd: price.text,
-    amountBaseUnits: quote.amountBaseUnits,
-    amount: formatBaseUnits(amount),
     reference,
     recipient,
     mint,
-    solanaPayUrl,
     expiresAt: quote.expiresAt,
   };
+  const response: AnyQuoteResponse = priced
+    ? {
+        ...common,
+        priceUsd: priced.priceUsd,
+        amountBaseUnits: priced.amount.toString(),
+        amount: formatBaseUnits(priced.amount),
+        solanaPayUrl: priced.solanaPayUrl,
+      }
+    : { ...common, priceUsd: null, amountBaseUnits: null, amount: null, solanaPayUrl: null };
   return { quote, token, response };
+}
+
+/** The current price when known, fresh (spec: at most `price.maxAgeMs` old) and usable; undefined otherwise. */
+function freshPrice(deps: QuoteDeps, now: Date): ReturnType<typeof parsePriceUsd> | undefined {
+  const current = deps.priceSource.current();
+  if (!current || now.getTime() - current.fetchedAt.getTime() > deps.settings.price.maxAgeMs) return undefined;
+  try {
+    return parsePriceUsd(current.priceUsd);
+  } catch (err) {
+    if (err instanceof MoneyError) return undefined;
+    throw err;
+  }
 }

@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { ApiError, OrderCreated, OrderPublic, OrderStatus } from '../../core/api';
+import type { AnyOrderCreated, ApiError, OrderPublic, OrderStatus } from '../../core/api';
 import type { Catalog } from '../../core/catalog';
 import { buildOrderEmails, type EmailKind, type OrderEmailFacts } from '../../core/email-payload';
 import { formatBaseUnits } from '../../core/money';
@@ -61,7 +61,7 @@ export type RecordPaymentResult =
 
 export interface CreateOrderResult {
   status: number;
-  body: OrderCreated;
+  body: AnyOrderCreated;
   /** True when this is the stored response of an earlier request with the same Idempotency-Key. */
   replayed: boolean;
 }
@@ -134,7 +134,8 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
   const isPg = store.dialect === 'postgres';
   let hintHandler = deps.onPaymentHint;
 
-  const toWatched = (o: OrderRow): WatchedOrder => ({
+  /** Unpriced QR orders (no amount) are never payment-watched: nothing to verify a payment against. */
+  const toWatched = (o: OrderRow & { amount_base_units: string }): WatchedOrder => ({
     orderId: o.id,
     reference: o.reference,
     recipient: o.recipient,
@@ -146,6 +147,8 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     signature: o.signature,
     finalized: o.finalized === 1,
   });
+
+  const isPriced = (o: OrderRow): o is OrderRow & { amount_base_units: string } => o.amount_base_units !== null;
 
   async function loadOrder(q: Db, target: PaymentTarget, lock: boolean): Promise<OrderRow | undefined> {
     let sel = q.selectFrom('orders').selectAll();
@@ -165,10 +168,12 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     return {
       items: items.map((i) => ({ name: i.name, quantity: i.quantity, ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}) })),
       totalCents: o.total_cents,
-      amountBaseUnits: BigInt(o.amount_base_units),
+      // Unpriced QR order: 'N/A' for both (spec §3 keeps the field list).
+      amountBaseUnits: o.amount_base_units === null ? undefined : BigInt(o.amount_base_units),
       shipping: JSON.parse(o.shipping_json) as ShippingInput,
       paymentMethod: o.payment_method,
-      solanaPayUrl: o.solana_pay_url,
+      solanaPayUrl: o.solana_pay_url ?? 'N/A',
+      ...(o.received_base_units !== null ? { receivedBaseUnits: BigInt(o.received_base_units) } : {}),
     };
   }
 
@@ -223,7 +228,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       status: o.status,
       paymentMethod: o.payment_method,
       reference: o.reference,
-      amount: formatBaseUnits(BigInt(o.amount_base_units)),
+      amount: o.amount_base_units === null ? null : formatBaseUnits(BigInt(o.amount_base_units)),
       amountBaseUnits: o.amount_base_units,
       totalCents: o.total_cents,
       expiresAt: o.expires_at,
@@ -253,7 +258,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         field: 'Idempotency-Key',
       });
     }
-    return { status: Number(row.status_code), body: JSON.parse(row.response_json) as OrderCreated, replayed: true };
+    return { status: Number(row.status_code), body: JSON.parse(row.response_json) as AnyOrderCreated, replayed: true };
   }
 
   function shippingProblem(quote: SignedQuote, shipping: unknown): ApiProblem | { ok: ShippingInput } {
@@ -312,16 +317,16 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
 
       const orderId = randomUUID();
       const at = now.toISOString();
-      const created: OrderCreated = {
-        orderId,
-        reference: quote.reference,
-        solanaPayUrl: quote.solanaPayUrl,
-        amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
-        amountBaseUnits: quote.amountBaseUnits,
-        recipient: quote.recipient,
-        mint: quote.mint,
-        expiresAt: quote.expiresAt,
-      };
+      const common = { orderId, reference: quote.reference, recipient: quote.recipient, mint: quote.mint, expiresAt: quote.expiresAt };
+      const created: AnyOrderCreated =
+        quote.amountBaseUnits !== null && quote.solanaPayUrl !== null
+          ? {
+              ...common,
+              solanaPayUrl: quote.solanaPayUrl,
+              amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
+              amountBaseUnits: quote.amountBaseUnits,
+            }
+          : { ...common, solanaPayUrl: null, amount: null, amountBaseUnits: null };
       try {
         await db.transaction().execute(async (trx) => {
           await trx
@@ -380,7 +385,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
 
     async findOrder(target) {
       const o = await loadOrder(db, target, false);
-      return o ? toWatched(o) : undefined;
+      return o && isPriced(o) ? toWatched(o) : undefined;
     },
 
     async recordPayment(target, report) {
@@ -392,6 +397,8 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         .execute(async (trx): Promise<RecordPaymentResult> => {
           const o = await loadOrder(trx, target, true);
           if (!o) return { ok: false, reason: 'order_not_found' };
+          // An unpriced order has no amount to verify against: the seller arranges its payment.
+          if (!isPriced(o)) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
           const other = await trx.selectFrom('orders').select('id').where('signature', '=', report.signature).where('id', '!=', o.id).executeTakeFirst();
           if (other) return { ok: false, reason: 'signature_used', otherOrderId: other.id };
           const now = deps.now();
@@ -443,6 +450,11 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           if (event.type === 'payment' && FULLY_PAID.has(t.next)) {
             added += await enqueue(trx, updated, o.payment_method === 'wallet' ? 'order_confirmation' : 'payment_received', true, at);
           }
+          // A short payment (e.g. a QR paid at an older quote's amount before a rebuild) is never dropped: the
+          // seller is told what arrived, to settle the difference with the buyer.
+          if (event.type === 'payment' && t.next === 'underpaid') {
+            added += await enqueue(trx, updated, 'payment_underpaid', true, at);
+          }
           return { ok: true, changed: true, status: t.next, order: await publicOf(trx, updated) };
         })
         .catch((err: unknown) => {
@@ -477,7 +489,14 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
 
     async expireOrders(now = deps.now()) {
       const at = now.toISOString();
-      const due = await db.selectFrom('orders').select('id').where('status', '=', 'awaiting_payment').where('expires_at', '<=', at).execute();
+      // Unpriced orders have no payment window (the seller arranges payment): they stay awaiting_payment.
+      const due = await db
+        .selectFrom('orders')
+        .select('id')
+        .where('status', '=', 'awaiting_payment')
+        .where('expires_at', '<=', at)
+        .where('amount_base_units', 'is not', null)
+        .execute();
       let n = 0;
       for (const { id } of due) {
         const changed = await db.transaction().execute(async (trx) => {
@@ -506,9 +525,10 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
             eb.and([eb('status', '=', 'expired'), eb('expires_at', '>=', since)]),
           ]),
         )
+        .where('amount_base_units', 'is not', null)
         .orderBy('created_at')
         .execute();
-      return rows.map(toWatched);
+      return rows.filter(isPriced).map(toWatched);
     },
 
     async isSignatureUsed(signature, exceptOrderId) {
@@ -524,6 +544,9 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       }
       const o = await loadOrder(db, { orderId }, false);
       if (!o) throw new ApiProblem(404, 'order_not_found', 'No such order.');
+      if (!isPriced(o)) {
+        throw new ApiProblem(409, 'order_unpriced', 'This order was placed without a price; the seller arranges its payment.');
+      }
       const handler = hintHandler;
       if (handler) {
         // The verifier decides; its work must not hold the request.

@@ -93,4 +93,18 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Unpriced QR orders (no price known: totalCLAIM 'N/A'): price, amount and payment link become nullable.
+  // SQLite cannot drop NOT NULL in place, so each column is copied into a nullable one (add, copy, drop,
+  // rename: portable, and none of these columns is indexed or referenced).
+  '0003_unpriced_orders': {
+    async up(db: Kysely<any>) {
+      for (const column of ['price_usd', 'amount_base_units', 'solana_pay_url']) {
+        const tmp = `${column}_n`;
+        await db.schema.alterTable('orders').addColumn(tmp, 'text').execute();
+        await db.updateTable('orders').set((eb: any) => ({ [tmp]: eb.ref(column) })).execute();
+        await db.schema.alterTable('orders').dropColumn(column).execute();
+        await db.schema.alterTable('orders').renameColumn(tmp, column).execute();
+      }
+    },
+  },
 };

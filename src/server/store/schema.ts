@@ -14,11 +14,12 @@ export interface OrdersTable {
   payout_group: string;
   items_json: string;
   total_cents: number;
-  price_usd: string;
-  amount_base_units: string;
+  /** null, with amount_base_units and solana_pay_url: an unpriced QR order (migration 0003). */
+  price_usd: string | null;
+  amount_base_units: string | null;
   recipient: string;
   mint: string;
-  solana_pay_url: string;
+  solana_pay_url: string | null;
   payment_method: 'wallet' | 'qr';
   shipping_json: string;
   referrer: string | null;
