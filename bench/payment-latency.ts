@@ -19,7 +19,7 @@ import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import type { OrderCreated, OrderPublic, QuoteResponse } from '../src/core/api';
 import { startLocalnet } from '../src/localnet/index';
-import { startPayments, type RunningPayments } from '../src/server/payments/index';
+import { startPayments } from '../src/server/payments/index';
 import { startServer } from '../src/server/server';
 import { loadSettings } from '../src/server/settings';
 import { percentile } from './lib/load';
@@ -53,16 +53,11 @@ async function main(): Promise<void> {
     { PORT: '0', LOCALNET_PORT: String(net.port), DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail') },
     { claimMint: keys.mint.toBase58(), recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() } },
   );
-  let payments: RunningPayments | undefined;
   const server = await startServer(settings, {
     priceSource: { current: () => ({ priceUsd: '1.00', fetchedAt: new Date() }) },
     startOutbox: false,
-    plugins: [
-      async (app, { orders }) => {
-        payments = await startPayments({ settings, orders });
-        app.addHook('onClose', async () => payments?.stop());
-      },
-    ],
+    // Wired as main.ts does.
+    services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
   });
   const connection = new Connection(net.rpcUrl, 'confirmed');
   const buyer = Keypair.generate();
