@@ -9,9 +9,7 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import type { ParsedMail } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../../catalog';
 import type { OrderPublic } from '../../src/core/api';
-import { startPayments } from '../../src/server/payments/index';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { installTestWallet, type TestWalletControl } from '../support/wallet';
@@ -47,13 +45,6 @@ beforeAll(async () => {
     startStack({
       slotMs: 50,
       finalizeLag: 30, // 1.5 s between confirmed and finalized, so `paid` is observable before `final`
-      server: {
-        // The shipped catalogue lists BathSalts Flower as sold out (spec §2), so the server refuses to quote it;
-        // the variant purchase below runs against the same catalogue with it back in stock.
-        catalog: { ...catalog, products: catalog.products.map((p) => (p.id === 'bathsalts-flower' ? { ...p, soldOut: false } : p)) },
-        // The payment watcher + hint handler (verification), as the production server runs it.
-        services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
-      },
     }),
     launchBrowser(),
   ]);

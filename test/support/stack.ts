@@ -1,6 +1,7 @@
 /**
  * The whole store for end-to-end tests: the localnet (LiteSVM behind JSON-RPC + WebSocket), the real server
- * (SQLite file, orders, outbox, price service on the demo DexScreener feed, payment watcher) serving the built
+ * (SQLite file, orders, outbox, price service on the demo DexScreener feed, payment watcher — unless
+ * `server.services` replaces it) serving the built
  * web app, and a real SMTP server on loopback receiving the e-mails. Everything on random loopback ports.
  *
  *   const stack = await startStack();
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParsedMail } from 'mailparser';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startPayments } from '../../src/server/payments/index';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { WEB_DIR } from './browser';
@@ -78,6 +80,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     webDir: WEB_DIR,
     outbox: { baseDelayMs: 300, maxDelayMs: 2_000, pollMs: 200 },
     expireEveryMs: 1_000,
+    // The payment watcher and hint handler, as main.ts runs them in production.
+    services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
     ...opts.server,
   };
   let server: RunningServer | undefined = await startServer(settings, overrides);
