@@ -25,6 +25,8 @@ const FAILED = 'Failed to send order confirmation.';
 
 let stack: Stack;
 let browser: Browser;
+/** The server's own price; undefined = its price service knows none (as when DexScreener keeps failing). */
+let serverPrice: string | undefined = PRICE;
 let connection: Connection;
 const buyer = Keypair.generate();
 
@@ -36,7 +38,10 @@ beforeAll(async () => {
   stack = await startStack({
     server: {
       // A fixed price (the page gets the same one from the routed /api/price below).
-      priceSource: { current: () => ({ priceUsd: PRICE, fetchedAt: new Date() }) },
+      priceSource: {
+        current: () =>
+          serverPrice === undefined ? undefined : { priceUsd: serverPrice, fetchedAt: new Date() },
+      },
       services: [
         (ctx) =>
           startPayments({
@@ -68,7 +73,7 @@ interface QrPage extends OpenedPage {
   requests: Request[];
 }
 
-async function openQr(path: string): Promise<QrPage> {
+async function openQr(path: string, opts: { priceFails?: boolean } = {}): Promise<QrPage> {
   // A phone-like pixel density: the 180 px QR is screenshotted at 3× like a camera would see it sharply.
   const opened = await openPage(browser, stack.url, { deviceScaleFactor: 3 });
   const dialogs: string[] = [];
@@ -81,16 +86,22 @@ async function openQr(path: string): Promise<QrPage> {
   await opened.page.route(API_PRICE, (route) =>
     route.request().url().includes('/history')
       ? route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ points: [] }) })
-      : route.fulfill({
-          status: 200,
-          contentType: 'application/json',
-          body: JSON.stringify({
-            priceUsd: PRICE,
-            fetchedAt: new Date().toISOString(),
-            ageSeconds: 1,
-            source: 'demo',
+      : opts.priceFails
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'price_unavailable', message: 'no price' }),
+          })
+        : route.fulfill({
+            status: 200,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              priceUsd: PRICE,
+              fetchedAt: new Date().toISOString(),
+              ageSeconds: 1,
+              source: 'demo',
+            }),
           }),
-        }),
   );
   await opened.page.goto(path);
   return { ...opened, dialogs, requests };
@@ -254,12 +265,14 @@ describe('QR checkout', () => {
     expect(amountText(three)).toBe(expected(50, 3).toFixed(6));
     expect(amountText(three)).toBe('500000.000000');
     expect(t3.message).toBe('3 × Honey Dew Papaya Live Rosin');
-    expect(String(t3.reference?.[0])).not.toBe(String(t1.reference?.[0])); // a fresh quote
+    // A new quote, but the same payment reference (renewed), so a payment of the earlier QR still matches.
+    expect(String(t3.reference?.[0])).toBe(String(t1.reference?.[0]));
 
     await q.page.getByLabel('Quantity').fill('7');
     const seven = await decodeNewQr(q.page, three);
     expect(new BigNumber(amountText(seven)).isEqualTo(expected(50, 7))).toBe(true);
     expect(amountText(seven)).toBe('1166666.666667');
+    expect(String(transfer(seven).reference?.[0])).toBe(String(t1.reference?.[0]));
     // A quantity that is not a number: no link at all.
     await q.page.getByLabel('Quantity').fill('0');
     await q.page.getByTestId('qr-box').getByText('Generating QR Code...').waitFor();
@@ -363,5 +376,104 @@ describe('QR checkout', () => {
     ).toHaveLength(1);
     expect(unexpectedErrors(q.errors)).toEqual([]);
     await q.close();
+  });
+
+  it('paid at the first QR, quantity changed, then sent: the order keeps the reference and records what arrived', async () => {
+    const q = await openQr('/honey2');
+    const one = await decodeQr(q.page);
+    await q.page.getByLabel('Quantity').fill('2');
+    const first = await decodeNewQr(q.page, one);
+    expect(amountText(first)).toBe(expected(50, 2).toFixed(6));
+    const reference = String(transfer(first).reference?.[0]);
+    const signature = await payUrl(first); // 333333.333333 $CLAIM
+    // The buyer then lowers the quantity: the QR is rebuilt with the new amount and the SAME reference.
+    await q.page.getByLabel('Quantity').fill('1');
+    const second = await decodeNewQr(q.page, first);
+    expect(amountText(second)).toBe('166666.666667');
+    expect(String(transfer(second).reference?.[0])).toBe(reference);
+    await fillUsForm(q.page, 'Drew Drift', 'drew@example.test');
+    await q.page.getByRole('button', { name: 'Send Order Confirmation' }).click();
+    expect(await waitForDialog(q, 1)).toBe(SENT);
+    // Matched to the earlier payment: full (more than the new total), so paid → final, with exactly what arrived.
+    expect(await waitForStatus(q.page, 'final')).toBe('final');
+    expect(await q.page.getByTestId('tx-link').getAttribute('href')).toContain(signature);
+    expect(await q.page.getByTestId('received').textContent()).toContain(
+      'received 333333.333333 of 166666.666667 $CLAIM',
+    );
+    const row = await stack.server.store.db
+      .selectFrom('orders')
+      .select(['reference', 'signature', 'received_base_units', 'amount_base_units', 'status'])
+      .where('shipping_json', 'like', '%Drew Drift%')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      reference,
+      signature,
+      received_base_units: '333333333333',
+      amount_base_units: '166666666667',
+      status: 'final',
+    });
+    await waitForMail(SELLER, /^Payment received: Honey Dew Papaya/, 2); // the earlier test's and this one
+    const notes = mailsTo(SELLER, /^Payment received: Honey Dew Papaya/).filter((m) =>
+      (m.text ?? '').includes('Drew Drift'),
+    );
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.text).toContain('Received ($CLAIM): 333333.333333');
+    expect(unexpectedErrors(q.errors)).toEqual([]);
+    await q.close();
+  });
+
+  it('no price anywhere: no QR, and the confirmation is still sent (with retry) with totalCLAIM N/A', async () => {
+    serverPrice = undefined; // the server's price service knows none, and /api/price answers 503
+    try {
+      const q = await openQr('/honey2', { priceFails: true });
+      await q.page.getByTestId('qr-box').getByText('Failed to load price. Try again later.').waitFor();
+      await q.page.getByTestId('unpriced-note').waitFor();
+      expect(await q.page.getByTestId('qr-image').count()).toBe(0);
+      const button = q.page.getByRole('button', { name: 'Send Order Confirmation' });
+      // The US form is still checked first (spec alert, nothing sent).
+      await button.click();
+      expect(await waitForDialog(q, 1)).toBe(MISSING);
+      expect(q.requests.filter(orderApi)).toEqual([]);
+      await q.page.getByLabel('Quantity').fill('2');
+      await fillUsForm(q.page, 'Nora Noprice', 'nora@example.test');
+      await q.page.getByTestId('unpriced-note').waitFor(); // the unpriced quote for quantity 2
+      // A mail failure: the failure alert, the button stays enabled; the retry sends once.
+      stack.mail.setFailing(true);
+      await button.click();
+      expect(await waitForDialog(q, 2)).toBe(FAILED);
+      await q.page.waitForFunction(() =>
+        [...document.querySelectorAll('button')].some(
+          (b) => b.textContent === 'Send Order Confirmation' && !b.disabled,
+        ),
+      );
+      stack.mail.setFailing(false);
+      await button.click();
+      expect(await waitForDialog(q, 3)).toBe(SENT);
+      expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).isDisabled()).toBe(true);
+      await q.page.getByTestId('unpriced-order').waitFor();
+
+      const [seller] = await waitForMail(SELLER, /^New order: Honey Dew Papaya/).then((all) =>
+        all.filter((m) => (m.text ?? '').includes('Nora Noprice')),
+      );
+      const [buyerMail] = await waitForMail('nora@example.test', /^Your \$CLAIM order: Honey Dew Papaya/);
+      for (const m of [seller, buyerMail]) {
+        expect(m?.text).toContain('Total ($CLAIM): N/A');
+        expect(m?.text).toContain('Solana Pay link: N/A');
+        expect(m?.text).toContain('Total (USD): $100.00');
+        expect(m?.text).toContain('Quantity: 2');
+      }
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(mailsTo('nora@example.test', /.*/)).toHaveLength(1);
+      const rows = await stack.server.store.db
+        .selectFrom('orders')
+        .select(['amount_base_units', 'solana_pay_url', 'status'])
+        .where('shipping_json', 'like', '%Nora Noprice%')
+        .execute();
+      expect(rows).toEqual([{ amount_base_units: null, solana_pay_url: null, status: 'awaiting_payment' }]);
+      expect(unexpectedErrors(q.errors, [API_PRICE])).toEqual([]); // only the routed 503 of /api/price
+      await q.close();
+    } finally {
+      serverPrice = PRICE;
+    }
   });
 });

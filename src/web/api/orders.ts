@@ -5,6 +5,8 @@
  * or a malformed reply); aborted requests reject with the AbortError as fetch does.
  */
 import type {
+  AnyOrderCreated,
+  AnyQuoteResponse,
   ApiError,
   OrderCreated,
   OrderPublic,
@@ -89,6 +91,20 @@ function isQuote(b: unknown): b is QuoteResponse {
   );
 }
 
+/** An unpriced QR quote (no price known): no amount and no payment link. */
+function isUnpricedQuote(b: unknown): b is AnyQuoteResponse {
+  return (
+    isObject(b) &&
+    typeof b.quote === 'string' &&
+    b.solanaPayUrl === null &&
+    b.amountBaseUnits === null &&
+    b.amount === null &&
+    typeof b.reference === 'string' &&
+    typeof b.expiresAt === 'string' &&
+    typeof b.totalCents === 'number'
+  );
+}
+
 function isCreated(b: unknown): b is OrderCreated {
   return (
     isObject(b) &&
@@ -96,6 +112,17 @@ function isCreated(b: unknown): b is OrderCreated {
     typeof b.solanaPayUrl === 'string' &&
     typeof b.reference === 'string' &&
     typeof b.amount === 'string'
+  );
+}
+
+function isAnyCreated(b: unknown): b is AnyOrderCreated {
+  return (
+    isCreated(b) ||
+    (isObject(b) &&
+      typeof b.orderId === 'string' &&
+      typeof b.reference === 'string' &&
+      b.solanaPayUrl === null &&
+      b.amount === null)
   );
 }
 
@@ -112,6 +139,30 @@ function isOrder(b: unknown): b is OrderPublic {
 /** POST /api/quotes: the server prices the items and issues a fresh reference and the Solana Pay URL. */
 export function requestQuote(req: QuoteRequest, signal?: AbortSignal): Promise<QuoteResponse> {
   return call('POST', '/api/quotes', isQuote, { body: req, ...(signal ? { signal } : {}) });
+}
+
+/**
+ * POST /api/quotes from a QR page: priced, or unpriced (`unpriced: true`, no price known) for a confirmation
+ * with 'N/A'. `renew` (an earlier token) keeps that quote's payment reference.
+ */
+export function requestQrQuote(req: QuoteRequest, signal?: AbortSignal): Promise<AnyQuoteResponse> {
+  return call('POST', '/api/quotes', (b): b is AnyQuoteResponse => isQuote(b) || isUnpricedQuote(b), {
+    body: req,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** POST /api/orders from a QR page: the order may be unpriced (amount and link null). Same idempotency. */
+export function createQrOrder(
+  req: OrderRequest,
+  idempotencyKey: string,
+  signal?: AbortSignal,
+): Promise<AnyOrderCreated> {
+  return call('POST', '/api/orders', isAnyCreated, {
+    body: req,
+    headers: { 'idempotency-key': idempotencyKey },
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** POST /api/orders. Re-sending the same body with the same key replays the first answer (no second order). */

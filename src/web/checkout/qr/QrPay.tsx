@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { OrderPublic, OrderRequest, OrderStatus } from '../../../core/api';
 import { useConfig } from '../../api/config';
-import { createOrder, getOrder, newIdempotencyKey, requestConfirmation } from '../../api/orders';
+import { formatBaseUnits } from '../../../core/money';
+import { createQrOrder, getOrder, newIdempotencyKey, requestConfirmation } from '../../api/orders';
 import { storedReferrer } from '../../lib/referral';
 import type { QrCheckoutProps } from '../types';
 import { attemptBaseline, confirmationOutcome } from './confirmation';
@@ -68,7 +69,12 @@ export default function QrPay({
     productId: product.id,
     variantId,
     quantity,
-    priceUsd: price.status === 'known' ? price.priceUsd : undefined,
+    priceUsd:
+      price.status === 'known'
+        ? price.priceUsd
+        : price.status === 'unavailable' || price.status === 'error'
+          ? 'failed'
+          : undefined,
     enabled: order === null,
   });
   const status = useOrderStatus(order?.orderId ?? null, nudge);
@@ -81,12 +87,15 @@ export default function QrPay({
     }
   }, [status.status, order]);
 
-  const payUrl = order?.solanaPayUrl ?? (quote.status === 'ready' ? quote.quote.solanaPayUrl : null);
-  const payAmount = order?.amount ?? (quote.status === 'ready' ? quote.quote.amount : null);
+  // Once an order exists, its own link (or none: an unpriced order) is shown, never a newer quote's.
+  const payUrl = order ? order.solanaPayUrl : quote.status === 'ready' ? quote.quote.solanaPayUrl : null;
+  const payAmount = order ? order.amount : quote.status === 'ready' ? quote.quote.amount : null;
+  /** The price is unknown but the server issued an unpriced quote: the order can be confirmed with 'N/A'. */
+  const unpricedQuote = order === null && quote.status === 'ready' && quote.quote.amount === null;
   const priceFailed =
     order === null &&
-    (price.status === 'unavailable' ||
-      price.status === 'error' ||
+    (unpricedQuote ||
+      (quote.status !== 'ready' && (price.status === 'unavailable' || price.status === 'error')) ||
       (quote.status === 'failed' && quote.code === 'price_unavailable'));
 
   let qrContent;
@@ -98,6 +107,10 @@ export default function QrPay({
         alt={`Solana Pay QR code: pay ${payAmount ?? ''} $CLAIM to ${vendor.name}`}
         placeholder={GENERATING}
       />
+    );
+  } else if (order?.solanaPayUrl === null) {
+    qrContent = (
+      <p data-testid="unpriced-order">No payment link: the price was unknown when this order was sent.</p>
     );
   } else if (priceFailed) {
     qrContent = <p className="error">{price.status === 'error' ? MSG_PRICE_ERROR : MSG_PRICE_FAILED}</p>;
@@ -147,7 +160,7 @@ export default function QrPay({
         const body = JSON.stringify(req);
         // The same attempt (same quote and form) keeps its key, so a retry after a lost reply replays the order.
         if (attempt.current?.body !== body) attempt.current = { body, key: newIdempotencyKey() };
-        const created = await createOrder(req, attempt.current.key);
+        const created = await createQrOrder(req, attempt.current.key);
         current = {
           orderId: created.orderId,
           productId: product.id,
@@ -232,10 +245,22 @@ export default function QrPay({
           >
             <p>
               Order <code>{order.orderId.slice(0, 8)}</code> ({order.quantity} × {product.name}):{' '}
-              <strong>{known ? STATUS_TEXT[known.status] : 'Checking payment status...'}</strong>
-              {known?.status === 'underpaid' && known.receivedBaseUnits !== undefined && (
-                <> (received less than {known.amount} $CLAIM; the seller will contact you)</>
-              )}
+              <strong>
+                {known === null
+                  ? 'Checking payment status...'
+                  : known.amount === null
+                    ? 'Sent without a price: the seller will contact you to arrange payment'
+                    : STATUS_TEXT[known.status]}
+              </strong>
+              {known?.receivedBaseUnits !== undefined &&
+                known.amountBaseUnits !== null &&
+                known.receivedBaseUnits !== known.amountBaseUnits && (
+                  <span data-testid="received">
+                    {' '}
+                    (received {formatBaseUnits(BigInt(known.receivedBaseUnits))} of {known.amount} $CLAIM
+                    {known.status === 'underpaid' ? '; the seller will contact you' : ''})
+                  </span>
+                )}
             </p>
             {signature && (
               <p>
@@ -263,6 +288,12 @@ export default function QrPay({
         )}
       </section>
       {children}
+      {unpricedQuote && (
+        <p className="note" data-testid="unpriced-note">
+          You can still send the order confirmation without a price ($CLAIM total 'N/A'); the seller will
+          contact you to arrange payment.
+        </p>
+      )}
       {notReady && !payUrl && (
         <p className="error" role="alert">
           The order can be sent once the price and the payment link are known. Please try again in a moment.

@@ -6,9 +6,10 @@
 export interface StoredQrOrder {
   orderId: string;
   productId: string;
-  solanaPayUrl: string;
-  /** Six-decimal $CLAIM amount of the order. */
-  amount: string;
+  /** null: an unpriced order (no price was known; confirmed with 'N/A', the seller arranges payment). */
+  solanaPayUrl: string | null;
+  /** Six-decimal $CLAIM amount of the order (null when unpriced). */
+  amount: string | null;
   quantity: number;
   /** Both confirmation e-mails were delivered. */
   confirmed: boolean;
@@ -25,9 +26,12 @@ export function loadQrOrder(productId: string): StoredQrOrder | null {
     if (
       typeof v.orderId !== 'string' ||
       !ORDER_ID.test(v.orderId) ||
-      typeof v.solanaPayUrl !== 'string' ||
-      !v.solanaPayUrl.startsWith('solana:') ||
-      typeof v.amount !== 'string' ||
+      !(
+        (typeof v.solanaPayUrl === 'string' &&
+          v.solanaPayUrl.startsWith('solana:') &&
+          typeof v.amount === 'string') ||
+        (v.solanaPayUrl === null && v.amount === null)
+      ) ||
       typeof v.quantity !== 'number'
     ) {
       return null;

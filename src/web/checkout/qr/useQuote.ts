@@ -1,11 +1,12 @@
-import { useEffect, useState } from 'react';
-import type { QuoteResponse } from '../../../core/api';
-import { ApiRequestError, isAbort, requestQuote } from '../../api/orders';
+import { useEffect, useRef, useState } from 'react';
+import type { AnyQuoteResponse, QuoteRequest } from '../../../core/api';
+import { ApiRequestError, isAbort, requestQrQuote } from '../../api/orders';
 
 export type QuoteState =
   | { status: 'idle' }
   | { status: 'loading' }
-  | { status: 'ready'; quote: QuoteResponse; /** the request it answers */ key: string }
+  /** `quote.amount === null`: an unpriced quote (no price known): no QR, but the order can be confirmed ('N/A'). */
+  | { status: 'ready'; quote: AnyQuoteResponse; /** the request it answers */ key: string }
   | { status: 'failed'; code: string };
 
 export const QUOTE_DEBOUNCE_MS = 300;
@@ -13,16 +14,22 @@ export const QUOTE_DEBOUNCE_MS = 300;
 const RENEW_BEFORE_MS = 60_000;
 
 /**
- * The server-issued quote (signed, with a fresh reference and the Solana Pay URL) for the current product,
- * variant, quantity and price. `enabled` false (price unknown, quantity not a number, an order already recorded)
- * drops it. Changes are debounced; each request aborts the previous one and only the latest request's answer is
- * used, so quotes never race. A quote is renewed shortly before it expires.
+ * The server-issued quote (signed, with a reference and the Solana Pay URL) for the current product, variant,
+ * quantity and price. With a known price it is priced; when the page's price failed it is unpriced (the server
+ * refuses that while it has a price of its own: then a priced quote is asked for instead). `enabled` false (an
+ * order already recorded) drops it. Changes are debounced; each request aborts the previous one and only the
+ * latest request's answer is used, so quotes never race. A quote is renewed shortly before it expires.
+ *
+ * Every request after the first passes the last token received (`renew`), so the payment reference stays the
+ * same while the QR is rebuilt: a buyer who paid an earlier QR still matches the order. Disabling (an order
+ * exists; 'Start a new order' re-enables) forgets the token, so the next order starts with a fresh reference.
  */
 export function useQuote(args: {
   productId: string;
   variantId: string | undefined;
   quantity: number | null;
-  priceUsd: string | undefined;
+  /** The page's price: a decimal string, 'failed' (unavailable or error), or undefined while loading. */
+  priceUsd: string | 'failed' | undefined;
   enabled: boolean;
 }): QuoteState {
   const { productId, variantId, quantity, priceUsd, enabled } = args;
@@ -32,6 +39,11 @@ export function useQuote(args: {
       : null;
   const [state, setState] = useState<QuoteState>({ status: 'idle' });
   const [renewals, setRenewals] = useState(0);
+  const lastToken = useRef<string | null>(null);
+
+  useEffect(() => {
+    if (!enabled) lastToken.current = null;
+  }, [enabled, productId]);
 
   useEffect(() => {
     if (key === null || quantity === null) {
@@ -42,13 +54,35 @@ export function useQuote(args: {
     setState({ status: 'loading' });
     const controller = new AbortController();
     let renewTimer: number | undefined;
+    const items: QuoteRequest['items'] = [
+      { productId, ...(variantId !== undefined ? { variantId } : {}), quantity },
+    ];
+    const ask = async (unpriced: boolean): Promise<AnyQuoteResponse> => {
+      const renew = lastToken.current;
+      const req: QuoteRequest = {
+        items,
+        ...(unpriced ? { unpriced: true } : {}),
+        ...(renew ? { renew } : {}),
+      };
+      try {
+        return await requestQrQuote(req, controller.signal);
+      } catch (err) {
+        if (!(err instanceof ApiRequestError)) throw err;
+        // The server has a price although the page could not load one: its priced quote is the better answer.
+        if (unpriced && err.code === 'price_available') return ask(false);
+        // A token this server no longer accepts (older than 24 h, or another secret): start a fresh reference.
+        if (renew && err.code === 'invalid_renew') {
+          lastToken.current = null;
+          return ask(unpriced);
+        }
+        throw err;
+      }
+    };
     const timer = window.setTimeout(() => {
-      requestQuote(
-        { items: [{ productId, ...(variantId !== undefined ? { variantId } : {}), quantity }] },
-        controller.signal,
-      )
+      ask(priceUsd === 'failed')
         .then((quote) => {
           if (controller.signal.aborted) return;
+          lastToken.current = quote.quote;
           setState({ status: 'ready', quote, key });
           const renewIn = Date.parse(quote.expiresAt) - Date.now() - RENEW_BEFORE_MS;
           if (Number.isFinite(renewIn))
@@ -64,6 +98,8 @@ export function useQuote(args: {
       window.clearTimeout(timer);
       if (renewTimer !== undefined) window.clearTimeout(renewTimer);
     };
+    // priceUsd is part of key.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, productId, variantId, quantity, renewals]);
 
   return state;
