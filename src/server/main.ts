@@ -1,7 +1,15 @@
 import { resolve } from 'node:path';
 import { startPayments } from './payments/index';
 import { startServer } from './server';
-import { loadSettings, SettingsError, type DemoDefaults } from './settings';
+import { demoKeys, type DemoKeys } from '../localnet/demo-keys';
+import { isDemoEnv, loadSettings, SettingsError, type DemoDefaults } from './settings';
+
+function demoDefaults(keys: DemoKeys): DemoDefaults {
+  return {
+    claimMint: keys.mint.toBase58(),
+    recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() },
+  };
+}
 
 /**
  * `npm start`: the whole store. With no SOLANA_RPC_URL it runs in demo mode: the localnet starts in-process
@@ -9,34 +17,25 @@ import { loadSettings, SettingsError, type DemoDefaults } from './settings';
  */
 async function main(): Promise<void> {
   const env = process.env;
-  let demo: DemoDefaults | undefined;
-  let closeLocalnet: (() => Promise<void>) | undefined;
-  if (!env.SOLANA_RPC_URL?.trim()) {
-    const { startLocalnet, demoKeys } = await import('../localnet/index');
-    const port = Number(env.LOCALNET_PORT ?? 8899);
-    const localnet = await startLocalnet({ port: Number.isInteger(port) ? port : 8899 });
-    closeLocalnet = () => localnet.close();
-    const keys = localnet.keys ?? demoKeys();
-    demo = {
-      claimMint: keys.mint.toBase58(),
-      recipients: {
-        coopersglass: keys.recipients.coopersglass.toBase58(),
-        gorilla: keys.recipients.gorilla.toBase58(),
-      },
-    };
-    console.log(`localnet: ${localnet.rpcUrl} (ws ${localnet.wsUrl}), $CLAIM mint ${demo.claimMint}`);
-  }
-
   let settings;
   try {
+    // Demo mode: the localnet's keys are deterministic, so settings are validated before anything starts.
+    const demo: DemoDefaults | undefined = isDemoEnv(env) ? demoDefaults(demoKeys()) : undefined;
     settings = loadSettings(env, demo);
   } catch (err) {
     if (err instanceof SettingsError) {
       console.error(err.message);
-      await closeLocalnet?.();
       process.exit(1);
     }
     throw err;
+  }
+
+  let closeLocalnet: (() => Promise<void>) | undefined;
+  if (settings.demo) {
+    const { startLocalnet } = await import('../localnet/index');
+    const localnet = await startLocalnet({ port: settings.localnetPort, host: '127.0.0.1' });
+    closeLocalnet = () => localnet.close();
+    console.log(`localnet: ${localnet.rpcUrl} (ws ${localnet.wsUrl}), $CLAIM mint ${settings.claimMint}`);
   }
 
   const server = await startServer(settings, {

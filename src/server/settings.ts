@@ -59,6 +59,11 @@ export interface DemoDefaults {
   recipients: Record<PayoutGroup, string>;
 }
 
+/** True when the store runs offline against the localnet (no SOLANA_RPC_URL). */
+export function isDemoEnv(env: Env): boolean {
+  return !env.SOLANA_RPC_URL?.trim();
+}
+
 /** The price pair of $CLAIM on DexScreener. Overridable with PRICE_PAIR_ADDRESS. */
 export const DEFAULT_PAIR_ADDRESS = 'DemoPair111111111111111111111111111111111111';
 
@@ -201,6 +206,9 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
 
   const rateLimitPerMinute = int('RATE_LIMIT_ORDERS_PER_MINUTE', 120, 0, 1_000_000);
 
+  const priceRefreshMs = int('PRICE_REFRESH_MS', 10_000, 10_000, 3_600_000);
+  const priceTimeoutMs = int('PRICE_TIMEOUT_MS', 5_000, 100, 60_000);
+
   if (problems.length) throw new SettingsError(problems);
   return {
     demo: isDemo,
@@ -214,9 +222,9 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     price: {
       apiUrl: priceApiUrl,
       pairAddress,
-      refreshMs: int('PRICE_REFRESH_MS', 10_000, 10_000, 3_600_000),
+      refreshMs: priceRefreshMs,
       maxAgeMs: 60_000,
-      timeoutMs: int('PRICE_TIMEOUT_MS', 5_000, 100, 60_000),
+      timeoutMs: priceTimeoutMs,
     },
     quote: { secret: quoteSecret ?? '', ttlMs: 15 * 60_000 },
     mail,
