@@ -140,6 +140,9 @@ export interface DataSlice {
 /** Context needed to render jsonParsed token accounts (decimals come from the mint). */
 export type MintLookup = (mint: string) => MintData | null;
 
+// Solana answers rentEpoch u64::MAX for rent-exempt accounts; JSON numbers lose precision past 2^53 exactly as
+// they do for web3.js reading mainnet, so this mirrors the real response.
+// eslint-disable-next-line no-loss-of-precision
 const U64_MAX_RENT_EPOCH = 18446744073709551615;
 
 function binaryData(data: Uint8Array, enc: 'base64' | 'base58' | 'binary'): unknown {

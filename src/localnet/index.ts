@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { Chain } from './chain.js';
-import { DEMO_MINT_DECIMALS, demoKeys, faucetKeypair, type DemoKeys } from './demo-keys.js';
+import { DEMO_MINT_DECIMALS, faucetKeypair, type DemoKeys } from './demo-keys.js';
 import { airdrop, faucet, FaucetInputError, type FaucetConfig } from './faucet.js';
 import { handleBody, methodNotFound } from './jsonrpc.js';
 import { methods, type RpcContext } from './rpc-methods.js';
