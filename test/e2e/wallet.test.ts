@@ -386,7 +386,7 @@ describe('wallet checkout (Phantom)', () => {
     await s.close();
   });
 
-  it('keeps Solana and wallet code off the light pages; product pages load it lazily', async () => {
+  it('keeps Solana and wallet code off the light pages; product pages load it on the first intent', async () => {
     const o = await openPage(browser, stack.url);
     const scripts: string[] = [];
     o.page.on('request', (r) => {
@@ -399,7 +399,10 @@ describe('wallet checkout (Phantom)', () => {
     expect(scripts.filter((u) => /WalletPay/.test(u))).toEqual([]);
     await o.page.goto('/vendors/coopersglass/product2');
     await o.page.locator('button.buy-now').waitFor();
-    expect(scripts.filter((u) => /WalletPay/.test(u))).toHaveLength(1);
+    await o.page.waitForLoadState('networkidle');
+    expect(scripts.filter((u) => /WalletPay/.test(u))).toEqual([]); // nothing before input (bundle budget)
+    await o.page.locator('button.buy-now').hover({ force: true });
+    await expect.poll(() => scripts.filter((u) => /WalletPay/.test(u)).length).toBe(1);
     expect(unexpectedErrors(o.errors)).toEqual([]);
     await o.close();
   });
