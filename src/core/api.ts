@@ -137,6 +137,15 @@ export type AnyOrderCreated = OrderCreated | UnpricedOrderCreated;
 
 export type OrderStatus = 'awaiting_payment' | 'paid' | 'final' | 'expired' | 'underpaid' | 'paid_late';
 
+export type PaymentRole = 'payment' | 'top_up' | 'extra' | 'partial';
+
+export interface OrderPayment {
+  signature: string;
+  receivedBaseUnits: string;
+  at: string;
+  role: PaymentRole;
+}
+
 export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed';
 
 /** GET /api/orders/:id → public status, no shipping details. */
@@ -150,9 +159,16 @@ export interface OrderPublic {
   amountBaseUnits: string | null;
   totalCents: number;
   expiresAt: string;
+  /** The transfer that completed the amount; else the latest recorded transfer. */
   signature?: string;
-  /** e.g. received base units when under/over-paid */
+  /** The sum of the recorded payments (the ledger), base units as an integer string; absent when none. */
   receivedBaseUnits?: string;
+  /**
+   * The payment ledger, oldest first: every verified transfer to this order's reference. `role`: partial (the
+   * sum stayed short), payment (completed the amount), top_up (completed an underpaid order), extra (after the
+   * order was fully paid: an overpayment the seller refunds or credits). `at`: the block time, else when recorded.
+   */
+  payments: OrderPayment[];
   history: { status: OrderStatus; at: string }[];
   emails: { kind: string; recipient: 'seller' | 'buyer'; state: MailDelivery; attempts: number; deliveredAt?: string }[];
 }

@@ -17,6 +17,7 @@ export interface OrderEmailPayload {
   quantity?: string; // QR orders
   solanaPayURL?: string; // QR orders
   receivedCLAIM?: string; // payment notes (ours, not the spec's): six decimals actually received
+  paymentSignature?: string; // ours: the transaction an extra-payment note (payment_received after full payment) is about
 }
 
 export type EmailRecipientRole = 'seller' | 'buyer';
@@ -39,8 +40,10 @@ export interface OrderEmailFacts {
   shipping: ShippingInput;
   paymentMethod: 'wallet' | 'qr';
   solanaPayUrl: string;
-  /** The recorded payment's amount, when there is one (payment notes state it). */
+  /** The recorded payments' sum, when there is one (payment notes state it). */
   receivedBaseUnits?: bigint;
+  /** A transfer after the order was fully paid (overpayment): the seller's note is about this one transfer. */
+  extraPayment?: { signature: string; receivedBaseUnits: bigint };
 }
 
 export interface OrderEmail {
@@ -78,12 +81,16 @@ export function buildOrderEmailPayload(facts: OrderEmailFacts, role: EmailRecipi
 
 /**
  * The messages an order event causes, seller first: order_confirmation → seller then buyer;
- * payment_received and payment_underpaid → seller only, with the amount received.
+ * payment_received and payment_underpaid → seller only, with the amount received (an extra payment's note: that
+ * transfer's amount and signature).
  */
 export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
   const seller: OrderEmail = { role: 'seller', to: sellerEmail, payload: buildOrderEmailPayload(facts, 'seller', sellerEmail) };
   if (kind !== 'order_confirmation') {
-    if (facts.receivedBaseUnits !== undefined) seller.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
+    if (kind === 'payment_received' && facts.extraPayment) {
+      seller.payload.receivedCLAIM = formatBaseUnits(facts.extraPayment.receivedBaseUnits);
+      seller.payload.paymentSignature = facts.extraPayment.signature;
+    } else if (facts.receivedBaseUnits !== undefined) seller.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
     return [seller];
   }
   return [seller, { role: 'buyer', to: facts.shipping.email, payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail) }];

@@ -1,60 +1,89 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FULLY_PAID, HAS_PAYMENT, ORDER_STATUSES, transition, type OrderEvent, type OrderStatus } from './order-status';
+import { FULLY_PAID, HAS_PAYMENT, ORDER_STATUSES, PAYMENT_ROLES, transition, type OrderEvent, type OrderStatus, type PaymentRole } from './order-status';
 
-const pay = (received: bigint, expected: bigint, o: { finalized?: boolean; late?: boolean } = {}): OrderEvent => ({
+const pay = (received: bigint, expected: bigint, o: { finalized?: boolean; late?: boolean; before?: bigint } = {}): OrderEvent => ({
   type: 'payment',
   receivedBaseUnits: received,
   expectedBaseUnits: expected,
+  paidBeforeBaseUnits: o.before ?? 0n,
   finalized: o.finalized ?? false,
   late: o.late ?? false,
 });
 
 describe('transition', () => {
+  it.each<[OrderStatus, OrderEvent, OrderStatus, PaymentRole]>([
+    ['awaiting_payment', pay(100n, 100n), 'paid', 'payment'],
+    ['awaiting_payment', pay(101n, 100n), 'paid', 'payment'],
+    ['awaiting_payment', pay(100n, 100n, { finalized: true }), 'final', 'payment'],
+    // Short while the quote is open: recorded as partial, the order stays payable (dust cannot block it).
+    ['awaiting_payment', pay(99n, 100n), 'awaiting_payment', 'partial'],
+    ['awaiting_payment', pay(1n, 100n), 'awaiting_payment', 'partial'],
+    ['awaiting_payment', pay(99n, 100n, { late: true }), 'underpaid', 'partial'],
+    ['awaiting_payment', pay(100n, 100n, { late: true }), 'paid_late', 'payment'],
+    // Split payments add up.
+    ['awaiting_payment', pay(50n, 100n, { before: 50n }), 'paid', 'payment'],
+    ['awaiting_payment', pay(49n, 100n, { before: 50n }), 'awaiting_payment', 'partial'],
+    ['awaiting_payment', pay(60n, 100n, { before: 50n, late: true }), 'paid_late', 'payment'],
+    ['expired', pay(100n, 100n), 'paid_late', 'payment'],
+    ['expired', pay(1n, 100n), 'underpaid', 'partial'],
+    // A top-up completes an underpaid order: late (after expiry) → paid_late; block before expiry → paid.
+    ['underpaid', pay(50n, 100n, { before: 50n, late: true }), 'paid_late', 'top_up'],
+    ['underpaid', pay(50n, 100n, { before: 50n }), 'paid', 'top_up'],
+    ['underpaid', pay(10n, 100n, { before: 50n, late: true }), 'underpaid', 'partial'],
+    // Anything after the full amount is an extra payment; the status does not move.
+    ['paid', pay(100n, 100n, { before: 100n }), 'paid', 'extra'],
+    ['final', pay(1n, 100n, { before: 100n }), 'final', 'extra'],
+    ['paid_late', pay(100n, 100n, { before: 120n, late: true }), 'paid_late', 'extra'],
+    ['paid', pay(5n, 100n), 'paid', 'extra'], // a status fully paid before the ledger existed
+  ])('payment %# from %s', (from, event, to, role) => {
+    expect(transition(from, event)).toEqual({ ok: true, next: to, role });
+  });
+
   it.each<[OrderStatus, OrderEvent, OrderStatus]>([
-    ['awaiting_payment', pay(100n, 100n), 'paid'],
-    ['awaiting_payment', pay(101n, 100n), 'paid'],
-    ['awaiting_payment', pay(100n, 100n, { finalized: true }), 'final'],
-    ['awaiting_payment', pay(99n, 100n), 'underpaid'],
-    ['awaiting_payment', pay(99n, 100n, { late: true }), 'underpaid'],
-    ['awaiting_payment', pay(100n, 100n, { late: true }), 'paid_late'],
-    ['expired', pay(100n, 100n), 'paid_late'],
-    ['expired', pay(1n, 100n), 'underpaid'],
     ['paid', { type: 'finalized' }, 'final'],
     ['final', { type: 'finalized' }, 'final'],
     ['paid_late', { type: 'finalized' }, 'paid_late'],
     ['underpaid', { type: 'finalized' }, 'underpaid'],
     ['awaiting_payment', { type: 'expire' }, 'expired'],
+    ['awaiting_payment', { type: 'expire', receivedBaseUnits: 0n }, 'expired'],
+    // A partial sum at expiry is an underpayment (the seller is told).
+    ['awaiting_payment', { type: 'expire', receivedBaseUnits: 1n }, 'underpaid'],
   ])('case %# from %s', (from, event, to) => {
     expect(transition(from, event)).toEqual({ ok: true, next: to });
   });
 
   it.each<[OrderStatus, OrderEvent, string]>([
-    ['paid', pay(100n, 100n), 'already_has_payment'],
-    ['final', pay(100n, 100n), 'already_has_payment'],
-    ['underpaid', pay(100n, 100n), 'already_has_payment'],
-    ['paid_late', pay(100n, 100n), 'already_has_payment'],
     ['awaiting_payment', { type: 'finalized' }, 'not_paid_yet'],
     ['expired', { type: 'finalized' }, 'not_paid_yet'],
     ['paid', { type: 'expire' }, 'not_awaiting_payment'],
     ['expired', { type: 'expire' }, 'not_awaiting_payment'],
+    ['underpaid', { type: 'expire', receivedBaseUnits: 5n }, 'not_awaiting_payment'],
   ])('refusal %# from %s', (from, event, reason) => {
     const r = transition(from, event);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.refusal).toEqual({ reason, status: from });
   });
 
+  it('never refuses a payment: every transfer gets a role', () => {
+    for (const s of ORDER_STATUSES) {
+      const r = transition(s, pay(1n, 100n));
+      expect(r.ok && r.role !== undefined && PAYMENT_ROLES.includes(r.role)).toBe(true);
+    }
+  });
+
   const statusArb = fc.constantFrom(...ORDER_STATUSES);
   const eventArb: fc.Arbitrary<OrderEvent> = fc.oneof(
     fc.record({
       type: fc.constant('payment' as const),
-      receivedBaseUnits: fc.bigInt({ min: 0n, max: 10n ** 18n }),
+      receivedBaseUnits: fc.bigInt({ min: 1n, max: 10n ** 18n }),
+      paidBeforeBaseUnits: fc.bigInt({ min: 0n, max: 10n ** 18n }),
       expectedBaseUnits: fc.bigInt({ min: 1n, max: 10n ** 18n }),
       finalized: fc.boolean(),
       late: fc.boolean(),
     }),
     fc.constant({ type: 'finalized' as const }),
-    fc.constant({ type: 'expire' as const }),
+    fc.record({ type: fc.constant('expire' as const), receivedBaseUnits: fc.bigInt({ min: 0n, max: 10n ** 18n }) }),
   );
 
   it('never leaves the closed set, never un-pays, and a full payment is never reported short (property)', () => {
@@ -67,7 +96,13 @@ describe('transition', () => {
           expect(ORDER_STATUSES).toContain(r.next);
           if (HAS_PAYMENT.has(s)) expect(HAS_PAYMENT.has(r.next)).toBe(true);
           if (e.type === 'payment') {
-            expect(FULLY_PAID.has(r.next)).toBe(e.receivedBaseUnits >= e.expectedBaseUnits);
+            const before = e.paidBeforeBaseUnits ?? 0n;
+            const sum = before + e.receivedBaseUnits;
+            // Fully paid exactly when the ledger sum reaches the amount (or it already was).
+            if (!FULLY_PAID.has(s)) expect(FULLY_PAID.has(r.next)).toBe(sum >= e.expectedBaseUnits);
+            // A payment never un-pays and never changes a fully paid status.
+            if (FULLY_PAID.has(s)) expect(r).toEqual({ ok: true, next: s, role: 'extra' });
+            expect(r.role).toBe(FULLY_PAID.has(s) ? 'extra' : sum >= e.expectedBaseUnits ? (s === 'underpaid' ? 'top_up' : 'payment') : 'partial');
           }
           s = r.next;
         }
@@ -75,12 +110,23 @@ describe('transition', () => {
     );
   });
 
-  it('is idempotent for finalized and refuses a second payment (property)', () => {
+  it('is idempotent for finalized, and a payment after the full amount is an extra that changes nothing (property)', () => {
     fc.assert(
-      fc.property(statusArb, (s) => {
+      fc.property(statusArb, fc.bigInt({ min: 1n, max: 10n ** 12n }), (s, amount) => {
         const once = transition(s, { type: 'finalized' });
         if (once.ok) expect(transition(once.next, { type: 'finalized' })).toEqual(once);
-        if (HAS_PAYMENT.has(s)) expect(transition(s, pay(1n, 1n)).ok).toBe(false);
+        if (FULLY_PAID.has(s)) expect(transition(s, pay(1n, amount, { before: amount }))).toEqual({ ok: true, next: s, role: 'extra' });
+        else expect(transition(s, pay(1n, amount, { before: amount }))).toMatchObject({ ok: true, role: s === 'underpaid' ? 'top_up' : 'payment' });
+      }),
+    );
+  });
+
+  it('a partial payment before expiry never moves awaiting_payment, whatever its size (property: dust cannot block)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 2n, max: 10n ** 12n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (amount, part) => {
+        const short = part % amount || 1n;
+        expect(transition('awaiting_payment', pay(short, amount))).toEqual({ ok: true, next: 'awaiting_payment', role: 'partial' });
+        expect(transition('awaiting_payment', pay(amount - short, amount, { before: short }))).toMatchObject({ ok: true, next: 'paid', role: 'payment' });
       }),
     );
   });

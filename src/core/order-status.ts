@@ -2,32 +2,55 @@
  * Order status: a closed set and a pure transition function. The store persists every transition with its
  * time; this module only decides. Browser-safe.
  *
- *   awaiting_payment ──payment (full, on time)──▶ paid ──finalized──▶ final
- *          │      └─────payment (full, on time, finalized)──────────▶ final
- *          │      └─────payment (short)─────────▶ underpaid
- *          │      └─────payment (full, late)────▶ paid_late
- *          └──expire──▶ expired ──payment (full)──▶ paid_late
- *                               └─payment (short)─▶ underpaid
+ * Payments come from the payment ledger: every verified transfer to the order's reference is one `payment`
+ * event carrying the ledger sum before it, so split payments add up, a top-up completes an underpaid order and
+ * a transfer after the order is fully paid is recorded as an extra (overpayment). No payment is ever refused.
+ *
+ *   awaiting_payment ──sum ≥ amount (on time)──▶ paid ──finalized──▶ final
+ *          │      └────sum ≥ amount (on time, all finalized)──────▶ final
+ *          │      └────sum < amount (on time)──▶ awaiting_payment (recorded as partial: dust cannot block the order)
+ *          │      └────sum < amount (late)─────▶ underpaid
+ *          │      └────sum ≥ amount (late)─────▶ paid_late
+ *          └──expire──▶ expired (nothing received) ──sum ≥ amount──▶ paid_late
+ *          └──expire──▶ underpaid (a partial sum)     └─sum < amount─▶ underpaid
+ *   expired/underpaid ──sum ≥ amount──▶ paid_late (paid if the completing transfer's block was before expiry)
+ *   paid / final / paid_late ──payment──▶ unchanged (recorded as extra)
  */
-import type { OrderStatus } from './api';
+import type { OrderStatus, PaymentRole } from './api';
 
 export const ORDER_STATUSES = ['awaiting_payment', 'paid', 'final', 'expired', 'underpaid', 'paid_late'] as const satisfies readonly OrderStatus[];
 export type { OrderStatus };
 
+/**
+ * A ledger row's place in the order: `partial` (the sum stays short), `payment` (the transfer that brings the
+ * sum to the amount), `top_up` (the same for an order already recorded as underpaid), `extra` (after the sum
+ * had reached the amount: an overpayment to refund or credit).
+ */
+export type { PaymentRole };
+export const PAYMENT_ROLES = ['payment', 'top_up', 'extra', 'partial'] as const satisfies readonly PaymentRole[];
+
 export type OrderEvent =
-  /** A transfer to the order's reference was verified (right mint and recipient). */
-  | { type: 'payment'; receivedBaseUnits: bigint; expectedBaseUnits: bigint; finalized: boolean; late: boolean }
-  /** The already recorded payment reached finalized commitment. */
+  /** A transfer to the order's reference was verified (right mint and recipient) and is new to the ledger. */
+  | {
+      type: 'payment';
+      /** This transfer's raw amount. */
+      receivedBaseUnits: bigint;
+      /** The ledger sum before this transfer (0 for the first one). Default 0. */
+      paidBeforeBaseUnits?: bigint;
+      expectedBaseUnits: bigint;
+      /** Every transfer that counts toward the amount, this one included, is finalized. */
+      finalized: boolean;
+      /** The transfer's block is after the quote expiry. */
+      late: boolean;
+    }
+  /** The recorded payments that count toward the amount all reached finalized commitment. */
   | { type: 'finalized' }
-  /** The quote's payment window passed without a payment. */
-  | { type: 'expire' };
+  /** The quote's payment window passed; `receivedBaseUnits` is the ledger sum then (default 0). */
+  | { type: 'expire'; receivedBaseUnits?: bigint };
 
-export type TransitionRefusal =
-  | { reason: 'already_has_payment'; status: OrderStatus }
-  | { reason: 'not_paid_yet'; status: OrderStatus }
-  | { reason: 'not_awaiting_payment'; status: OrderStatus };
+export type TransitionRefusal = { reason: 'not_paid_yet'; status: OrderStatus } | { reason: 'not_awaiting_payment'; status: OrderStatus };
 
-export type TransitionResult = { ok: true; next: OrderStatus } | { ok: false; refusal: TransitionRefusal };
+export type TransitionResult = { ok: true; next: OrderStatus; role?: PaymentRole } | { ok: false; refusal: TransitionRefusal };
 
 /** Statuses in which a payment has been recorded. */
 export const HAS_PAYMENT: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'underpaid', 'paid_late']);
@@ -37,11 +60,17 @@ export const FULLY_PAID: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'p
 export function transition(status: OrderStatus, event: OrderEvent): TransitionResult {
   switch (event.type) {
     case 'payment': {
-      if (HAS_PAYMENT.has(status)) return { ok: false, refusal: { reason: 'already_has_payment', status } };
-      const full = event.receivedBaseUnits >= event.expectedBaseUnits;
-      if (!full) return { ok: true, next: 'underpaid' };
-      if (status === 'expired' || event.late) return { ok: true, next: 'paid_late' };
-      return { ok: true, next: event.finalized ? 'final' : 'paid' };
+      const before = event.paidBeforeBaseUnits ?? 0n;
+      if (FULLY_PAID.has(status)) return { ok: true, next: status, role: 'extra' };
+      const full = before + event.receivedBaseUnits >= event.expectedBaseUnits;
+      if (!full) {
+        // Short while the quote is open: recorded, but the order stays payable (dust must not block it).
+        if (status === 'awaiting_payment' && !event.late) return { ok: true, next: 'awaiting_payment', role: 'partial' };
+        return { ok: true, next: 'underpaid', role: 'partial' };
+      }
+      const role: PaymentRole = status === 'underpaid' ? 'top_up' : 'payment';
+      if (status === 'expired' || event.late) return { ok: true, next: 'paid_late', role };
+      return { ok: true, next: event.finalized ? 'final' : 'paid', role };
     }
     case 'finalized': {
       if (status === 'paid') return { ok: true, next: 'final' };
@@ -50,8 +79,8 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
       return { ok: false, refusal: { reason: 'not_paid_yet', status } };
     }
     case 'expire': {
-      if (status === 'awaiting_payment') return { ok: true, next: 'expired' };
-      return { ok: false, refusal: { reason: 'not_awaiting_payment', status } };
+      if (status !== 'awaiting_payment') return { ok: false, refusal: { reason: 'not_awaiting_payment', status } };
+      return { ok: true, next: (event.receivedBaseUnits ?? 0n) > 0n ? 'underpaid' : 'expired' };
     }
   }
 }

@@ -6,6 +6,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseURL } from '@solana/pay';
 import type { AnyOrderCreated, OrderCreated, OrderPublic, QuoteResponse, UnpricedQuoteResponse } from '../../src/core/api';
 import { signQuote, type SignedQuote } from '../../src/server/orders/quotes';
+import { renderEmail } from '../../src/server/mail/templates';
+import type { OutgoingEmail } from '../../src/server/mail/types';
 import { startServer, type RunningServer } from '../../src/server/server';
 import {
   Clock,
@@ -431,10 +433,11 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         });
         expect(await server.orders.isSignatureUsed(sig)).toBe(true);
         expect((await getOrder(b.orderId)).status).toBe('awaiting_payment');
-        // A second, different payment on a paid order is refused, not recorded.
+        // A second, different payment on a paid order is recorded as an extra payment; the order stays paid.
         expect(await server.orders.recordPayment({ orderId: a.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null })).toMatchObject({
-          ok: false,
-          reason: 'already_has_payment',
+          ok: true,
+          status: 'paid',
+          role: 'extra',
         });
         expect(await server.orders.recordPayment({ reference: 'nope' }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null })).toEqual({
           ok: false,
@@ -444,11 +447,20 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
 
       it('records underpaid (the seller is told, no confirmations) and paid_late', async () => {
         const short = await walletOrder();
+        // Short while the quote is open: in the ledger, the order stays payable.
         expect(await server.orders.recordPayment({ orderId: short.orderId }, { signature: fakeSignature(), receivedBaseUnits: 649_999_999n, finalized: false, blockTime: null })).toMatchObject({
           ok: true,
-          status: 'underpaid',
+          status: 'awaiting_payment',
+          role: 'partial',
         });
-        expect((await getOrder(short.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_underpaid', 'seller']]);
+        expect((await getOrder(short.orderId)).emails).toEqual([]);
+        // A short payment after the expiry is underpaid at once.
+        const lateShort = await walletOrder();
+        const afterExpiry = Math.floor(Date.parse(lateShort.expiresAt) / 1000) + 1;
+        expect(
+          await server.orders.recordPayment({ orderId: lateShort.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: afterExpiry }),
+        ).toMatchObject({ ok: true, status: 'underpaid', role: 'partial' });
+        expect((await getOrder(lateShort.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_underpaid', 'seller']]);
 
         const late = await walletOrder();
         const lateBlock = Math.floor(Date.parse(late.expiresAt) / 1000) + 1;
@@ -529,6 +541,179 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           expect(bad.json()).toMatchObject({ field: 'signature' });
         }
         expect((await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/payment', { signature: sig })).statusCode).toBe(404);
+      });
+    });
+
+    describe('payment ledger (every transfer recorded once)', () => {
+      const AMOUNT = 650_000_000n; // sonic-crushed-opal-spillproof at $0.5
+      const record = (orderId: string, signature: string, receivedBaseUnits: bigint, o: { finalized?: boolean; blockTime?: number | null } = {}) =>
+        server.orders.recordPayment({ orderId }, { signature, receivedBaseUnits, finalized: o.finalized ?? false, blockTime: o.blockTime ?? null, slot: 42 });
+      const ledgerRows = (orderId: string) => server.store.db.selectFrom('payments').selectAll().where('order_id', '=', orderId).orderBy('seq').execute();
+
+      it('pay twice: the second transfer is an extra payment, the order stays paid then final, the seller is told once per extra', async () => {
+        const o = await walletOrder();
+        const first = fakeSignature();
+        const second = fakeSignature();
+        expect(await record(o.orderId, first, AMOUNT)).toMatchObject({ ok: true, status: 'paid', role: 'payment' });
+        clock.advance(1000);
+        expect(await record(o.orderId, second, AMOUNT)).toMatchObject({ ok: true, changed: true, status: 'paid', role: 'extra' });
+        // Seen again (feed, poll, sweep, hint): unchanged, no second row, no second e-mail.
+        expect(await record(o.orderId, second, AMOUNT)).toMatchObject({ ok: true, changed: false, role: 'extra' });
+        expect(await ledgerRows(o.orderId)).toHaveLength(2);
+        // Finality of the paying transfer makes the order final; the extra does not move it.
+        expect(await record(o.orderId, first, AMOUNT, { finalized: true })).toMatchObject({ ok: true, status: 'final' });
+        expect(await record(o.orderId, second, AMOUNT, { finalized: true })).toMatchObject({ ok: true, status: 'final', role: 'extra' });
+        clock.advance(1000);
+        const third = fakeSignature();
+        expect(await record(o.orderId, third, 5_000_000n)).toMatchObject({ ok: true, status: 'final', role: 'extra' });
+
+        const pub = await getOrder(o.orderId);
+        expect(pub.status).toBe('final');
+        expect(pub.signature).toBe(first);
+        expect(pub.receivedBaseUnits).toBe((2n * AMOUNT + 5_000_000n).toString());
+        expect(pub.payments.map((p) => [p.signature, p.receivedBaseUnits, p.role])).toEqual([
+          [first, AMOUNT.toString(), 'payment'],
+          [second, AMOUNT.toString(), 'extra'],
+          [third, '5000000', 'extra'],
+        ]);
+        expect(pub.history.map((h) => h.status)).toEqual(['awaiting_payment', 'paid', 'final']);
+        expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
+          ['order_confirmation', 'seller'],
+          ['order_confirmation', 'buyer'],
+          ['payment_received', 'seller'],
+          ['payment_received', 'seller'],
+        ]);
+        await server.outbox.runOnce();
+        await server.outbox.runOnce();
+        const extras = transport.sent.filter((m) => m.kind === 'payment_received');
+        expect(extras.map((m) => [m.to, m.payload.paymentSignature, m.payload.receivedCLAIM, m.payload.totalCLAIM])).toEqual([
+          [SELLER, second, '650.000000', '650.000000'],
+          [SELLER, third, '5.000000', '650.000000'],
+        ]);
+        const text = renderEmail(extras[0] as OutgoingEmail);
+        expect(text.subject).toMatch(/^Extra payment received \(order already paid\)/);
+        expect(text.text).toContain('already paid in full');
+        expect(text.text).toContain('extra payment');
+        expect(text.text).toContain('refund or credit');
+        expect(text.text).toContain(`Transaction: ${second}`);
+      });
+
+      it('pay half then half: the ledger sum pays the order (both rows visible), confirmations once', async () => {
+        const o = await walletOrder();
+        const a = fakeSignature();
+        const b = fakeSignature();
+        expect(await record(o.orderId, a, AMOUNT / 2n)).toMatchObject({ ok: true, status: 'awaiting_payment', role: 'partial' });
+        const mid = await getOrder(o.orderId);
+        expect(mid).toMatchObject({ status: 'awaiting_payment', receivedBaseUnits: (AMOUNT / 2n).toString(), signature: a, emails: [] });
+        clock.advance(1000);
+        expect(await record(o.orderId, b, AMOUNT / 2n, { finalized: true })).toMatchObject({ ok: true, status: 'paid', role: 'payment' });
+        // Not final until every transfer that counts is finalized.
+        expect((await getOrder(o.orderId)).status).toBe('paid');
+        expect(await record(o.orderId, a, AMOUNT / 2n, { finalized: true })).toMatchObject({ ok: true, status: 'final' });
+        const pub = await getOrder(o.orderId);
+        expect(pub).toMatchObject({ status: 'final', signature: b, receivedBaseUnits: AMOUNT.toString() });
+        expect(pub.payments.map((p) => [p.signature, p.role])).toEqual([
+          [a, 'partial'],
+          [b, 'payment'],
+        ]);
+        expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
+          ['order_confirmation', 'seller'],
+          ['order_confirmation', 'buyer'],
+        ]);
+        const rows = await ledgerRows(o.orderId);
+        expect(rows.map((r) => [r.confirmation, Number(r.slot)])).toEqual([
+          ['finalized', 42],
+          ['finalized', 42],
+        ]);
+      });
+
+      it('pay half, expire → underpaid (seller told); top up → paid_late with the confirmations', async () => {
+        const o = await walletOrder();
+        const half = fakeSignature();
+        expect(await record(o.orderId, half, AMOUNT / 2n, { blockTime: Math.floor(clock.ms / 1000) })).toMatchObject({ status: 'awaiting_payment', role: 'partial' });
+        clock.advance(15 * 60_000);
+        expect(await server.orders.expireOrders()).toBe(1);
+        const under = await getOrder(o.orderId);
+        expect(under).toMatchObject({ status: 'underpaid', receivedBaseUnits: (AMOUNT / 2n).toString() });
+        expect(under.emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_underpaid', 'seller']]);
+        // Still watched within 24 h of the expiry.
+        expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(o.orderId);
+        clock.advance(60 * 60_000);
+        const topUp = fakeSignature();
+        expect(await record(o.orderId, topUp, AMOUNT / 2n, { blockTime: Math.floor(clock.ms / 1000) })).toMatchObject({ ok: true, status: 'paid_late', role: 'top_up' });
+        const pub = await getOrder(o.orderId);
+        expect(pub).toMatchObject({ status: 'paid_late', signature: topUp, receivedBaseUnits: AMOUNT.toString() });
+        expect(pub.history.map((h) => h.status)).toEqual(['awaiting_payment', 'underpaid', 'paid_late']);
+        expect(pub.payments.map((p) => p.role)).toEqual(['partial', 'top_up']);
+        expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
+          ['payment_underpaid', 'seller'],
+          ['order_confirmation', 'seller'],
+          ['order_confirmation', 'buyer'],
+        ]);
+        await server.outbox.runOnce();
+        await server.outbox.runOnce();
+        expect(transport.sent.map((m) => [m.kind, m.role, m.payload.receivedCLAIM])).toEqual([
+          ['payment_underpaid', 'seller', '325.000000'],
+          ['order_confirmation', 'seller', undefined],
+          ['order_confirmation', 'buyer', undefined],
+        ]);
+        expect(transport.sent[1]?.paymentSeen).toBe(true);
+      });
+
+      it('dust before expiry is recorded and visible, and the order is still paid by the real transfer', async () => {
+        const o = await walletOrder();
+        const dust = fakeSignature();
+        const real = fakeSignature();
+        expect(await record(o.orderId, dust, 1n)).toMatchObject({ status: 'awaiting_payment', role: 'partial' });
+        expect((await getOrder(o.orderId)).payments).toEqual([{ signature: dust, receivedBaseUnits: '1', at: clock.now().toISOString(), role: 'partial' }]);
+        expect(await record(o.orderId, real, AMOUNT)).toMatchObject({ status: 'paid', role: 'payment' });
+        const pub = await getOrder(o.orderId);
+        expect(pub).toMatchObject({ status: 'paid', signature: real, receivedBaseUnits: (AMOUNT + 1n).toString() });
+        expect(pub.payments.map((p) => p.role)).toEqual(['partial', 'payment']);
+      });
+
+      it('one signature is recorded once, even when reported concurrently, and never for a second order', async () => {
+        const o = await walletOrder();
+        const other = await walletOrder();
+        const sig = fakeSignature();
+        const results = await Promise.all([1, 2, 3, 4].map(() => record(o.orderId, sig, AMOUNT)));
+        expect(results.filter((r) => r.ok && r.changed)).toHaveLength(1);
+        expect(results.every((r) => r.ok && r.status === 'paid')).toBe(true);
+        expect(await ledgerRows(o.orderId)).toHaveLength(1);
+        expect(await record(other.orderId, sig, AMOUNT)).toEqual({ ok: false, reason: 'signature_used', otherOrderId: o.orderId });
+        expect(await server.orders.isSignatureUsed(sig, other.orderId)).toBe(true);
+        expect(await server.orders.isSignatureUsed(sig, o.orderId)).toBe(false);
+        expect((await getOrder(other.orderId)).payments).toEqual([]);
+        expect((await getOrder(o.orderId)).emails).toHaveLength(2);
+      });
+
+      it('GET /api/orders/:id shows every ledger row with its block time, and the watcher sees the ledger', async () => {
+        const o = await walletOrder();
+        const sigs = [fakeSignature(), fakeSignature(), fakeSignature()];
+        const blockTime = Math.floor(clock.ms / 1000) - 5;
+        await record(o.orderId, sigs[0] as string, 100n, { blockTime });
+        await record(o.orderId, sigs[1] as string, AMOUNT, { blockTime: blockTime + 1 });
+        await record(o.orderId, sigs[2] as string, 7n);
+        const r = await inject('GET', `/api/orders/${o.orderId}`);
+        expect(r.statusCode).toBe(200);
+        const pub = r.json<OrderPublic>();
+        expect(pub.payments).toEqual([
+          { signature: sigs[0], receivedBaseUnits: '100', at: new Date(blockTime * 1000).toISOString(), role: 'partial' },
+          { signature: sigs[1], receivedBaseUnits: AMOUNT.toString(), at: new Date((blockTime + 1) * 1000).toISOString(), role: 'payment' },
+          { signature: sigs[2], receivedBaseUnits: '7', at: clock.now().toISOString(), role: 'extra' },
+        ]);
+        expect(pub.receivedBaseUnits).toBe((AMOUNT + 107n).toString());
+        const watched = await server.orders.findOrder({ orderId: o.orderId });
+        expect(watched?.payments.map((p) => p.signature)).toEqual(sigs);
+        expect(watched?.receivedBaseUnits).toBe(AMOUNT + 107n);
+        // Paid orders stay watched within 24 h of the quote expiry (later transfers are extras), not after.
+        expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(o.orderId);
+        clock.advance(25 * 60 * 60_000);
+        // Past the window a paid order is only followed until its payments are finalized.
+        expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(o.orderId);
+        await record(o.orderId, sigs[0] as string, 100n, { finalized: true });
+        expect(await record(o.orderId, sigs[1] as string, AMOUNT, { finalized: true })).toMatchObject({ status: 'final' });
+        expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).not.toContain(o.orderId);
       });
     });
 
@@ -660,8 +845,13 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(o.reference).toBe(first.reference);
         const target = await server.orders.findOrder({ reference: first.reference });
         expect(target?.orderId).toBe(o.orderId);
-        const r = await server.orders.recordPayment({ reference: first.reference }, { signature: fakeSignature(), receivedBaseUnits: BigInt(first.amountBaseUnits), finalized: true, blockTime: null });
-        expect(r).toMatchObject({ ok: true, status: 'underpaid' });
+        const sig = fakeSignature();
+        const r = await server.orders.recordPayment({ reference: first.reference }, { signature: sig, receivedBaseUnits: BigInt(first.amountBaseUnits), finalized: true, blockTime: null });
+        // Recorded at once (visible), the order stays payable until its quote expires, then it is underpaid.
+        expect(r).toMatchObject({ ok: true, status: 'awaiting_payment', role: 'partial' });
+        expect((await getOrder(o.orderId)).payments).toEqual([{ signature: sig, receivedBaseUnits: '100000000', at: clock.now().toISOString(), role: 'partial' }]);
+        clock.advance(15 * 60_000);
+        expect(await server.orders.expireOrders()).toBe(1);
         const pub = await getOrder(o.orderId);
         expect(pub).toMatchObject({ status: 'underpaid', amountBaseUnits: '200000000', receivedBaseUnits: '100000000' });
         await server.outbox.runOnce();

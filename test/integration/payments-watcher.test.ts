@@ -68,6 +68,8 @@ describe('PaymentWatcher against the localnet and the order service', () => {
   const errors = (events: WatcherEvent[]) => events.filter((e) => e.type === 'error');
   const payFor = (o: { ref: PublicKey; amountBaseUnits: bigint }, amount = o.amountBaseUnits, references = [o.ref]) =>
     pay(connection, { from: buyer, recipientOwner: coopers, mint, amount, references });
+  const ledger = async (orderId: string) => (await orders.service.getOrder(orderId))?.payments ?? [];
+  const emails = async (orderId: string) => ((await orders.service.getOrder(orderId))?.emails ?? []).map((e) => [e.kind, e.recipient]);
   const statusIs = (orderId: string, ...wanted: string[]) => async () => (wanted.includes(await orders.status(orderId)) ? true : undefined);
 
   it('marks an order paid from the WebSocket notification, then final once finalized', async () => {
@@ -144,19 +146,26 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     expect(events.filter((e) => e.type === 'recorded')).toEqual([]);
   });
 
-  it('records an underpayment as underpaid once the quote expires, not before (dust cannot block the real payment)', async () => {
+  it('records a partial payment at once but keeps the order payable until its quote expires (dust cannot block the real payment)', async () => {
     const short = await orders.place();
     const dusted = await orders.place();
     const { watcher: w, events } = watcher();
     await w.start();
-    await payFor(short, short.amountBaseUnits - 1n);
-    await payFor(dusted, 1n);
+    const shortSig = await payFor(short, short.amountBaseUnits - 1n);
+    const dust = await payFor(dusted, 1n);
     await waitFor('partial seen', () => (events.some((e) => e.type === 'partial' && e.orderId === short.orderId) ? true : undefined));
     expect(await orders.status(short.orderId)).toBe('awaiting_payment');
+    expect((await ledger(short.orderId)).map((p) => [p.signature, p.role])).toEqual([[shortSig, 'partial']]);
     const real = await payFor(dusted);
     await waitFor('dusted order paid', async () => ((await orders.get(dusted.orderId)).signature === real ? true : undefined));
-    offset = 16 * 60_000; // the quotes expire
-    await waitFor('underpaid', statusIs(short.orderId, 'underpaid'));
+    // The dust is in the ledger too, and visible.
+    expect((await ledger(dusted.orderId)).map((p) => [p.signature, p.receivedBaseUnits, p.role])).toEqual([
+      [dust, '1', 'partial'],
+      [real, dusted.amountBaseUnits.toString(), 'payment'],
+    ]);
+    offset = 16 * 60_000; // the quotes expire: the service's expiry turns the partial sum into underpaid
+    await orders.service.expireOrders();
+    expect(await orders.status(short.orderId)).toBe('underpaid');
     expect((await orders.service.getOrder(short.orderId))?.receivedBaseUnits).toBe((short.amountBaseUnits - 1n).toString());
     expect(['paid', 'final']).toContain(await orders.status(dusted.orderId));
     expect(errors(events)).toEqual([]);
@@ -174,11 +183,16 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     const first = events.find((e) => e.type === 'recorded');
     const winner = first?.orderId === a.orderId ? a : b;
     const loser = winner === a ? b : a;
-    // A second payment to the winner's reference.
-    await payFor(winner);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(events.filter((e) => e.type === 'recorded')).toHaveLength(1);
+    // A second payment to the winner's reference: recorded as an extra payment on the winner, never on the loser.
+    const again = await payFor(winner);
+    await waitFor('extra recorded', () => (events.some((e) => e.type === 'recorded' && e.role === 'extra') ? true : undefined));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events.filter((e) => e.type === 'recorded').map((e) => e.type === 'recorded' && [e.orderId, e.outcome.signature, e.role])).toEqual([
+      [winner.orderId, both, 'payment'],
+      [winner.orderId, again, 'extra'],
+    ]);
     expect((await orders.get(winner.orderId)).signature).toBe(both);
+    expect(await ledger(loser.orderId)).toEqual([]);
     expect(await orders.status(loser.orderId)).toBe('awaiting_payment');
     expect(events.some((e) => e.type === 'rejected' && e.orderId === loser.orderId && e.outcome.kind === 'AlreadyUsed')).toBe(true);
     expect(errors(events)).toEqual([]);
@@ -198,5 +212,109 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     await orders.service.paymentHint(o.orderId, signature);
     await waitFor('paid by hint', statusIs(o.orderId, 'paid', 'final'));
     orders.service.setPaymentHintHandler(undefined);
+  });
+  describe('payment ledger', () => {
+    it('pay twice: the second transfer is recorded as extra, the order stays paid then final, the seller is told', async () => {
+      const o = await orders.place();
+      const { watcher: w, events } = watcher();
+      await w.start();
+      const first = await payFor(o);
+      await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
+      const second = await payFor(o);
+      await waitFor('extra recorded', async () => ((await ledger(o.orderId)).length === 2 ? true : undefined));
+      expect((await ledger(o.orderId)).map((p) => [p.signature, p.role])).toEqual([
+        [first, 'payment'],
+        [second, 'extra'],
+      ]);
+      expect(['paid', 'final']).toContain(await orders.status(o.orderId));
+      await waitFor('final', statusIs(o.orderId, 'final'));
+      const pub = await orders.service.getOrder(o.orderId);
+      expect(pub).toMatchObject({ status: 'final', signature: first, receivedBaseUnits: (2n * o.amountBaseUnits).toString() });
+      expect(await emails(o.orderId)).toEqual([
+        ['order_confirmation', 'seller'],
+        ['order_confirmation', 'buyer'],
+        ['payment_received', 'seller'],
+      ]);
+      const note = await orders.store.db.selectFrom('outbox').selectAll().where('order_id', '=', o.orderId).where('kind', '=', 'payment_received').executeTakeFirstOrThrow();
+      expect(note.payment_signature).toBe(second);
+      expect(JSON.parse(note.payload_json)).toMatchObject({ paymentSignature: second, receivedCLAIM: '95.000000' });
+      expect(errors(events)).toEqual([]);
+    });
+
+    it('pay half then half: the ledger sum pays the order', async () => {
+      const o = await orders.place();
+      const { watcher: w, events } = watcher();
+      await w.start();
+      const half = o.amountBaseUnits / 2n;
+      const a = await payFor(o, half);
+      await waitFor('first half recorded', async () => ((await ledger(o.orderId)).length === 1 ? true : undefined));
+      expect(await orders.status(o.orderId)).toBe('awaiting_payment');
+      const b = await payFor(o, o.amountBaseUnits - half);
+      await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
+      expect((await ledger(o.orderId)).map((p) => [p.signature, p.role])).toEqual([
+        [a, 'partial'],
+        [b, 'payment'],
+      ]);
+      expect(await emails(o.orderId)).toEqual([
+        ['order_confirmation', 'seller'],
+        ['order_confirmation', 'buyer'],
+      ]);
+      // Final once both transfers are finalized.
+      await waitFor('final', statusIs(o.orderId, 'final'));
+      expect((await orders.store.db.selectFrom('payments').select('confirmation').where('order_id', '=', o.orderId).execute()).map((r) => r.confirmation)).toEqual([
+        'finalized',
+        'finalized',
+      ]);
+      expect(errors(events)).toEqual([]);
+    });
+
+    it('pay half, expire → underpaid; a top-up within 24 h → paid_late, with the e-mails', async () => {
+      offset = -(15 * 60_000 - 4000); // the quote expires 4 s from now
+      const o = await orders.place();
+      offset = 0;
+      const { watcher: w, events } = watcher();
+      await w.start();
+      const half = o.amountBaseUnits / 2n;
+      const a = await payFor(o, half);
+      await waitFor('half recorded', async () => ((await ledger(o.orderId)).length === 1 ? true : undefined));
+      expect(await orders.status(o.orderId)).toBe('awaiting_payment');
+      await waitFor('quote expired', () => (Date.now() > o.expiresAt.getTime() + 1100 ? true : undefined));
+      expect(await orders.service.expireOrders()).toBeGreaterThanOrEqual(1);
+      expect(await orders.status(o.orderId)).toBe('underpaid');
+      expect(await emails(o.orderId)).toEqual([['payment_underpaid', 'seller']]);
+      const b = await payFor(o, o.amountBaseUnits - half);
+      await waitFor('paid_late', statusIs(o.orderId, 'paid_late'));
+      const pub = await orders.service.getOrder(o.orderId);
+      expect(pub?.payments.map((p) => [p.signature, p.role])).toEqual([
+        [a, 'partial'],
+        [b, 'top_up'],
+      ]);
+      expect(pub?.history.map((h) => h.status)).toEqual(['awaiting_payment', 'underpaid', 'paid_late']);
+      expect(await emails(o.orderId)).toEqual([
+        ['payment_underpaid', 'seller'],
+        ['order_confirmation', 'seller'],
+        ['order_confirmation', 'buyer'],
+      ]);
+      expect(errors(events)).toEqual([]);
+    });
+
+    it('the same signature seen by feed, poll, sweep and hint is recorded once', async () => {
+      const o = await orders.place();
+      const { watcher: w, events, feed } = watcher({ pollIntervalMs: 50, sweepIntervalMs: 50 });
+      await w.start();
+      await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
+      const signature = await payFor(o);
+      // Every path at once: the hint, the feed's notification, the 50 ms polls and sweeps.
+      await Promise.all([w.onPaymentHint(o, signature), w.onPaymentHint(o, signature), w.reconcile(), w.reconcile()]);
+      await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
+      await new Promise((r) => setTimeout(r, 600)); // more polls and sweeps pass over it
+      await w.reconcile();
+      await w.onPaymentHint(await orders.get(o.orderId), signature);
+      expect(await ledger(o.orderId)).toHaveLength(1);
+      expect(await orders.store.db.selectFrom('payments').select('signature').where('signature', '=', signature).execute()).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'recorded' && e.outcome.signature === signature)).toHaveLength(1);
+      expect(await emails(o.orderId)).toHaveLength(2);
+      expect(errors(events)).toEqual([]);
+    });
   });
 });

@@ -34,6 +34,7 @@ function oneLine(value: string): string {
 export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'payload'>): string {
   const product = headerSafe(message.payload.product, 150);
   if (message.kind === 'payment_received') {
+    if (message.payload.paymentSignature !== undefined) return headerSafe(`Extra payment received (order already paid): ${product}`);
     return headerSafe(message.role === 'seller' ? `Payment received: ${product}` : `Payment received for your $CLAIM order: ${product}`);
   }
   if (message.kind === 'payment_underpaid') return headerSafe(`Payment short of the total: ${product}`);
@@ -43,6 +44,9 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
 function intro(message: OutgoingEmail): string {
   const p = message.payload;
   const qr = p.solanaPayURL !== undefined;
+  if (message.kind === 'payment_received' && p.paymentSignature !== undefined) {
+    return 'This order was already paid in full. Another payment to its reference has arrived on-chain: it is an extra payment (overpayment). Please refund or credit it to the buyer.';
+  }
   if (message.kind === 'payment_received') {
     return message.role === 'seller'
       ? `The payment for this order has been received on-chain.`
@@ -68,7 +72,11 @@ function fields(p: OrderEmailPayload): [string, string][] {
   if (p.quantity !== undefined) rows.splice(1, 0, ['Quantity', p.quantity]);
   rows.push(['Name', p.from_name], ['E-mail', p.email], ['Shipping address', p.shippingAddress]);
   if (p.solanaPayURL !== undefined) rows.push(['Solana Pay link', p.solanaPayURL]);
-  if (p.receivedCLAIM !== undefined) rows.splice(rows.findIndex(([k]) => k === 'Total ($CLAIM)') + 1, 0, ['Received ($CLAIM)', p.receivedCLAIM]);
+  if (p.receivedCLAIM !== undefined) {
+    const label = p.paymentSignature !== undefined ? 'Extra payment ($CLAIM)' : 'Received ($CLAIM)';
+    rows.splice(rows.findIndex(([k]) => k === 'Total ($CLAIM)') + 1, 0, [label, p.receivedCLAIM]);
+  }
+  if (p.paymentSignature !== undefined) rows.push(['Transaction', p.paymentSignature]);
   return rows;
 }
 

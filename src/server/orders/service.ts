@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { AnyOrderCreated, ApiError, OrderPublic, OrderStatus } from '../../core/api';
+import type { AnyOrderCreated, ApiError, OrderPublic, OrderStatus, PaymentRole } from '../../core/api';
 import type { Catalog } from '../../core/catalog';
 import { buildOrderEmails, type EmailKind, type OrderEmailFacts } from '../../core/email-payload';
 import { formatBaseUnits } from '../../core/money';
@@ -17,12 +17,12 @@ import {
   shippingSchemaFor,
   type ShippingInput,
 } from '../../core/order';
-import { FULLY_PAID, transition, type OrderEvent } from '../../core/order-status';
+import { FULLY_PAID, transition } from '../../core/order-status';
 import { ApiProblem } from '../http/errors';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
-import type { Database, OrderRow } from '../store/schema';
+import type { Database, OrderRow, PaymentRow } from '../store/schema';
 import { verifyQuote, type SignedQuote } from './quotes';
 
 export const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,8 +38,14 @@ export interface WatchedOrder {
   status: OrderStatus;
   paymentMethod: 'wallet' | 'qr';
   expiresAt: Date;
+  /** The transfer that completed the amount (null until then). */
   signature: string | null;
+  /** Every transfer counting toward the amount is finalized. */
   finalized: boolean;
+  /** The ledger sum. */
+  receivedBaseUnits: bigint;
+  /** The ledger: every recorded transfer (the watcher skips these when it re-reads the chain). */
+  payments: { signature: string; receivedBaseUnits: bigint; role: PaymentRole; finalized: boolean }[];
 }
 
 export interface PaymentReport {
@@ -49,15 +55,20 @@ export interface PaymentReport {
   finalized: boolean;
   /** Unix seconds of the block (null if unknown: then the time of recording decides lateness). */
   blockTime: number | null;
+  slot?: number | null;
 }
 
 export type PaymentTarget = { orderId: string } | { reference: string };
 
+/**
+ * `changed: false`: the signature was already in the ledger (and nothing new about it). `role`: the ledger row's
+ * role (partial, payment, top_up, extra).
+ */
 export type RecordPaymentResult =
-  | { ok: true; changed: boolean; status: OrderStatus; order: OrderPublic }
+  | { ok: true; changed: boolean; status: OrderStatus; role: PaymentRole; order: OrderPublic }
   | { ok: false; reason: 'order_not_found' }
   | { ok: false; reason: 'signature_used'; otherOrderId: string }
-  | { ok: false; reason: 'already_has_payment' | 'refused'; status: OrderStatus; order: OrderPublic };
+  | { ok: false; reason: 'refused'; status: OrderStatus; order: OrderPublic };
 
 export interface CreateOrderResult {
   status: number;
@@ -74,13 +85,21 @@ export interface OrderService {
   /** GET /api/orders/:id; undefined when unknown. Throws ApiProblem(400) on a malformed id. */
   getOrder(orderId: string): Promise<OrderPublic | undefined>;
   findOrder(target: PaymentTarget): Promise<WatchedOrder | undefined>;
-  /** For the payment verifier: records a verified transfer (idempotent per signature). */
+  /**
+   * For the payment verifier: records a verified transfer in the ledger (idempotent per signature; the same
+   * signature again with `finalized: true` marks it finalized and may move paid → final) and moves the order by
+   * the ledger sum, with the e-mails it causes, in one transaction.
+   */
   recordPayment(target: PaymentTarget, report: PaymentReport): Promise<RecordPaymentResult>;
   /** QR pages' "Send Order Confirmation": enqueue seller then buyer order_confirmation, once. */
   requestConfirmation(orderId: string): Promise<OrderPublic>;
   /** awaiting_payment orders past their expiry → expired. Returns how many changed. */
   expireOrders(now?: Date): Promise<number>;
-  /** Orders whose reference the watcher should follow: awaiting payment, paid but not final, recently expired. */
+  /**
+   * Orders whose reference the watcher should follow: awaiting payment, any status until `expiredWithinMs`
+   * (24 h) after the quote expiry (later transfers are recorded as top-ups or extras), and fully paid orders
+   * whose payments are not all finalized.
+   */
   ordersToWatch(opts?: { expiredWithinMs?: number }): Promise<WatchedOrder[]>;
   isSignatureUsed(signature: string, exceptOrderId?: string): Promise<boolean>;
   /** The wallet page's "I sent it" hint: hands it to the verifier; never marks anything paid. */
@@ -135,7 +154,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
   let hintHandler = deps.onPaymentHint;
 
   /** Unpriced QR orders (no amount) are never payment-watched: nothing to verify a payment against. */
-  const toWatched = (o: OrderRow & { amount_base_units: string }): WatchedOrder => ({
+  const toWatched = (o: OrderRow & { amount_base_units: string }, ledger: PaymentRow[]): WatchedOrder => ({
     orderId: o.id,
     reference: o.reference,
     recipient: o.recipient,
@@ -145,8 +164,21 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     paymentMethod: o.payment_method,
     expiresAt: new Date(o.expires_at),
     signature: o.signature,
-    finalized: o.finalized === 1,
+    finalized: Number(o.finalized) === 1,
+    receivedBaseUnits: ledger.reduce((sum, p) => sum + BigInt(p.received_base_units), 0n),
+    payments: ledger.map((p) => ({
+      signature: p.signature,
+      receivedBaseUnits: BigInt(p.received_base_units),
+      role: p.role,
+      finalized: p.confirmation === 'finalized',
+    })),
   });
+
+  async function ledgerOf(q: Db, orderId: string): Promise<PaymentRow[]> {
+    return q.selectFrom('payments').selectAll().where('order_id', '=', orderId).orderBy('seq').execute();
+  }
+
+  const sumOf = (ledger: PaymentRow[]): bigint => ledger.reduce((sum, p) => sum + BigInt(p.received_base_units), 0n);
 
   const isPriced = (o: OrderRow): o is OrderRow & { amount_base_units: string } => o.amount_base_units !== null;
 
@@ -163,7 +195,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     await q.insertInto('order_history').values({ id: randomUUID(), order_id: orderId, seq, status, event, at }).execute();
   }
 
-  function factsOf(o: OrderRow): OrderEmailFacts {
+  function factsOf(o: OrderRow, extraPayment?: OrderEmailFacts['extraPayment']): OrderEmailFacts {
     const items = JSON.parse(o.items_json) as StoredItem[];
     return {
       items: items.map((i) => ({ name: i.name, quantity: i.quantity, ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}) })),
@@ -174,15 +206,27 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       paymentMethod: o.payment_method,
       solanaPayUrl: o.solana_pay_url ?? 'N/A',
       ...(o.received_base_units !== null ? { receivedBaseUnits: BigInt(o.received_base_units) } : {}),
+      ...(extraPayment ? { extraPayment } : {}),
     };
   }
 
-  /** Writes the messages of `kind` for the order (seller first; the buyer row waits for the seller row). */
-  async function enqueue(q: Db, o: OrderRow, kind: EmailKind, paymentSeen: boolean, at: string): Promise<number> {
-    const existing = await q.selectFrom('outbox').select(['id', 'role']).where('order_id', '=', o.id).where('kind', '=', kind).execute();
+  /**
+   * Writes the messages of `kind` for the order (seller first; the buyer row waits for the seller row). With
+   * `payment`, the message is about that one ledger transfer (one row per transfer, e.g. an extra payment).
+   */
+  async function enqueue(q: Db, o: OrderRow, kind: EmailKind, paymentSeen: boolean, at: string, payment?: { signature: string; receivedBaseUnits: bigint; extra: boolean }): Promise<number> {
+    const paymentSignature = payment?.signature ?? '';
+    const existing = await q
+      .selectFrom('outbox')
+      .select(['id', 'role'])
+      .where('order_id', '=', o.id)
+      .where('kind', '=', kind)
+      .where('payment_signature', '=', paymentSignature)
+      .execute();
     let sellerId = existing.find((r) => r.role === 'seller')?.id;
     let added = 0;
-    for (const mail of buildOrderEmails(factsOf(o), kind, deps.settings.mail.sellerEmail)) {
+    const extra = payment?.extra ? { signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits } : undefined;
+    for (const mail of buildOrderEmails(factsOf(o, extra), kind, deps.settings.mail.sellerEmail)) {
       if (existing.some((r) => r.role === mail.role)) continue;
       const id = randomUUID();
       const res = await q
@@ -205,8 +249,9 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           last_error: null,
           delivered_at: null,
           created_at: at,
+          payment_signature: paymentSignature,
         })
-        .onConflict((oc) => oc.columns(['order_id', 'role', 'kind']).doNothing())
+        .onConflict((oc) => oc.columns(['order_id', 'role', 'kind', 'payment_signature']).doNothing())
         .executeTakeFirst();
       if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) added++;
       if (mail.role === 'seller') sellerId = id;
@@ -223,6 +268,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       .orderBy('created_at')
       .orderBy('role', 'desc') // seller before buyer
       .execute();
+    const ledger = await ledgerOf(q, o.id);
     const pub: OrderPublic = {
       orderId: o.id,
       status: o.status,
@@ -232,6 +278,12 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       amountBaseUnits: o.amount_base_units,
       totalCents: o.total_cents,
       expiresAt: o.expires_at,
+      payments: ledger.map((p) => ({
+        signature: p.signature,
+        receivedBaseUnits: p.received_base_units,
+        at: p.block_time !== null ? new Date(Number(p.block_time) * 1000).toISOString() : p.recorded_at,
+        role: p.role,
+      })),
       history: history.map((h) => ({ status: h.status, at: h.at })),
       emails: mails.map((m) => ({
         kind: m.kind,
@@ -241,8 +293,10 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         ...(m.delivered_at ? { deliveredAt: m.delivered_at } : {}),
       })),
     };
-    if (o.signature) pub.signature = o.signature;
-    if (o.received_base_units) pub.receivedBaseUnits = o.received_base_units;
+    const shown = o.signature ?? ledger[ledger.length - 1]?.signature;
+    if (shown) pub.signature = shown;
+    if (ledger.length > 0) pub.receivedBaseUnits = sumOf(ledger).toString();
+    else if (o.received_base_units) pub.receivedBaseUnits = o.received_base_units;
     return pub;
   }
 
@@ -385,12 +439,12 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
 
     async findOrder(target) {
       const o = await loadOrder(db, target, false);
-      return o && isPriced(o) ? toWatched(o) : undefined;
+      return o && isPriced(o) ? toWatched(o, await ledgerOf(db, o.id)) : undefined;
     },
 
     async recordPayment(target, report) {
       if (!SIGNATURE.test(report.signature)) throw new Error(`recordPayment: malformed signature '${report.signature}'`);
-      if (report.receivedBaseUnits < 0n) throw new Error('recordPayment: negative amount');
+      if (report.receivedBaseUnits <= 0n) throw new Error('recordPayment: the amount must be positive');
       let added = 0;
       const result = await db
         .transaction()
@@ -399,37 +453,69 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           if (!o) return { ok: false, reason: 'order_not_found' };
           // An unpriced order has no amount to verify against: the seller arranges its payment.
           if (!isPriced(o)) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
-          const other = await trx.selectFrom('orders').select('id').where('signature', '=', report.signature).where('id', '!=', o.id).executeTakeFirst();
-          if (other) return { ok: false, reason: 'signature_used', otherOrderId: other.id };
+          const recorded = await trx.selectFrom('payments').selectAll().where('signature', '=', report.signature).executeTakeFirst();
+          if (recorded && recorded.order_id !== o.id) return { ok: false, reason: 'signature_used', otherOrderId: recorded.order_id };
+          const legacy = await trx.selectFrom('orders').select('id').where('signature', '=', report.signature).where('id', '!=', o.id).executeTakeFirst();
+          if (legacy) return { ok: false, reason: 'signature_used', otherOrderId: legacy.id };
           const now = deps.now();
           const at = now.toISOString();
+          const ledger = await ledgerOf(trx, o.id);
+          const counting = (rows: PaymentRow[]) => rows.filter((p) => p.role !== 'extra');
 
-          let event: OrderEvent;
-          if (o.signature === report.signature) {
-            if (!report.finalized || o.finalized === 1) return { ok: true, changed: false, status: o.status, order: await publicOf(trx, o) };
-            event = { type: 'finalized' };
-          } else if (o.signature) {
-            return { ok: false, reason: 'already_has_payment', status: o.status, order: await publicOf(trx, o) };
-          } else {
-            const paidAtMs = report.blockTime !== null ? report.blockTime * 1000 : now.getTime();
-            event = {
-              type: 'payment',
-              receivedBaseUnits: report.receivedBaseUnits,
-              expectedBaseUnits: BigInt(o.amount_base_units),
-              finalized: report.finalized,
-              late: paidAtMs > Date.parse(o.expires_at),
-            };
+          if (recorded) {
+            // Seen before: only news of finality changes anything.
+            if (!report.finalized || recorded.confirmation === 'finalized') {
+              return { ok: true, changed: false, status: o.status, role: recorded.role, order: await publicOf(trx, o) };
+            }
+            await trx.updateTable('payments').set({ confirmation: 'finalized' }).where('signature', '=', recorded.signature).execute();
+            const after = ledger.map((p) => (p.signature === recorded.signature ? { ...p, confirmation: 'finalized' as const } : p));
+            const allFinal = counting(after).every((p) => p.confirmation === 'finalized');
+            let updated = o;
+            if (allFinal && FULLY_PAID.has(o.status)) {
+              const t = transition(o.status, { type: 'finalized' });
+              const next = t.ok ? t.next : o.status;
+              updated = { ...o, status: next, finalized: 1, updated_at: at };
+              await trx.updateTable('orders').set({ status: next, finalized: 1, updated_at: at }).where('id', '=', o.id).execute();
+              if (next !== o.status) await addHistory(trx, o.id, next, 'finalized', at);
+            }
+            return { ok: true, changed: true, status: updated.status, role: recorded.role, order: await publicOf(trx, updated) };
           }
-          const t = transition(o.status, event);
-          if (!t.ok) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
 
+          const before = sumOf(ledger);
+          const paidAtMs = report.blockTime !== null ? report.blockTime * 1000 : now.getTime();
+          const t = transition(o.status, {
+            type: 'payment',
+            receivedBaseUnits: report.receivedBaseUnits,
+            paidBeforeBaseUnits: before,
+            expectedBaseUnits: BigInt(o.amount_base_units),
+            finalized: report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'),
+            late: paidAtMs > Date.parse(o.expires_at),
+          });
+          if (!t.ok || !t.role) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
+          const role = t.role;
+          await trx
+            .insertInto('payments')
+            .values({
+              signature: report.signature,
+              order_id: o.id,
+              seq: ledger.reduce((max, p) => Math.max(max, Number(p.seq)), 0) + 1,
+              received_base_units: report.receivedBaseUnits.toString(),
+              slot: report.slot ?? null,
+              block_time: report.blockTime,
+              confirmation: report.finalized ? 'finalized' : 'confirmed',
+              role,
+              recorded_at: at,
+            })
+            .execute();
+          const completes = role === 'payment' || role === 'top_up';
+          const sum = before + report.receivedBaseUnits;
           const updated: OrderRow = {
             ...o,
             status: t.next,
-            signature: report.signature,
-            received_base_units: event.type === 'payment' ? report.receivedBaseUnits.toString() : o.received_base_units,
-            block_time: event.type === 'payment' ? report.blockTime : o.block_time,
-            finalized: report.finalized ? 1 : o.finalized,
+            signature: completes ? report.signature : o.signature,
+            received_base_units: sum.toString(),
+            block_time: completes ? report.blockTime : o.block_time,
+            finalized: t.next === 'final' || (completes && report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized')) ? 1 : o.finalized,
             updated_at: at,
           };
           await trx
@@ -444,18 +530,24 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
             })
             .where('id', '=', o.id)
             .execute();
-          if (t.next !== o.status) await addHistory(trx, o.id, t.next, event.type, at);
-          // The first full payment causes the e-mails: wallet orders get the confirmation pair, QR orders a note to
-          // the seller (their confirmation pair is the buyer's "Send Order Confirmation").
-          if (event.type === 'payment' && FULLY_PAID.has(t.next)) {
+          if (t.next !== o.status) await addHistory(trx, o.id, t.next, role === 'top_up' ? 'top_up' : 'payment', at);
+          // The payment that completes the amount (first time, or a top-up of an underpaid order) causes the
+          // e-mails: wallet orders get the confirmation pair, QR orders a note to the seller (their confirmation
+          // pair is the buyer's "Send Order Confirmation").
+          if (completes && FULLY_PAID.has(t.next)) {
             added += await enqueue(trx, updated, o.payment_method === 'wallet' ? 'order_confirmation' : 'payment_received', true, at);
           }
-          // A short payment (e.g. a QR paid at an older quote's amount before a rebuild) is never dropped: the
-          // seller is told what arrived, to settle the difference with the buyer.
-          if (event.type === 'payment' && t.next === 'underpaid') {
-            added += await enqueue(trx, updated, 'payment_underpaid', true, at);
+          // After the full amount: the seller is told of each extra payment (to refund or credit).
+          if (role === 'extra') {
+            added += await enqueue(trx, updated, 'payment_received', true, at, { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits, extra: true });
           }
-          return { ok: true, changed: true, status: t.next, order: await publicOf(trx, updated) };
+          // A short sum once the window has closed is never dropped: the seller is told what arrived, once when the
+          // order becomes underpaid and again for each later partial transfer.
+          if (role === 'partial' && t.next === 'underpaid') {
+            const again = o.status === 'underpaid' ? { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits, extra: false } : undefined;
+            added += await enqueue(trx, updated, 'payment_underpaid', true, at, again);
+          }
+          return { ok: true, changed: true, status: t.next, role, order: await publicOf(trx, updated) };
         })
         .catch((err: unknown) => {
           if (isUniqueViolation(err) && /signature/.test(uniqueViolationTarget(err))) {
@@ -498,18 +590,25 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         .where('amount_base_units', 'is not', null)
         .execute();
       let n = 0;
+      let added = 0;
       for (const { id } of due) {
         const changed = await db.transaction().execute(async (trx) => {
           const o = await loadOrder(trx, { orderId: id }, true);
           if (!o || Date.parse(o.expires_at) > now.getTime()) return false;
-          const t = transition(o.status, { type: 'expire' });
+          // Partial transfers recorded while the quote was open: the order becomes underpaid (and the seller is told).
+          const received = sumOf(await ledgerOf(trx, id));
+          const t = transition(o.status, { type: 'expire', receivedBaseUnits: received });
           if (!t.ok) return false;
           await trx.updateTable('orders').set({ status: t.next, updated_at: at }).where('id', '=', id).where('status', '=', o.status).execute();
           await addHistory(trx, id, t.next, 'expire', at);
+          if (t.next === 'underpaid') {
+            added += await enqueue(trx, { ...o, status: t.next, received_base_units: received.toString() }, 'payment_underpaid', true, at);
+          }
           return true;
         });
         if (changed) n++;
       }
+      if (added > 0) deps.onOutboxChange?.();
       return n;
     },
 
@@ -521,20 +620,31 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         .where((eb) =>
           eb.or([
             eb('status', '=', 'awaiting_payment'),
-            eb.and([eb('status', '=', 'paid'), eb('finalized', '=', 0)]),
-            eb.and([eb('status', '=', 'expired'), eb('expires_at', '>=', since)]),
+            // Every status within the window: later transfers are recorded (top-ups, extras).
+            eb('expires_at', '>=', since),
+            eb.and([eb('status', 'in', ['paid', 'paid_late']), eb('finalized', '=', 0)]),
           ]),
         )
         .where('amount_base_units', 'is not', null)
         .orderBy('created_at')
         .execute();
-      return rows.filter(isPriced).map(toWatched);
+      const priced = rows.filter(isPriced);
+      const ledgers = new Map<string, PaymentRow[]>();
+      for (let i = 0; i < priced.length; i += 500) {
+        const ids = priced.slice(i, i + 500).map((o) => o.id);
+        const rowsOf = await db.selectFrom('payments').selectAll().where('order_id', 'in', ids).orderBy('seq').execute();
+        for (const p of rowsOf) ledgers.set(p.order_id, [...(ledgers.get(p.order_id) ?? []), p]);
+      }
+      return priced.map((o) => toWatched(o, ledgers.get(o.id) ?? []));
     },
 
     async isSignatureUsed(signature, exceptOrderId) {
-      let q = db.selectFrom('orders').select('id').where('signature', '=', signature);
-      if (exceptOrderId) q = q.where('id', '!=', exceptOrderId);
-      return (await q.executeTakeFirst()) !== undefined;
+      let q = db.selectFrom('payments').select('order_id').where('signature', '=', signature);
+      if (exceptOrderId) q = q.where('order_id', '!=', exceptOrderId);
+      if ((await q.executeTakeFirst()) !== undefined) return true;
+      let legacy = db.selectFrom('orders').select('id').where('signature', '=', signature);
+      if (exceptOrderId) legacy = legacy.where('id', '!=', exceptOrderId);
+      return (await legacy.executeTakeFirst()) !== undefined;
     },
 
     async paymentHint(orderId, signature) {
@@ -550,8 +660,9 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       const handler = hintHandler;
       if (handler) {
         // The verifier decides; its work must not hold the request.
+        const ledger = await ledgerOf(db, o.id);
         void Promise.resolve()
-          .then(() => handler(toWatched(o), signature))
+          .then(() => handler(toWatched(o, ledger), signature))
           .catch((err: unknown) => deps.onError?.(err));
       }
       return publicOf(db, o);

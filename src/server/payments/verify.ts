@@ -53,6 +53,11 @@ export type NotFoundReason =
   | 'malformed_signature';
 
 export interface VerifyOptions {
+  /**
+   * Signatures already recorded for this order (its ledger): not fetched again and not reported as transfers.
+   * verifyPayments only; verifyPayment judges every transaction.
+   */
+  known?: ReadonlySet<string>;
   /** Time limit for each RPC call (ms). Default 5000. */
   timeoutMs?: number;
   /** Signatures per getSignaturesForAddress page. Default 1000 (the RPC maximum). */
@@ -168,9 +173,31 @@ interface Candidate extends LandedPayment {
  * the largest unused partial payment (Underpaid), else AlreadyUsed, WrongMint, WrongRecipient, Failed, NotFound.
  */
 export async function verifyPayment(rpc: PaymentRpc, expected: ExpectedPayment, options: VerifyOptions = {}): Promise<PaymentOutcome> {
+  const { known: _known, ...rest } = options;
+  return (await verifyPayments(rpc, expected, rest)).outcome;
+}
+
+/** Every verified transfer to the order (the ledger's input) and the outcome verifyPayment would give. */
+export interface PaymentsFound {
+  outcome: PaymentOutcome;
+  /**
+   * Every successful, confirmed transaction mentioning the reference that moved tokens of the mint to the
+   * recipient, whose signature no other order holds and which is not in `options.known`; oldest first.
+   */
+  transfers: LandedPayment[];
+}
+
+/**
+ * verifyPayment, plus the list of every transfer: the payment ledger records each one once (split payments,
+ * top-ups, extra payments), so nothing that paid the order is dropped.
+ */
+export async function verifyPayments(rpc: PaymentRpc, expected: ExpectedPayment, options: VerifyOptions = {}): Promise<PaymentsFound> {
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const signatures = (await listSignatures(rpc, expected.reference, options)).filter((s) => isConfirmed(s.confirmationStatus) || s.confirmationStatus === null);
-  if (signatures.length === 0) return { kind: 'NotFound', reason: 'no_transactions' };
+  const known = options.known ?? new Set<string>();
+  const signatures = (await listSignatures(rpc, expected.reference, options)).filter(
+    (s) => (isConfirmed(s.confirmationStatus) || s.confirmationStatus === null) && !known.has(s.signature),
+  );
+  if (signatures.length === 0) return { outcome: { kind: 'NotFound', reason: 'no_transactions' }, transfers: [] };
 
   const fetched = await mapBounded(signatures, options.concurrency ?? 4, async (info) => {
     if (info.err !== null && info.err !== undefined) return { info, tx: null, verdict: { kind: 'Failed', err: info.err } as TransactionVerdict };
@@ -214,32 +241,38 @@ export async function verifyPayment(rpc: PaymentRpc, expected: ExpectedPayment, 
   });
 
   const used = async (signature: string): Promise<boolean> => (expected.usedSignature ? await expected.usedSignature(signature) : false);
-  let alreadyUsed: string | undefined;
-  for (const c of full) {
-    if (await used(c.signature)) {
-      alreadyUsed ??= c.signature;
-      continue;
+  const usedBy = new Map<string, boolean>();
+  for (const c of [...full, ...partial]) usedBy.set(c.signature, await used(c.signature));
+  const landedOf = ({ order: _order, ...landed }: Candidate): LandedPayment => landed;
+  const transfers = [...full, ...partial]
+    .filter((c) => !usedBy.get(c.signature))
+    .sort((a, b) => a.order - b.order)
+    .map(landedOf);
+  const outcome = ((): PaymentOutcome => {
+    let alreadyUsed: string | undefined;
+    for (const c of full) {
+      if (usedBy.get(c.signature)) {
+        alreadyUsed ??= c.signature;
+        continue;
+      }
+      return { kind: 'Paid', ...landedOf(c), overpaid: c.receivedBaseUnits > expected.amountBaseUnits };
     }
-    const { order: _order, ...landed } = c;
-    return { kind: 'Paid', ...landed, overpaid: c.receivedBaseUnits > expected.amountBaseUnits };
-  }
-  let best: Candidate | undefined;
-  for (const c of partial) {
-    if (await used(c.signature)) {
-      alreadyUsed ??= c.signature;
-      continue;
+    let best: Candidate | undefined;
+    for (const c of partial) {
+      if (usedBy.get(c.signature)) {
+        alreadyUsed ??= c.signature;
+        continue;
+      }
+      if (!best || c.receivedBaseUnits > best.receivedBaseUnits) best = c;
     }
-    if (!best || c.receivedBaseUnits > best.receivedBaseUnits) best = c;
-  }
-  if (best) {
-    const { order: _order, ...landed } = best;
-    return { kind: 'Underpaid', ...landed };
-  }
-  if (alreadyUsed) return { kind: 'AlreadyUsed', signature: alreadyUsed };
-  if (wrongMint) return { kind: 'WrongMint', signature: wrongMint };
-  if (wrongRecipient) return { kind: 'WrongRecipient', signature: wrongRecipient };
-  if (failed) return { kind: 'Failed', signature: failed.signature, err: failed.err };
-  return { kind: 'NotFound', reason: 'no_transfer' };
+    if (best) return { kind: 'Underpaid', ...landedOf(best) };
+    if (alreadyUsed) return { kind: 'AlreadyUsed', signature: alreadyUsed };
+    if (wrongMint) return { kind: 'WrongMint', signature: wrongMint };
+    if (wrongRecipient) return { kind: 'WrongRecipient', signature: wrongRecipient };
+    if (failed) return { kind: 'Failed', signature: failed.signature, err: failed.err };
+    return { kind: 'NotFound', reason: 'no_transfer' };
+  })();
+  return { outcome, transfers };
 }
 
 /** A Solana transaction signature: base58 of 64 bytes. */

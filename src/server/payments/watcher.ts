@@ -9,22 +9,25 @@
  * - reconciliation: every `sweepIntervalMs`, the vendors' token accounts' new signatures (`until` the last one
  *   seen) are matched against open references; on start every payable order is verified once, so a payment
  *   made while the server was down is matched;
- * - finality: paid orders' signatures are polled with getSignatureStatuses until finalized, then marked final;
+ * - finality: the ledger's unfinalized signatures are polled with getSignatureStatuses until finalized, then
+ *   reported again with `finalized: true` (paid → final once every payment counting toward the amount is);
  * - hints: `onPaymentHint(order, signature)` (POST /api/orders/:id/payment) re-reads the chain (verifyHint).
  *
- * Payable orders: awaiting_payment and expired, until `lateWindowMs` (24 h) after expiry. Whether a payment is
- * on time or late is the order service's call, from the payment's blockTime and the order's expiry. A partial
- * payment is recorded (underpaid, final in core/order-status) only once the quote has expired, so dust sent
- * with the public reference cannot lock an order out of its real payment.
+ * Followed orders: every priced order, whatever its status, until `lateWindowMs` (24 h) after its quote expiry.
+ * Every verified transfer to a followed reference that is not yet in the order's ledger is handed to the order
+ * service (recordPayment, idempotent per signature, UNIQUE in the store), which records it with its role
+ * (partial, payment, top_up, extra) and moves the order by the ledger sum. Lateness is the service's call, from
+ * the transfer's blockTime and the order's expiry. A partial sum while the quote is open is recorded but keeps
+ * the order awaiting_payment, so dust sent with the public reference cannot block the real payment.
  */
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
-import type { OrderStatus } from '../../core/api';
+import type { OrderStatus, PaymentRole } from '../../core/api';
 import type { OrderService, RecordPaymentResult, WatchedOrder } from '../orders/service';
 import type { ReferenceFeed } from './feed';
 import type { PaymentRpc } from './rpc';
 import { withTimeout } from './rpc';
-import { listSignatures, verifyHint, verifyPayment, type ExpectedPayment, type PaymentOutcome, type VerifyOptions } from './verify';
+import { listSignatures, verifyHint, verifyPayments, type ExpectedPayment, type LandedPayment, type PaymentOutcome, type VerifyOptions } from './verify';
 
 export type { WatchedOrder };
 
@@ -38,10 +41,15 @@ export type RecordablePayment = Extract<PaymentOutcome, { kind: 'Paid' | 'Underp
 export type PaymentOrders = Pick<OrderService, 'ordersToWatch' | 'isSignatureUsed' | 'recordPayment'>;
 
 export type WatcherEvent =
-  | { type: 'recorded'; orderId: string; outcome: RecordablePayment; via: 'feed' | 'poll' | 'sweep' | 'hint' | 'start' }
+  /**
+   * A transfer was recorded in the order's ledger. `outcome.kind` judges the transfer alone against the amount
+   * (Paid: at least the amount); `role` is its place in the ledger, `status` the order's status after it.
+   */
+  | { type: 'recorded'; orderId: string; outcome: RecordablePayment; role: PaymentRole; status: OrderStatus; via: Via }
   | { type: 'rejected'; orderId: string; outcome: PaymentOutcome }
-  /** A partial payment while the quote is still open: recorded as underpaid only once the quote expires. */
+  /** A partial sum while the quote is still open: recorded (role partial), the order stays awaiting_payment. */
   | { type: 'partial'; orderId: string; outcome: Extract<PaymentOutcome, { kind: 'Underpaid' }> }
+  /** A recorded transfer reached finalized commitment. */
   | { type: 'final'; orderId: string; signature: string }
   | { type: 'error'; where: string; error: unknown };
 
@@ -77,10 +85,7 @@ export interface PaymentWatcherOptions {
   onEvent?: (event: WatcherEvent) => void;
 }
 
-type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start';
-
-const PAYABLE: ReadonlySet<OrderStatus> = new Set(['awaiting_payment', 'expired']);
-const FINALIZING: ReadonlySet<OrderStatus> = new Set(['paid', 'paid_late']);
+export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start';
 
 function describeRefusal(r: Exclude<RecordPaymentResult, { ok: true }>): string {
   return r.reason === 'signature_used' ? `signature already pays order ${r.otherOrderId}` : 'status' in r ? `${r.reason} (status ${r.status})` : r.reason;
@@ -126,7 +131,7 @@ export class PaymentWatcher {
   private readonly sweepCursor = new Map<string, string>();
   private lastFullPoll = 0;
   private readonly sleepers = new Set<() => void>();
-  /** Orders seen past their quote expiry: verified once more then (a partial payment becomes underpaid). */
+  /** Orders seen past their quote expiry: verified once more then (a last look before the service expires them). */
   private readonly pastExpiry = new Set<string>();
 
   constructor(options: PaymentWatcherOptions) {
@@ -158,7 +163,7 @@ export class PaymentWatcher {
     this.tokenAccounts = [...new Set(options.recipients)].map((r) => getAssociatedTokenAddressSync(mint, new PublicKey(r), true).toBase58());
   }
 
-  /** Loads open orders, subscribes, verifies every payable order once (catch-up after downtime), starts the loops. */
+  /** Loads open orders, subscribes, verifies every followed order once (catch-up after downtime), starts the loops. */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -194,7 +199,7 @@ export class PaymentWatcher {
     if (outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed') {
       this.track(this.retryHint(order, signature));
     }
-    if (outcome.kind !== 'Paid') this.schedule(order.orderId, 'hint');
+    if (outcome.kind !== 'Paid' && outcome.kind !== 'Underpaid') this.schedule(order.orderId, 'hint');
     return outcome;
   }
 
@@ -207,7 +212,7 @@ export class PaymentWatcher {
 
   /** One reconciliation sweep over the vendors' token accounts (exposed for tests and operators). */
   async reconcile(): Promise<void> {
-    const payable = [...this.open.values()].filter((o) => this.isPayable(o));
+    const payable = [...this.open.values()].filter((o) => this.isFollowed(o));
     const oldestQuote = payable.reduce((min, o) => Math.min(min, o.expiresAt.getTime() - this.o.quoteTtlMs), Infinity);
     for (const account of this.tokenAccounts) {
       const until = this.sweepCursor.get(account);
@@ -235,37 +240,45 @@ export class PaymentWatcher {
     }
   }
 
-  /** Moves paid orders whose transaction is finalized to final (exposed for tests). */
+  /** Reports the ledger's transfers that reached finalized (paid → final once all count) (exposed for tests). */
   async checkFinality(): Promise<void> {
-    const paid = [...this.open.values()].filter((o) => FINALIZING.has(o.status) && !o.finalized && o.signature);
-    for (let i = 0; i < paid.length; i += 200) {
-      const batch = paid.slice(i, i + 200);
+    const pending = [...this.open.values()].flatMap((o) => o.payments.filter((p) => !p.finalized).map((p) => ({ order: o, payment: p })));
+    for (let i = 0; i < pending.length; i += 200) {
+      const batch = pending.slice(i, i + 200);
       const statuses = await withTimeout('getSignatureStatuses', this.verifyOptions.timeoutMs ?? 5000, () =>
-        this.rpc.getSignatureStatuses(batch.map((o) => o.signature as string)),
+        this.rpc.getSignatureStatuses(batch.map((b) => b.payment.signature)),
       );
-      for (const [j, order] of batch.entries()) {
+      for (const [j, { order, payment }] of batch.entries()) {
         const s = statuses[j];
-        const signature = order.signature as string;
         if (!s || s.confirmationStatus !== 'finalized' || (s.err !== null && s.err !== undefined)) continue;
-        // The same signature again, now finalized: the order service moves paid → final (paid_late stays).
-        const result = await this.orders.recordPayment(
-          { orderId: order.orderId },
-          { signature, receivedBaseUnits: order.amountBaseUnits, finalized: true, blockTime: null },
+        // The same signature again, now finalized: the order service marks it and moves paid → final when every
+        // payment counting toward the amount is finalized (paid_late stays).
+        const result = await this.recordLock.run(() =>
+          this.orders.recordPayment(
+            { orderId: order.orderId },
+            { signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits, finalized: true, blockTime: null },
+          ),
         );
+        const current = this.open.get(order.orderId) ?? order;
         if (result.ok) {
-          this.open.set(order.orderId, { ...order, status: result.status, finalized: true });
-          this.emit({ type: 'final', orderId: order.orderId, signature });
+          this.open.set(order.orderId, {
+            ...current,
+            status: result.status,
+            finalized: result.status === 'final' || current.finalized,
+            payments: current.payments.map((p) => (p.signature === payment.signature ? { ...p, finalized: true } : p)),
+          });
+          this.emit({ type: 'final', orderId: order.orderId, signature: payment.signature });
         } else this.emit({ type: 'error', where: `finalize ${order.orderId}`, error: new Error(describeRefusal(result)) });
       }
     }
   }
 
-  /** Reloads open orders and keeps one feed subscription per payable reference. */
+  /** Reloads open orders and keeps one feed subscription per followed reference. */
   async refresh(): Promise<void> {
     const list = await this.orders.ordersToWatch({ expiredWithinMs: this.o.lateWindowMs });
     const next = new Map(list.map((o) => [o.orderId, o]));
     const wanted = new Map<string, string>();
-    for (const o of next.values()) if (this.isPayable(o)) wanted.set(o.reference, o.orderId);
+    for (const o of next.values()) if (this.isFollowed(o)) wanted.set(o.reference, o.orderId);
     this.open = next;
     for (const reference of [...this.byReference.keys()]) {
       if (!wanted.has(reference)) {
@@ -293,8 +306,9 @@ export class PaymentWatcher {
     }
   }
 
-  private isPayable(o: WatchedOrder): boolean {
-    return PAYABLE.has(o.status) && this.now().getTime() <= o.expiresAt.getTime() + this.o.lateWindowMs;
+  /** Any status, until the late window after the quote expiry closes (awaiting_payment until it expires). */
+  private isFollowed(o: WatchedOrder): boolean {
+    return o.status === 'awaiting_payment' || this.now().getTime() <= o.expiresAt.getTime() + this.o.lateWindowMs;
   }
 
   private async poll(): Promise<void> {
@@ -305,7 +319,7 @@ export class PaymentWatcher {
   }
 
   private async verifyAll(via: Via): Promise<void> {
-    const ids = [...this.open.values()].filter((o) => this.isPayable(o)).map((o) => o.orderId);
+    const ids = [...this.open.values()].filter((o) => this.isFollowed(o)).map((o) => o.orderId);
     await Promise.all(ids.map((id) => this.verifyOrder(id, via)));
   }
 
@@ -338,9 +352,14 @@ export class PaymentWatcher {
 
   private async verifyOnce(orderId: string, via: Via): Promise<void> {
     const order = this.open.get(orderId);
-    if (!order || !this.isPayable(order)) return;
-    const outcome = await verifyPayment(this.rpc, this.expected(order), this.verifyOptions);
-    await this.apply(order, outcome, via);
+    if (!order || !this.isFollowed(order)) return;
+    const known = new Set(order.payments.map((p) => p.signature));
+    const { outcome, transfers } = await verifyPayments(this.rpc, this.expected(order), { ...this.verifyOptions, known });
+    if (transfers.length === 0) {
+      if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId, outcome });
+      return;
+    }
+    for (const t of transfers) await this.record(order, t, via);
   }
 
   private expected(order: WatchedOrder): ExpectedPayment {
@@ -353,63 +372,67 @@ export class PaymentWatcher {
     };
   }
 
-  /** Records Paid and (new) Underpaid outcomes; one at a time, re-checking that the signature is still free. */
-  private async apply(order: WatchedOrder, outcome: PaymentOutcome, via: Via): Promise<void> {
-    if (outcome.kind !== 'Paid' && outcome.kind !== 'Underpaid') {
-      if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId: order.orderId, outcome });
-      return;
-    }
-    if (outcome.kind === 'Underpaid' && this.now().getTime() <= order.expiresAt.getTime()) {
-      // Until the quote expires the buyer may still pay in full, and anyone can send dust with a public
-      // reference: recording underpaid now would lock the order out of its real payment.
-      this.emit({ type: 'partial', orderId: order.orderId, outcome });
-      return;
-    }
+  /**
+   * Records one transfer in the order's ledger (one record at a time; the service re-checks that the signature
+   * is free and records each signature once).
+   */
+  private async record(order: WatchedOrder, landed: LandedPayment, via: Via): Promise<void> {
     await this.recordLock.run(async () => {
       const current = this.open.get(order.orderId) ?? order;
-      if (!PAYABLE.has(current.status)) return;
+      if (current.payments.some((p) => p.signature === landed.signature)) return;
       const result = await this.orders.recordPayment(
         { orderId: order.orderId },
         {
-          signature: outcome.signature,
-          receivedBaseUnits: outcome.receivedBaseUnits,
-          finalized: outcome.confirmationStatus === 'finalized',
-          blockTime: outcome.blockTime,
+          signature: landed.signature,
+          receivedBaseUnits: landed.receivedBaseUnits,
+          finalized: landed.confirmationStatus === 'finalized',
+          blockTime: landed.blockTime,
+          slot: landed.slot,
         },
       );
+      const outcome: RecordablePayment =
+        landed.receivedBaseUnits >= order.amountBaseUnits
+          ? { kind: 'Paid', ...landed, overpaid: landed.receivedBaseUnits > order.amountBaseUnits }
+          : { kind: 'Underpaid', ...landed };
       if (!result.ok) {
         if (result.reason === 'signature_used') {
-          this.emit({ type: 'rejected', orderId: order.orderId, outcome: { kind: 'AlreadyUsed', signature: outcome.signature } });
+          this.emit({ type: 'rejected', orderId: order.orderId, outcome: { kind: 'AlreadyUsed', signature: landed.signature } });
         } else if (result.reason === 'order_not_found') {
           this.open.delete(order.orderId);
-        } else if (result.reason === 'already_has_payment') {
-          // Our copy was stale: the order already holds another payment (one payment per order).
-          this.open.set(order.orderId, { ...current, status: result.status });
-          this.emit({ type: 'rejected', orderId: order.orderId, outcome });
         } else {
           this.open.set(order.orderId, { ...current, status: result.status });
           this.emit({ type: 'error', where: `record ${order.orderId}`, error: new Error(describeRefusal(result)) });
         }
         return;
       }
+      const completes = result.role === 'payment' || result.role === 'top_up';
       this.open.set(order.orderId, {
         ...current,
         status: result.status,
-        signature: outcome.signature,
-        finalized: outcome.confirmationStatus === 'finalized',
+        signature: completes ? landed.signature : current.signature,
+        finalized: result.status === 'final' || current.finalized,
+        receivedBaseUnits: current.receivedBaseUnits + landed.receivedBaseUnits,
+        payments: [
+          ...current.payments,
+          { signature: landed.signature, receivedBaseUnits: landed.receivedBaseUnits, role: result.role, finalized: landed.confirmationStatus === 'finalized' },
+        ],
       });
-      this.emit({ type: 'recorded', orderId: order.orderId, outcome, via });
+      if (!result.changed) return;
+      this.emit({ type: 'recorded', orderId: order.orderId, outcome, role: result.role, status: result.status, via });
+      if (result.role === 'partial' && result.status === 'awaiting_payment' && outcome.kind === 'Underpaid') {
+        this.emit({ type: 'partial', orderId: order.orderId, outcome });
+      }
     });
-    if (outcome.kind === 'Paid') {
-      this.byReference.delete(order.reference);
-      this.feed?.unwatch(order.reference);
-    }
   }
 
   private async checkHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
     const outcome = await verifyHint(this.rpc, this.expected(order), signature, this.verifyOptions);
     if (!this.open.has(order.orderId)) this.open.set(order.orderId, order);
-    await this.apply(this.open.get(order.orderId) ?? order, outcome, 'hint');
+    const current = this.open.get(order.orderId) ?? order;
+    if (outcome.kind === 'Paid' || outcome.kind === 'Underpaid') {
+      const { kind: _kind, ...landed } = outcome;
+      await this.record(current, landed, 'hint');
+    } else if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId: order.orderId, outcome });
     return outcome;
   }
 

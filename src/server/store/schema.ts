@@ -3,9 +3,10 @@
  * PostgreSQL: times are ISO-8601 UTC texts (fixed width, so they sort and compare as text), token amounts are
  * integer strings (they exceed 2^53), booleans are 0/1 integers, JSON is text.
  */
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 import type { MailDelivery, OrderStatus } from '../../core/api';
 import type { EmailKind, EmailRecipientRole } from '../../core/email-payload';
+import type { PaymentRole } from '../../core/order-status';
 
 export interface OrdersTable {
   id: string;
@@ -71,6 +72,25 @@ export interface OutboxTable {
   last_error: string | null;
   delivered_at: string | null;
   created_at: string;
+  /** '' for a message about the order; the ledger signature for a note about one payment (migration 0004). */
+  payment_signature: Generated<string>;
+}
+
+/** The payment ledger (migration 0004): one row per verified transfer mentioning an order's reference. */
+export interface PaymentsTable {
+  /** UNIQUE: one transaction pays at most one order, and is recorded once. */
+  signature: string;
+  order_id: string;
+  /** 1, 2, … within the order (UNIQUE with order_id): the ledger's order. */
+  seq: number;
+  /** This transfer's raw amount, an integer string. */
+  received_base_units: string;
+  slot: number | null;
+  /** Unix seconds of the block, null if the node did not say. */
+  block_time: number | null;
+  confirmation: 'confirmed' | 'finalized';
+  role: PaymentRole;
+  recorded_at: string;
 }
 
 export interface PriceHistoryTable {
@@ -84,8 +104,10 @@ export interface Database {
   order_history: OrderHistoryTable;
   idempotency_keys: IdempotencyTable;
   outbox: OutboxTable;
+  payments: PaymentsTable;
 }
 
 export type OrderRow = Selectable<OrdersTable>;
 export type NewOrderRow = Insertable<OrdersTable>;
 export type OutboxRow = Selectable<OutboxTable>;
+export type PaymentRow = Selectable<PaymentsTable>;
