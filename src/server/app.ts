@@ -6,6 +6,7 @@ import type { Catalog } from '../core/catalog';
 import { resolveScreen } from '../core/routes';
 import { publicConfig, type Settings } from './settings';
 import { ApiProblem } from './http/errors';
+import { qrRoute } from './http/qr-route';
 import { registerSecurity } from './http/security';
 
 export interface AppDeps {
@@ -46,6 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const catalogBody = JSON.stringify(deps.catalog); // serialised once: the catalogue does not change while we run
   app.get('/api/catalog', (_req, reply) => reply.type('application/json; charset=utf-8').send(catalogBody));
   app.get('/api/config', async () => publicConfig(deps.settings));
+  qrRoute(app); // GET /api/qr.svg: the QR product pages' payment QR, drawn here instead of in the browser
 
   for (const plugin of deps.plugins ?? []) await plugin(app);
 

@@ -1,9 +1,13 @@
-import { useEffect, useState } from 'react';
-import { toDataURL } from 'qrcode';
+import { useState } from 'react';
+
+/** The server draws the code (GET /api/qr.svg, src/server/http/qr-route.ts): no QR library in the browser. */
+export function qrImageUrl(text: string): string {
+  return `/api/qr.svg?data=${encodeURIComponent(text)}`;
+}
 
 /**
- * The payment link as a QR code image (the `qrcode` package, rendered to a PNG data URL at 4× so that it stays
- * sharp on dense screens, displayed at `size` CSS pixels). Shows `placeholder` until the image is ready.
+ * The payment link as a QR code image: an SVG drawn by the server (crisp edges at any pixel density), displayed
+ * at `size` CSS pixels. Shows `placeholder` until the image for the current link has loaded.
  */
 export function QrImage({
   text,
@@ -16,38 +20,26 @@ export function QrImage({
   alt: string;
   placeholder: string;
 }) {
-  const [image, setImage] = useState<{ text: string; src: string } | null>(null);
+  const [loaded, setLoaded] = useState<string | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    toDataURL(text, {
-      width: size * 4,
-      margin: 4,
-      errorCorrectionLevel: 'M',
-      color: { dark: '#000000', light: '#ffffff' },
-    })
-      .then((src) => {
-        if (live) setImage({ text, src });
-      })
-      .catch(() => {
-        if (live) setFailed(text);
-      });
-    return () => {
-      live = false;
-    };
-  }, [text, size]);
   if (failed === text)
     return <p className="error">Could not draw the QR code. Use the payment link below.</p>;
-  if (!image || image.text !== text) return <p>{placeholder}</p>;
+  const ready = loaded === text;
   return (
-    <img
-      className="qr-image"
-      src={image.src}
-      alt={alt}
-      width={size}
-      height={size}
-      style={{ imageRendering: 'pixelated' }}
-      data-testid="qr-image"
-    />
+    <>
+      {!ready && <p>{placeholder}</p>}
+      <img
+        key={text}
+        className="qr-image"
+        src={qrImageUrl(text)}
+        alt={alt}
+        width={size}
+        height={size}
+        hidden={!ready}
+        onLoad={() => setLoaded(text)}
+        onError={() => setFailed(text)}
+        data-testid="qr-image"
+      />
+    </>
   );
 }

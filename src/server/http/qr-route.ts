@@ -1,0 +1,40 @@
+/**
+ * GET /api/qr.svg?data=<solana: URL>: the Solana Pay link as a QR code in SVG, drawn on the server with the
+ * `qrcode` package so the QR product page ships no QR library (~10 KB gzip). The answer depends on `data` only,
+ * so it is cacheable for a day by anyone (`immutable`). Only `solana:` URLs up to MAX_QR_DATA characters are
+ * drawn: anything else is a 400 with the ApiError body, so the route cannot be used to draw arbitrary images.
+ */
+import type { FastifyInstance } from 'fastify';
+import { toString as qrToString } from 'qrcode';
+import { ApiProblem } from './errors';
+
+export const QR_ROUTE = '/api/qr.svg';
+export const MAX_QR_DATA = 1024;
+export const QR_CACHE_CONTROL = 'public, max-age=86400, immutable';
+
+/** Recently drawn codes (a QR page asks again for the same link on every render and quantity change). */
+const CACHE_SIZE = 256;
+
+export function qrRoute(app: FastifyInstance): void {
+  const cache = new Map<string, string>();
+
+  app.get(QR_ROUTE, async (req, reply) => {
+    const raw = (req.query as Record<string, unknown> | undefined)?.data;
+    if (typeof raw !== 'string' || raw === '') {
+      throw new ApiProblem(400, 'bad_request', 'Query parameter `data` is required: the solana: payment link to draw.', { field: 'data' });
+    }
+    if (raw.length > MAX_QR_DATA) {
+      throw new ApiProblem(400, 'bad_request', `Query parameter \`data\` is too long (at most ${MAX_QR_DATA} characters).`, { field: 'data' });
+    }
+    if (!/^solana:[^\s]+$/.test(raw)) {
+      throw new ApiProblem(400, 'bad_request', 'Query parameter `data` must be a solana: payment link.', { field: 'data' });
+    }
+    let svg = cache.get(raw);
+    if (svg === undefined) {
+      svg = await qrToString(raw, { type: 'svg', margin: 4, errorCorrectionLevel: 'M', color: { dark: '#000000', light: '#ffffff' } });
+      if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(raw, svg);
+    }
+    return reply.type('image/svg+xml').header('cache-control', QR_CACHE_CONTROL).send(svg);
+  });
+}
