@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useState } from 'react';
 import { usePrice, type PriceState } from '../api/price';
 import { productById, unitCents, vendorById } from '../catalog';
 import { ShippingForm } from '../components/ShippingForm';
@@ -7,142 +7,14 @@ import { claimBaseUnits, formatBaseUnits, formatUsd } from '../lib/claim-amount'
 import { TELEGRAM_GROUP_URL } from '../lib/links';
 import { MISSING_SHIPPING_QR, MISSING_SHIPPING_WALLET, shippingFromValues, type ShippingField, type ShippingValues } from '../lib/shipping';
 import { usePageTitle } from '../lib/title';
-import { loadOpenOrder } from '../checkout/wallet/open-order';
 import type { CheckoutProps } from '../checkout/types';
 import { NotFoundPage } from './NotFoundPage';
 
 // The checkouts: separate chunks. QrPay draws the QR code, so it loads right after the first render; WalletPay
 // (web3.js and the wallet adapter, ~130 KB gzip) loads on the visitor's first intent, see WalletSlot.
 const QrPay = lazy(() => import('../checkout/qr/QrPay'));
-type WalletPayComponent = ComponentType<CheckoutProps>;
-let walletPayLoad: Promise<WalletPayComponent> | undefined;
-function loadWalletPay(): Promise<WalletPayComponent> {
-  walletPayLoad ??= import('../checkout/wallet/WalletPay').then(
-    (m) => m.default,
-    (err: unknown) => {
-      walletPayLoad = undefined; // a failed fetch is tried again on the next intent
-      throw err;
-    },
-  );
-  return walletPayLoad;
-}
-
-/** localStorage key of the wallet the adapter reconnects (WalletProvider's default `localStorageKey`). */
-const ADAPTER_WALLET_KEY = 'walletName';
-
-/** The wallet checkout must load at once: the adapter will reconnect a chosen wallet, or an order is open. */
-function walletMustResume(productId: string): boolean {
-  try {
-    if (window.localStorage.getItem(ADAPTER_WALLET_KEY)) return true;
-  } catch {
-    // storage disabled: nothing to resume from it
-  }
-  return loadOpenOrder(productId) !== null;
-}
-
-type PendingClick = 'buy' | 'connect';
-
-/** The real control a click on the placeholder stands for, once WalletPay has rendered it and it is usable. */
-function realControl(box: HTMLElement, what: PendingClick): HTMLButtonElement | null {
-  const selector = what === 'buy' ? 'button.buy-now' : 'button.wallet-adapter-button-trigger';
-  const el = box.querySelector<HTMLButtonElement>(`${selector}:not([data-placeholder])`);
-  if (!el || el.disabled) return null;
-  if (what === 'buy' && el.textContent !== 'Buy Now') return null;
-  return el;
-}
-
-/**
- * The wallet checkout's slot. Until the visitor shows intent (pointer over or down on the buy area, focus in the
- * shipping form, any key, a touch) it renders a placeholder with the same controls and texts as WalletPay, and no
- * wallet code is fetched; it loads at once when there is something to resume (a wallet the adapter reconnects, an
- * open order). The placeholder stays until the chunk has arrived, and a click on one of its controls is not lost:
- * the real control is clicked as soon as it is usable.
- */
-function WalletSlot({ seam, children }: { seam: CheckoutProps; children: (intent: () => void) => ReactNode }) {
-  const productId = seam.product.id;
-  const [wanted, setWanted] = useState(() => walletMustResume(productId));
-  const [Pay, setPay] = useState<WalletPayComponent | null>(null);
-  const [pending, setPending] = useState<PendingClick | null>(null);
-  const box = useRef<HTMLDivElement>(null);
-  const intent = useCallback(() => setWanted(true), []);
-
-  useEffect(() => {
-    if (!wanted || Pay) return;
-    let live = true;
-    loadWalletPay().then(
-      (component) => {
-        if (live) setPay(() => component);
-      },
-      () => {
-        if (live) setWanted(false); // offline or a new deployment: the next intent tries again
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [wanted, Pay]);
-
-  useEffect(() => {
-    if (wanted) return;
-    const opts = { once: true, passive: true, capture: true } as const;
-    window.addEventListener('keydown', intent, opts);
-    window.addEventListener('touchstart', intent, opts);
-    return () => {
-      window.removeEventListener('keydown', intent, opts);
-      window.removeEventListener('touchstart', intent, opts);
-    };
-  }, [wanted, intent]);
-
-  // Replays a placeholder click on the real control once it is usable (WalletPay first fetches the store config).
-  useEffect(() => {
-    const el = box.current;
-    if (!Pay || !pending || !el) return;
-    let done = false;
-    const flush = () => {
-      const real = done ? null : realControl(el, pending);
-      if (!real) return;
-      done = true;
-      observer.disconnect();
-      setPending(null);
-      real.click();
-    };
-    const observer = new MutationObserver(flush);
-    observer.observe(el, { subtree: true, childList: true, attributes: true, characterData: true });
-    flush();
-    const giveUp = window.setTimeout(() => setPending(null), 20_000);
-    return () => {
-      observer.disconnect();
-      window.clearTimeout(giveUp);
-    };
-  }, [Pay, pending]);
-
-  const ready = seam.claimBaseUnits !== null && seam.claimBaseUnits > 0n;
-  const press = (what: PendingClick) => () => {
-    setPending(what);
-    intent();
-  };
-  return (
-    <>
-      {children(intent)}
-      <div className="wallet-slot" ref={box} onPointerOver={wanted ? undefined : intent} onPointerDown={wanted ? undefined : intent}>
-        {Pay ? (
-          <Pay {...seam} />
-        ) : (
-          <div className="pay">
-            <div className="wallet-connect">
-              <button type="button" className="wallet-adapter-button wallet-adapter-button-trigger wallet-placeholder" data-placeholder onClick={press('connect')}>
-                Select Wallet
-              </button>
-            </div>
-            <button type="button" className="button big buy-now" data-placeholder disabled={!ready} aria-busy={pending === 'buy'} onClick={press('buy')}>
-              {ready ? 'Buy Now' : 'Loading Price...'}
-            </button>
-          </div>
-        )}
-      </div>
-    </>
-  );
-}
+// The slot holds the placeholder until then: its own small chunk, so the QR pages do not load it.
+const WalletSlot = lazy(() => import('./WalletSlot'));
 
 /** Quantity input text → whole number ≥ 1, or null (spec: not clamped, bad entries give no amount). */
 function parseQuantity(text: string): number | null {
@@ -207,8 +79,8 @@ export default function ProductPage({ productId }: { productId: string }) {
     </fieldset>
   );
   const badge = product.freeShipping && <p className="badge free-shipping">Free Shipping</p>;
-  const renderForm = (onFocus?: () => void) => (
-    <form className="order-form" noValidate onSubmit={(e) => e.preventDefault()} onFocus={onFocus} aria-label="Shipping details">
+  const form = (
+    <form className="order-form" noValidate onSubmit={(e) => e.preventDefault()} aria-label="Shipping details">
       <ShippingForm kind={qr ? 'us' : 'international'} values={values} onChange={onField} />
     </form>
   );
@@ -257,7 +129,7 @@ export default function ProductPage({ productId }: { productId: string }) {
                 <li>Click the button to send the order confirmation to the seller and to you.</li>
               </ol>
             </section>
-            {renderForm()}
+            {form}
           </QrPay>
         </Suspense>
         {help}
@@ -289,7 +161,16 @@ export default function ProductPage({ productId }: { productId: string }) {
           {badge}
           {variants}
           {quantityInput}
-          <WalletSlot seam={seam}>{renderForm}</WalletSlot>
+          {form}
+          <Suspense
+            fallback={
+              <button type="button" className="button big buy-now" disabled>
+                Loading Price...
+              </button>
+            }
+          >
+            <WalletSlot {...seam} />
+          </Suspense>
         </div>
       </div>
       <section className="card instructions" aria-labelledby="steps-title">
