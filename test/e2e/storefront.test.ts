@@ -35,6 +35,12 @@ async function priceMode(page: Page, mode: PriceMode): Promise<() => void> {
     if (mode === 'thrown') return route.abort('failed');
     return route.fulfill({ status: 200, contentType: 'application/json', body: priceBody() });
   });
+  if (mode === 'failed' || mode === 'thrown') {
+    // A server without a price refuses priced quotes too: keep the QR pages' quote consistent with the price.
+    await page.route('**/api/quotes', (route: Route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'price_unavailable', message: 'No price' }) }),
+    );
+  }
   return release;
 }
 

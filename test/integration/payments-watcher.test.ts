@@ -66,6 +66,10 @@ describe('PaymentWatcher against the localnet and the order service', () => {
   }
 
   const errors = (events: WatcherEvent[]) => events.filter((e) => e.type === 'error');
+  /** The order's 'recorded' event. The store shows the new status as soon as the row commits; the event follows
+   * once the durable commit (group fsync) resolves, so wait for it rather than read it at once. */
+  const recordedEvent = (events: WatcherEvent[], orderId: string) =>
+    waitFor(`recorded event for ${orderId}`, () => events.find((e) => e.type === 'recorded' && e.orderId === orderId), 5_000);
   const payFor = (o: { ref: PublicKey; amountBaseUnits: bigint }, amount = o.amountBaseUnits, references = [o.ref]) =>
     pay(connection, { from: buyer, recipientOwner: coopers, mint, amount, references });
   const ledger = async (orderId: string) => (await orders.service.getOrder(orderId))?.payments ?? [];
@@ -79,10 +83,10 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
     const signature = await payFor(o);
     await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
-    expect(events.find((e) => e.type === 'recorded')).toMatchObject({ orderId: o.orderId, via: 'feed', outcome: { kind: 'Paid', signature } });
+    expect(await recordedEvent(events, o.orderId)).toMatchObject({ orderId: o.orderId, via: 'feed', outcome: { kind: 'Paid', signature } });
     expect((await orders.get(o.orderId)).signature).toBe(signature);
     await waitFor('final', statusIs(o.orderId, 'final'));
-    expect(events.some((e) => e.type === 'final' && e.orderId === o.orderId)).toBe(true);
+    await waitFor('final event', () => (events.some((e) => e.type === 'final' && e.orderId === o.orderId) ? true : undefined), 5_000);
     expect(errors(events)).toEqual([]);
   });
 
@@ -97,7 +101,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     const second = watcher({ pollIntervalMs: 60_000 });
     await second.watcher.start();
     expect(['paid', 'final']).toContain(await orders.status(o.orderId));
-    expect(second.events.find((e) => e.type === 'recorded')).toMatchObject({ via: 'start', outcome: { signature } });
+    expect(await recordedEvent(second.events, o.orderId)).toMatchObject({ via: 'start', outcome: { signature } });
   });
 
   it('reconciles from the vendor token account sweep when no notification arrives', async () => {
@@ -107,7 +111,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     await w.start();
     const signature = await payFor(o);
     await waitFor('paid by sweep', statusIs(o.orderId, 'paid', 'final'));
-    expect(events.find((e) => e.type === 'recorded')).toMatchObject({ via: 'sweep', outcome: { signature } });
+    expect(await recordedEvent(events, o.orderId)).toMatchObject({ via: 'sweep', outcome: { signature } });
   });
 
   it('falls back to polling while the WebSocket is down', async () => {
@@ -117,7 +121,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     expect(feed?.healthy()).toBe(false);
     await payFor(o);
     await waitFor('paid by polling', statusIs(o.orderId, 'paid', 'final'));
-    expect(events.find((e) => e.type === 'recorded')).toMatchObject({ via: 'poll' });
+    expect(await recordedEvent(events, o.orderId)).toMatchObject({ via: 'poll' });
   });
 
   it('records a late payment to an expired quote as paid_late', async () => {

@@ -419,6 +419,10 @@ export class PaymentWatcher {
       });
       if (!result.changed) return;
       this.emit({ type: 'recorded', orderId: order.orderId, outcome, role: result.role, status: result.status, via });
+      // Already finalized when first seen (e.g. found late): the order went straight to final.
+      if (result.status === 'final' && current.status !== 'final') {
+        this.emit({ type: 'final', orderId: order.orderId, signature: landed.signature });
+      }
       if (result.role === 'partial' && result.status === 'awaiting_payment' && outcome.kind === 'Underpaid') {
         this.emit({ type: 'partial', orderId: order.orderId, outcome });
       }
