@@ -4,7 +4,23 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 const serverOnly = ['**/server/**', '**/localnet/**', '**/*.server', '**/*.server.ts'];
-const nodeBuiltins = ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process', 'better-sqlite3', 'pg', 'kysely', 'nodemailer', 'fastify', 'litesvm'];
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'path',
+  'crypto',
+  'http',
+  'https',
+  'net',
+  'os',
+  'child_process',
+  'better-sqlite3',
+  'pg',
+  'kysely',
+  'nodemailer',
+  'fastify',
+  'litesvm',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'var/**', 'node_modules/**', 'coverage/**'] },
@@ -48,7 +64,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: [...serverOnly, '**/web/**'], message: 'src/core is pure domain code shared by web and server.' },
+            {
+              group: [...serverOnly, '**/web/**'],
+              message: 'src/core is pure domain code shared by web and server.',
+            },
             { group: nodeBuiltins, message: 'src/core must not do I/O.' },
           ],
         },

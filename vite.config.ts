@@ -12,7 +12,9 @@ export default defineConfig({
     {
       name: 'claim:catalog',
       buildStart() {
-        this.info?.(`catalogue: ${catalog.vendors.length} vendors, ${catalog.products.length} products valid`);
+        this.info?.(
+          `catalogue: ${catalog.vendors.length} vendors, ${catalog.products.length} products valid`,
+        );
       },
     },
   ],

@@ -9,7 +9,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts', 'src/**/*.test.tsx', 'catalog/**/*.test.ts'],
+          include: [
+            'test/unit/**/*.test.ts',
+            'src/**/*.test.ts',
+            'src/**/*.test.tsx',
+            'catalog/**/*.test.ts',
+          ],
           environment: 'node',
         },
       },

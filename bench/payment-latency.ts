@@ -50,8 +50,19 @@ async function main(): Promise<void> {
   const keys = net.keys;
   if (!keys) throw new Error('localnet not seeded');
   const settings = loadSettings(
-    { PORT: '0', LOCALNET_PORT: String(net.port), DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail') },
-    { claimMint: keys.mint.toBase58(), recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() } },
+    {
+      PORT: '0',
+      LOCALNET_PORT: String(net.port),
+      DATABASE_URL: join(dir, 'store.sqlite'),
+      MAIL_DIR: join(dir, 'mail'),
+    },
+    {
+      claimMint: keys.mint.toBase58(),
+      recipients: {
+        coopersglass: keys.recipients.coopersglass.toBase58(),
+        gorilla: keys.recipients.gorilla.toBase58(),
+      },
+    },
   );
   const server = await startServer(settings, {
     priceSource: { current: () => ({ priceUsd: '1.00', fetchedAt: new Date() }) },
@@ -113,7 +124,8 @@ async function main(): Promise<void> {
     const confirmed = (async () => {
       for (;;) {
         const s = (await connection.getSignatureStatuses([signature])).value[0];
-        if (s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized') return confirmLatencies.push(performance.now() - t0);
+        if (s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized')
+          return confirmLatencies.push(performance.now() - t0);
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
@@ -127,7 +139,8 @@ async function main(): Promise<void> {
     for (;;) {
       const status = await json<OrderPublic>(`${server.url}/api/orders/${order.orderId}`);
       if (status.status === 'paid' || status.status === 'final') break;
-      if (performance.now() - t0 > 60_000) throw new Error(`order ${order.orderId} not paid after 60 s (status ${status.status})`);
+      if (performance.now() - t0 > 60_000)
+        throw new Error(`order ${order.orderId} not paid after 60 s (status ${status.status})`);
       await new Promise((r) => setTimeout(r, 25));
     }
     latencies.push(performance.now() - t0);
@@ -140,8 +153,12 @@ async function main(): Promise<void> {
   console.log(
     `payment signature → order paid, ${N} payments, slot ${SLOT_MS} ms, ${HINT ? 'with' : 'without'} the wallet hint, paid ${THINK_MS} ms after the order was created`,
   );
-  console.log(`  p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  max ${ms(sorted[sorted.length - 1] ?? NaN)}`);
-  console.log(`  (for scale: send → confirmed at the node p50 ${ms(percentile(conf, 50))}  p95 ${ms(percentile(conf, 95))})`);
+  console.log(
+    `  p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  max ${ms(sorted[sorted.length - 1] ?? NaN)}`,
+  );
+  console.log(
+    `  (for scale: send → confirmed at the node p50 ${ms(percentile(conf, 50))}  p95 ${ms(percentile(conf, 95))})`,
+  );
   console.log(`  bar p95 ≤ 5000 ms: ${percentile(sorted, 95) <= 5000 ? 'met' : 'NOT met'}`);
 
   await server.close();

@@ -16,8 +16,14 @@ async function serve(): Promise<void> {
   const { catalog } = await import('../catalog');
   const { createPriceService, pricePlugin } = await import('../src/server/price');
   const key = '11111111111111111111111111111111';
-  const settings = loadSettings({ PORT: '0', PRICE_API_URL: 'http://127.0.0.1:9/unused' }, { claimMint: key, recipients: { coopersglass: key, gorilla: key } });
-  const body = JSON.stringify({ schemaVersion: '1.0.0', pairs: [{ chainId: 'solana', pairAddress: settings.price.pairAddress, priceUsd: '0.0042' }] });
+  const settings = loadSettings(
+    { PORT: '0', PRICE_API_URL: 'http://127.0.0.1:9/unused' },
+    { claimMint: key, recipients: { coopersglass: key, gorilla: key } },
+  );
+  const body = JSON.stringify({
+    schemaVersion: '1.0.0',
+    pairs: [{ chainId: 'solana', pairAddress: settings.price.pairAddress, priceUsd: '0.0042' }],
+  });
   const fakeFetch: typeof fetch = async () => new Response(body, { status: 200 });
   const service = createPriceService(settings.price, { fetch: fakeFetch });
   await service.start();
@@ -26,7 +32,14 @@ async function serve(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   process.send?.({ port: typeof addr === 'object' && addr ? addr.port : 0 });
-  process.on('disconnect', () => void service.stop().then(() => app.close()).then(() => process.exit(0)));
+  process.on(
+    'disconnect',
+    () =>
+      void service
+        .stop()
+        .then(() => app.close())
+        .then(() => process.exit(0)),
+  );
 }
 
 async function load(): Promise<void> {

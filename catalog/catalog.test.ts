@@ -25,9 +25,14 @@ describe('the catalogue data', () => {
   });
 
   it('has the spec prices: glass retail list, $50 second-vendor items, BathSalts 18ths $40 / zips $200', () => {
-    const glass = catalog.products.filter((p) => p.vendorId === 'coopersglass').sort((a, b) => (a.gridOrder ?? 0) - (b.gridOrder ?? 0));
-    expect(glass.slice(0, 9).map((p) => (p.retailCents ?? 0) / 100)).toEqual([475, 125, 325, 375, 350, 375, 650, 425, 115]);
-    for (const p of catalog.products.filter((x) => x.vendorId === 'gorilla-pack-genetics' && !x.variants)) expect(p.saleCents, p.id).toBe(5000);
+    const glass = catalog.products
+      .filter((p) => p.vendorId === 'coopersglass')
+      .sort((a, b) => (a.gridOrder ?? 0) - (b.gridOrder ?? 0));
+    expect(glass.slice(0, 9).map((p) => (p.retailCents ?? 0) / 100)).toEqual([
+      475, 125, 325, 375, 350, 375, 650, 425, 115,
+    ]);
+    for (const p of catalog.products.filter((x) => x.vendorId === 'gorilla-pack-genetics' && !x.variants))
+      expect(p.saleCents, p.id).toBe(5000);
     const bath = catalog.products.find((p) => p.id === 'bathsalts-flower');
     expect(bath?.variants?.map((v) => [v.id, v.priceCents])).toEqual([
       ['18ths', 4000],
@@ -36,12 +41,20 @@ describe('the catalogue data', () => {
   });
 
   it('pays by QR exactly on Strawberry Fritter, Honey Dew Papaya (/honey2) and Eagles XL (product9)', () => {
-    expect(catalog.products.filter((p) => p.payment === 'qr').map((p) => p.routes[0])).toEqual(['/vendors/coopersglass/product9', '/honey2', '/strawberry-fritter']);
+    expect(catalog.products.filter((p) => p.payment === 'qr').map((p) => p.routes[0])).toEqual([
+      '/vendors/coopersglass/product9',
+      '/honey2',
+      '/strawberry-fritter',
+    ]);
   });
 
   it('has an image file name per product and vendor under /images/', () => {
     for (const p of catalog.products) expect(p.image).toBe(`/images/products/${p.id}.svg`);
-    for (const v of catalog.vendors) expect([v.headerImage, v.tileImage]).toEqual([`/images/vendors/${v.id}-header.svg`, `/images/vendors/${v.id}-tile.svg`]);
+    for (const v of catalog.vendors)
+      expect([v.headerImage, v.tileImage]).toEqual([
+        `/images/vendors/${v.id}-header.svg`,
+        `/images/vendors/${v.id}-tile.svg`,
+      ]);
   });
 });
 
@@ -51,7 +64,9 @@ describe('parseCatalog rejects bad entries with file, entry and field named', ()
     (bad[1] as { saleCents: number }).saleCents = 12.5;
     const err = problemsOf({ vendors, products: bad });
     expect(err.file).toBe('catalog/products.ts');
-    expect(err.message).toContain("entry #1 (lilac-tiptop), field 'saleCents': must be a whole number of cents");
+    expect(err.message).toContain(
+      "entry #1 (lilac-tiptop), field 'saleCents': must be a whole number of cents",
+    );
   });
 
   it('a product with a missing name and an unknown field', () => {
@@ -60,7 +75,9 @@ describe('parseCatalog rejects bad entries with file, entry and field named', ()
     bad[2]!.colour = 'neon';
     const err = problemsOf({ vendors, products: bad });
     expect(err.message).toMatch(/entry #0 \(sonic-crushed-opal-spillproof\), field 'name': Required/);
-    expect(err.message).toMatch(/entry #2 \(electric-neon-puffer\), field '\(entry\)': Unrecognized key\(s\) in object: 'colour'/);
+    expect(err.message).toMatch(
+      /entry #2 \(electric-neon-puffer\), field '\(entry\)': Unrecognized key\(s\) in object: 'colour'/,
+    );
   });
 
   it('a bad route and a retail price below the sale price', () => {
@@ -68,8 +85,12 @@ describe('parseCatalog rejects bad entries with file, entry and field named', ()
     bad[3]!.routes = ['vendors/no-slash'];
     bad[4]!.retailCents = 100;
     const err = problemsOf({ vendors, products: bad });
-    expect(err.message).toContain("entry #3 (mint-crushed-opal-puffer), field 'routes.0': must be an absolute path");
-    expect(err.message).toContain("entry #4 (sonic-crushed-opal-puffer), field 'retailCents': retail price is below the sale price");
+    expect(err.message).toContain(
+      "entry #3 (mint-crushed-opal-puffer), field 'routes.0': must be an absolute path",
+    );
+    expect(err.message).toContain(
+      "entry #4 (sonic-crushed-opal-puffer), field 'retailCents': retail price is below the sale price",
+    );
   });
 
   it('a vendor with a bad social URL names catalog/vendors.ts', () => {
@@ -93,13 +114,17 @@ describe('parseCatalog rejects bad entries with file, entry and field named', ()
       ]),
     );
     const twoVendors = [...clone(vendors), clone(vendors)[0]!];
-    expect(problemsOf({ vendors: twoVendors, products }).problems).toContain("vendor 'coopersglass': duplicate id");
+    expect(problemsOf({ vendors: twoVendors, products }).problems).toContain(
+      "vendor 'coopersglass': duplicate id",
+    );
   });
 
   it('duplicate variant ids', () => {
     const bad = clone(products) as { id: string; variants?: { id: string }[] }[];
     const bath = bad.find((p) => p.id === 'bathsalts-flower');
     bath!.variants![1]!.id = '18ths';
-    expect(problemsOf({ vendors, products: bad }).message).toContain("field 'variants.1.id': duplicate variant id '18ths'");
+    expect(problemsOf({ vendors, products: bad }).message).toContain(
+      "field 'variants.1.id': duplicate variant id '18ths'",
+    );
   });
 });

@@ -1,6 +1,17 @@
 // Products as data. Validated by src/core/catalog.ts (ProductSchema) at build and start.
 // Route mapping of product1..product12 and prices: ../shared/design.md, "Glass product routes".
-const glass = (n: number, rest: { id: string; name: string; saleCents: number; retailCents: number; payment?: 'wallet' | 'qr'; aliases?: string[]; notes?: string }) => ({
+const glass = (
+  n: number,
+  rest: {
+    id: string;
+    name: string;
+    saleCents: number;
+    retailCents: number;
+    payment?: 'wallet' | 'qr';
+    aliases?: string[];
+    notes?: string;
+  },
+) => ({
   id: rest.id,
   vendorId: 'coopersglass',
   name: rest.name,
@@ -17,7 +28,16 @@ const glass = (n: number, rest: { id: string; name: string; saleCents: number; r
   ...(rest.notes ? { notes: rest.notes } : {}),
 });
 
-const gorilla = (rest: { id: string; name: string; route: string; payment: 'wallet' | 'qr'; soldOut: boolean; gridOrder?: number; variants?: { id: string; label: string; priceCents: number }[]; notes?: string }) => ({
+const gorilla = (rest: {
+  id: string;
+  name: string;
+  route: string;
+  payment: 'wallet' | 'qr';
+  soldOut: boolean;
+  gridOrder?: number;
+  variants?: { id: string; label: string; priceCents: number }[];
+  notes?: string;
+}) => ({
   id: rest.id,
   vendorId: 'gorilla-pack-genetics',
   name: rest.name,
@@ -35,33 +55,84 @@ const gorilla = (rest: { id: string; name: string; route: string; payment: 'wall
 });
 
 export const products = [
-  glass(1, { id: 'sonic-crushed-opal-spillproof', name: 'Sonic Crushed Opal Spillproof', saleCents: 32500, retailCents: 47500 }),
+  glass(1, {
+    id: 'sonic-crushed-opal-spillproof',
+    name: 'Sonic Crushed Opal Spillproof',
+    saleCents: 32500,
+    retailCents: 47500,
+  }),
   glass(2, { id: 'lilac-tiptop', name: 'Lilac TipTop', saleCents: 9500, retailCents: 12500 }),
-  glass(3, { id: 'electric-neon-puffer', name: 'Electric Neon Puffer', saleCents: 22500, retailCents: 32500 }),
-  glass(4, { id: 'mint-crushed-opal-puffer', name: 'Mint Crushed Opal Puffer', saleCents: 27500, retailCents: 37500 }),
-  glass(5, { id: 'sonic-crushed-opal-puffer', name: 'Sonic Crushed Opal Puffer', saleCents: 27500, retailCents: 35000 }),
+  glass(3, {
+    id: 'electric-neon-puffer',
+    name: 'Electric Neon Puffer',
+    saleCents: 22500,
+    retailCents: 32500,
+  }),
+  glass(4, {
+    id: 'mint-crushed-opal-puffer',
+    name: 'Mint Crushed Opal Puffer',
+    saleCents: 27500,
+    retailCents: 37500,
+  }),
+  glass(5, {
+    id: 'sonic-crushed-opal-puffer',
+    name: 'Sonic Crushed Opal Puffer',
+    saleCents: 27500,
+    retailCents: 35000,
+  }),
   glass(6, {
     id: 'sonic-crushed-opal-puffer-ii',
     name: 'Sonic Crushed Opal Puffer II',
     saleCents: 27500,
     retailCents: 37500,
-    notes: 'The notes list "Sonic Crushed Opal Puffer" twice (two variants); the second is shown as II so the grid is unambiguous.',
+    notes:
+      'The notes list "Sonic Crushed Opal Puffer" twice (two variants); the second is shown as II so the grid is unambiguous.',
   }),
-  glass(7, { id: 'electric-neon-hybrid-proxy-peak-spillproof', name: 'Electric Neon Hybrid Proxy Peak Spillproof', saleCents: 45000, retailCents: 65000 }),
-  glass(8, { id: 'lv-crushed-opal-puffer', name: 'LV Crushed Opal Puffer', saleCents: 28500, retailCents: 42500 }),
-  glass(9, { id: 'eagles-xl-joystick-cropal-stick', name: 'Eagles XL Joystick Cropal Stick', saleCents: 8500, retailCents: 11500, payment: 'qr' }),
+  glass(7, {
+    id: 'electric-neon-hybrid-proxy-peak-spillproof',
+    name: 'Electric Neon Hybrid Proxy Peak Spillproof',
+    saleCents: 45000,
+    retailCents: 65000,
+  }),
+  glass(8, {
+    id: 'lv-crushed-opal-puffer',
+    name: 'LV Crushed Opal Puffer',
+    saleCents: 28500,
+    retailCents: 42500,
+  }),
+  glass(9, {
+    id: 'eagles-xl-joystick-cropal-stick',
+    name: 'Eagles XL Joystick Cropal Stick',
+    saleCents: 8500,
+    retailCents: 11500,
+    payment: 'qr',
+  }),
   glass(10, {
     id: 'proxy-recycler-clear',
     name: 'Proxy Recycler Clear',
     saleCents: 35000,
     retailCents: 55000,
     aliases: ['/proxrec'],
-    notes: 'Sale price not shown; the cut-off page read 350/550 and one page read 275. We use 350/550 (design.md).',
+    notes:
+      'Sale price not shown; the cut-off page read 350/550 and one page read 275. We use 350/550 (design.md).',
   }),
-  glass(11, { id: 'blue-stardust-crushed-opal-puffer', name: 'Blue Stardust Crushed Opal Puffer', saleCents: 27500, retailCents: 37500, aliases: ['/dustcrop'] }),
+  glass(11, {
+    id: 'blue-stardust-crushed-opal-puffer',
+    name: 'Blue Stardust Crushed Opal Puffer',
+    saleCents: 27500,
+    retailCents: 37500,
+    aliases: ['/dustcrop'],
+  }),
   glass(12, { id: 'pivot-cropal-top', name: 'Pivot Cropal Top', saleCents: 9500, retailCents: 13500 }),
 
-  gorilla({ id: 'garlic-amaretto-live-resin', name: 'Garlic Amaretto Live Resin', route: '/garlic', payment: 'wallet', soldOut: false, gridOrder: 1 }),
+  gorilla({
+    id: 'garlic-amaretto-live-resin',
+    name: 'Garlic Amaretto Live Resin',
+    route: '/garlic',
+    payment: 'wallet',
+    soldOut: false,
+    gridOrder: 1,
+  }),
   gorilla({
     id: 'honey-dew-papaya-live-rosin',
     name: 'Honey Dew Papaya Live Rosin',
@@ -71,10 +142,39 @@ export const products = [
     gridOrder: 2,
     notes: 'The catalogue links Honey Dew Papaya to /honey2, the QR variant (design.md).',
   }),
-  gorilla({ id: 'plumz1-live-rosin', name: 'PlumZ Live Rosin', route: '/plumz1', payment: 'wallet', soldOut: false, gridOrder: 3, notes: 'Catalogue name "Plumz1 Live Rosin"; its page reads PlumZ.' }),
-  gorilla({ id: 'strawberry-fritter-live-rosin', name: 'Strawberry Fritter Live Rosin', route: '/strawberry-fritter', payment: 'qr', soldOut: true, gridOrder: 4 }),
-  gorilla({ id: 'plumz-live-rosin', name: 'Plumz Live Rosin', route: '/plumz', payment: 'wallet', soldOut: true, gridOrder: 5 }),
-  gorilla({ id: 'honeydew-papaya-live-rosin', name: 'HoneyDew Papaya Live Rosin', route: '/honeydew-papaya', payment: 'wallet', soldOut: true, gridOrder: 6 }),
+  gorilla({
+    id: 'plumz1-live-rosin',
+    name: 'PlumZ Live Rosin',
+    route: '/plumz1',
+    payment: 'wallet',
+    soldOut: false,
+    gridOrder: 3,
+    notes: 'Catalogue name "Plumz1 Live Rosin"; its page reads PlumZ.',
+  }),
+  gorilla({
+    id: 'strawberry-fritter-live-rosin',
+    name: 'Strawberry Fritter Live Rosin',
+    route: '/strawberry-fritter',
+    payment: 'qr',
+    soldOut: true,
+    gridOrder: 4,
+  }),
+  gorilla({
+    id: 'plumz-live-rosin',
+    name: 'Plumz Live Rosin',
+    route: '/plumz',
+    payment: 'wallet',
+    soldOut: true,
+    gridOrder: 5,
+  }),
+  gorilla({
+    id: 'honeydew-papaya-live-rosin',
+    name: 'HoneyDew Papaya Live Rosin',
+    route: '/honeydew-papaya',
+    payment: 'wallet',
+    soldOut: true,
+    gridOrder: 6,
+  }),
   gorilla({
     id: 'bathsalts-flower',
     name: 'BathSalts Flower',

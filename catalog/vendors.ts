@@ -19,7 +19,10 @@ export const vendors = [
     description: 'Small-batch genetics: live rosin, live resin and flower, pressed and cured in small runs.',
     headerImage: '/images/vendors/gorilla-pack-genetics-header.svg',
     tileImage: '/images/vendors/gorilla-pack-genetics-tile.svg',
-    social: { label: '@gorillapackgenetics on Instagram', url: 'https://www.instagram.com/gorillapackgenetics/' },
+    social: {
+      label: '@gorillapackgenetics on Instagram',
+      url: 'https://www.instagram.com/gorillapackgenetics/',
+    },
     payoutGroup: 'gorilla',
   },
 ];

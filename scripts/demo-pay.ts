@@ -40,19 +40,31 @@ const fund = await fetch(`${rpcUrl}/faucet`, {
   body: JSON.stringify({ address: buyer.publicKey.toBase58(), sol: 1, claim: amountText }),
 });
 if (!fund.ok) {
-  console.error(`faucet: ${fund.status} ${await fund.text()} — is the store running in demo mode (npm start)?`);
+  console.error(
+    `faucet: ${fund.status} ${await fund.text()} — is the store running in demo mode (npm start)?`,
+  );
   process.exit(1);
 }
 
 const buyerAta = getAssociatedTokenAddressSync(mint, buyer.publicKey);
 const recipientAta = getAssociatedTokenAddressSync(mint, recipient);
-const transfer = createTransferCheckedInstruction(buyerAta, mint, recipientAta, buyer.publicKey, baseUnits, DEMO_MINT_DECIMALS);
-for (const ref of parsed.reference ?? []) transfer.keys.push({ pubkey: new PublicKey(ref), isSigner: false, isWritable: false });
+const transfer = createTransferCheckedInstruction(
+  buyerAta,
+  mint,
+  recipientAta,
+  buyer.publicKey,
+  baseUnits,
+  DEMO_MINT_DECIMALS,
+);
+for (const ref of parsed.reference ?? [])
+  transfer.keys.push({ pubkey: new PublicKey(ref), isSigner: false, isWritable: false });
 const tx = new Transaction().add(
   createAssociatedTokenAccountIdempotentInstruction(buyer.publicKey, recipientAta, recipient, mint),
   transfer,
 );
 const signature = await sendAndConfirmTransaction(connection, tx, [buyer], { commitment: 'confirmed' });
-console.log(`paid ${amountText} $CLAIM to ${recipient.toBase58()} from demo buyer ${buyer.publicKey.toBase58()}`);
+console.log(
+  `paid ${amountText} $CLAIM to ${recipient.toBase58()} from demo buyer ${buyer.publicKey.toBase58()}`,
+);
 console.log(`signature ${signature}`);
 process.exit(0); // web3.js keeps its WebSocket open

@@ -15,7 +15,8 @@ const plats = {
 const version = lock.packages['node_modules/litesvm'].version;
 for (const [name, p] of Object.entries(plats)) {
   const key = `node_modules/${name}`;
-  if (!lock.packages[key]) lock.packages[key] = { version, ...p, license: 'MIT', optional: true, engines: { node: '>= 20' } };
+  if (!lock.packages[key])
+    lock.packages[key] = { version, ...p, license: 'MIT', optional: true, engines: { node: '>= 20' } };
 }
 const sorted = {};
 for (const k of Object.keys(lock.packages).sort()) sorted[k] = lock.packages[k];

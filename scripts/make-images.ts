@@ -68,7 +68,8 @@ function speckles(id: string, p: Palette, cx: number, cy: number, rx: number, ry
   return s;
 }
 
-const shine = '<path d="M250 190c-30 40-34 110-10 160" stroke="#fff" stroke-width="14" stroke-linecap="round" fill="none" opacity=".35"/>';
+const shine =
+  '<path d="M250 190c-30 40-34 110-10 160" stroke="#fff" stroke-width="14" stroke-linecap="round" fill="none" opacity=".35"/>';
 
 function glassPiece(id: string): string {
   const p = paletteFor(id);
@@ -87,7 +88,9 @@ function glassPiece(id: string): string {
     body = `<rect x="260" y="110" width="80" height="360" rx="40" fill="url(#g)" transform="rotate(-18 300 300)"/><circle cx="360" cy="150" r="48" fill="${p.a}"/>`;
   }
   const dots = opal ? speckles(id, p, 300, 310, 110, 130, 26) : '';
-  const stars = id.includes('stardust') ? speckles(id + 's', { ...p, c: '#fff' }, 300, 300, 260, 260, 14) : '';
+  const stars = id.includes('stardust')
+    ? speckles(id + 's', { ...p, c: '#fff' }, 300, 300, 260, 260, 14)
+    : '';
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 600 600" width="600" height="600">${defs(p, id)}${stars}${body}${dots}${shine}</svg>`;
 }
 
@@ -137,12 +140,16 @@ function write(rel: string, svg: string): void {
 }
 
 for (const p of products) {
-  const svg = p.vendorId === 'coopersglass' ? glassPiece(p.id) : p.id.includes('bathsalts') ? flower(p.id) : jar(p.id);
+  const svg =
+    p.vendorId === 'coopersglass' ? glassPiece(p.id) : p.id.includes('bathsalts') ? flower(p.id) : jar(p.id);
   write(p.image, svg);
 }
 for (const v of vendors) {
   write(v.headerImage, vendorArt(v.id, 1200, 300, v.name));
   write(v.tileImage, vendorArt(v.id, 400, 300, v.name));
 }
-write('/favicon.svg', '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#12101c"/><text x="16" y="23" text-anchor="middle" font-family="sans-serif" font-size="20" font-weight="800" fill="#7ee0c3">$</text></svg>');
+write(
+  '/favicon.svg',
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#12101c"/><text x="16" y="23" text-anchor="middle" font-family="sans-serif" font-size="20" font-weight="800" fill="#7ee0c3">$</text></svg>',
+);
 console.log(`wrote ${products.length} product images, ${vendors.length * 2} vendor images`);

@@ -59,7 +59,9 @@ try {
     numPendingTests: number;
     numTodoTests: number;
   };
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+  console.log(
+    `tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`,
+  );
 } catch {
   console.log('tests: no results file written (the run failed before reporting)');
 }

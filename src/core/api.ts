@@ -56,7 +56,14 @@ export interface QuoteRequest {
 export interface QuoteResponse {
   /** Opaque signed token (HMAC) carrying the whole quote; the browser hands it back unchanged. */
   quote: string;
-  items: { productId: string; variantId?: string; name: string; quantity: number; unitCents: number; lineCents: number }[];
+  items: {
+    productId: string;
+    variantId?: string;
+    name: string;
+    quantity: number;
+    unitCents: number;
+    lineCents: number;
+  }[];
   totalCents: number;
   priceUsd: string;
   /** Token amount in base units (6 decimals), as an integer string. */
@@ -71,7 +78,10 @@ export interface QuoteResponse {
 }
 
 /** POST /api/quotes with `unpriced: true` → 200: no price, so no amount and no payment link. */
-export interface UnpricedQuoteResponse extends Omit<QuoteResponse, 'priceUsd' | 'amountBaseUnits' | 'amount' | 'solanaPayUrl'> {
+export interface UnpricedQuoteResponse extends Omit<
+  QuoteResponse,
+  'priceUsd' | 'amountBaseUnits' | 'amount' | 'solanaPayUrl'
+> {
   priceUsd: null;
   amountBaseUnits: null;
   amount: null;
@@ -126,7 +136,10 @@ export interface OrderCreated {
 }
 
 /** POST /api/orders → 201 for an unpriced (QR) quote: no amount, no payment link. */
-export interface UnpricedOrderCreated extends Omit<OrderCreated, 'solanaPayUrl' | 'amount' | 'amountBaseUnits'> {
+export interface UnpricedOrderCreated extends Omit<
+  OrderCreated,
+  'solanaPayUrl' | 'amount' | 'amountBaseUnits'
+> {
   solanaPayUrl: null;
   amount: null;
   amountBaseUnits: null;
@@ -170,7 +183,13 @@ export interface OrderPublic {
    */
   payments: OrderPayment[];
   history: { status: OrderStatus; at: string }[];
-  emails: { kind: string; recipient: 'seller' | 'buyer'; state: MailDelivery; attempts: number; deliveredAt?: string }[];
+  emails: {
+    kind: string;
+    recipient: 'seller' | 'buyer';
+    state: MailDelivery;
+    attempts: number;
+    deliveredAt?: string;
+  }[];
 }
 
 /** Every API error: 4xx/5xx with this body. `field` names the offending input where there is one. */

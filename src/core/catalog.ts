@@ -9,9 +9,14 @@ import { z } from 'zod';
 const slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a lowercase slug (a-z, 0-9, dashes)');
 const route = z
   .string()
-  .regex(/^\/[a-z0-9\-/]*[a-z0-9]$/, 'must be an absolute path of lowercase segments, e.g. /vendors/x/product1');
+  .regex(
+    /^\/[a-z0-9\-/]*[a-z0-9]$/,
+    'must be an absolute path of lowercase segments, e.g. /vendors/x/product1',
+  );
 const cents = z.number().int('must be a whole number of cents').positive('must be greater than zero');
-const imagePath = z.string().regex(/^\/images\/[\w\-./]+\.(svg|webp|png|jpg|avif)$/, 'must be /images/<file>');
+const imagePath = z
+  .string()
+  .regex(/^\/images\/[\w\-./]+\.(svg|webp|png|jpg|avif)$/, 'must be /images/<file>');
 const url = z.string().url('must be a URL');
 
 export const VendorSchema = z
@@ -65,12 +70,21 @@ export const ProductSchema = z
   .strict()
   .superRefine((p, ctx) => {
     if (p.retailCents !== undefined && p.retailCents < p.saleCents) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['retailCents'], message: 'retail price is below the sale price' });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['retailCents'],
+        message: 'retail price is below the sale price',
+      });
     }
     if (p.variants) {
       const ids = new Set<string>();
       for (const [i, v] of p.variants.entries()) {
-        if (ids.has(v.id)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['variants', i, 'id'], message: `duplicate variant id '${v.id}'` });
+        if (ids.has(v.id))
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: ['variants', i, 'id'],
+            message: `duplicate variant id '${v.id}'`,
+          });
         ids.add(v.id);
       }
     }
@@ -105,7 +119,10 @@ function describeIssues(error: z.ZodError, entryName: (index: number) => string)
 }
 
 /** Validates raw catalogue data; throws CatalogError naming the file, entry and field of every problem. */
-export function parseCatalog(raw: { vendors: unknown; products: unknown }, files = { vendors: 'catalog/vendors.ts', products: 'catalog/products.ts' }): Catalog {
+export function parseCatalog(
+  raw: { vendors: unknown; products: unknown },
+  files = { vendors: 'catalog/vendors.ts', products: 'catalog/products.ts' },
+): Catalog {
   const rawVendors = Array.isArray(raw.vendors) ? (raw.vendors as unknown[]) : [];
   const rawProducts = Array.isArray(raw.products) ? (raw.products as unknown[]) : [];
   const nameOf = (list: unknown[]) => (i: number) => {
@@ -114,9 +131,11 @@ export function parseCatalog(raw: { vendors: unknown; products: unknown }, files
   };
 
   const vendors = z.array(VendorSchema).safeParse(raw.vendors);
-  if (!vendors.success) throw new CatalogError(files.vendors, describeIssues(vendors.error, nameOf(rawVendors)));
+  if (!vendors.success)
+    throw new CatalogError(files.vendors, describeIssues(vendors.error, nameOf(rawVendors)));
   const products = z.array(ProductSchema).safeParse(raw.products);
-  if (!products.success) throw new CatalogError(files.products, describeIssues(products.error, nameOf(rawProducts)));
+  if (!products.success)
+    throw new CatalogError(files.products, describeIssues(products.error, nameOf(rawProducts)));
 
   const problems: string[] = [];
   const vendorIds = new Set<string>();
@@ -129,10 +148,12 @@ export function parseCatalog(raw: { vendors: unknown; products: unknown }, files
   for (const p of products.data) {
     if (productIds.has(p.id)) problems.push(`product '${p.id}', field 'id': duplicate id`);
     productIds.add(p.id);
-    if (!vendorIds.has(p.vendorId)) problems.push(`product '${p.id}', field 'vendorId': unknown vendor '${p.vendorId}'`);
+    if (!vendorIds.has(p.vendorId))
+      problems.push(`product '${p.id}', field 'vendorId': unknown vendor '${p.vendorId}'`);
     for (const r of p.routes) {
       const owner = routes.get(r);
-      if (owner) problems.push(`product '${p.id}', field 'routes': '${r}' is already the route of '${owner}'`);
+      if (owner)
+        problems.push(`product '${p.id}', field 'routes': '${r}' is already the route of '${owner}'`);
       routes.set(r, p.id);
     }
   }
@@ -144,7 +165,10 @@ export function parseCatalog(raw: { vendors: unknown; products: unknown }, files
 export function unitPriceCents(product: Product, variantId?: string): number {
   if (product.variants) {
     const v = product.variants.find((x) => x.id === variantId);
-    if (!v) throw new Error(`product '${product.id}' needs a variant (one of ${product.variants.map((x) => x.id).join(', ')})`);
+    if (!v)
+      throw new Error(
+        `product '${product.id}' needs a variant (one of ${product.variants.map((x) => x.id).join(', ')})`,
+      );
     return v.priceCents;
   }
   if (variantId !== undefined) throw new Error(`product '${product.id}' has no variants`);

@@ -49,7 +49,12 @@ describe('nextSundayMidnight (America/Los_Angeles)', () => {
     expect(iso(next)).toBe('2026-03-15T07:00:00.000Z');
     expect((next.getTime() - t.getTime()) / 3_600_000).toBe(167);
     // Mid-week during the change (Wed 11 March 12:00 PDT)
-    expect(remaining(new Date('2026-03-11T19:00:00Z'), next)).toMatchObject({ days: 3, hours: 12, minutes: 0, seconds: 0 });
+    expect(remaining(new Date('2026-03-11T19:00:00Z'), next)).toMatchObject({
+      days: 3,
+      hours: 12,
+      minutes: 0,
+      seconds: 0,
+    });
   });
 
   it('across the November DST change: the week that falls back is 169 hours long', () => {
@@ -60,7 +65,12 @@ describe('nextSundayMidnight (America/Los_Angeles)', () => {
     expect(iso(next)).toBe('2026-11-08T08:00:00.000Z'); // Sun 8 Nov 00:00 PST
     expect((next.getTime() - t.getTime()) / 3_600_000).toBe(169);
     // Sat 7 Nov 23:00 PST → one hour left
-    expect(remaining(new Date('2026-11-08T07:00:00Z'), next)).toMatchObject({ days: 0, hours: 1, minutes: 0, seconds: 0 });
+    expect(remaining(new Date('2026-11-08T07:00:00Z'), next)).toMatchObject({
+      days: 0,
+      hours: 1,
+      minutes: 0,
+      seconds: 0,
+    });
   });
 
   it('crosses month and year ends', () => {
@@ -97,6 +107,12 @@ describe('countdownTick', () => {
   });
 
   it('never reports negative time', () => {
-    expect(remaining(new Date(10_000), new Date(0))).toEqual({ totalMs: 0, days: 0, hours: 0, minutes: 0, seconds: 0 });
+    expect(remaining(new Date(10_000), new Date(0))).toEqual({
+      totalMs: 0,
+      days: 0,
+      hours: 0,
+      minutes: 0,
+      seconds: 0,
+    });
   });
 });

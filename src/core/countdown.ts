@@ -105,7 +105,14 @@ export function remaining(now: Date, target: Date): Remaining {
 }
 
 /** One tick: the target to count to and what remains. Recomputes the target when the old one is reached. */
-export function countdownTick(now: Date, previousTarget: Date | undefined, timeZone: string = AIRDROP_TIME_ZONE): { target: Date; left: Remaining } {
-  const target = previousTarget && previousTarget.getTime() > now.getTime() ? previousTarget : nextSundayMidnight(now, timeZone);
+export function countdownTick(
+  now: Date,
+  previousTarget: Date | undefined,
+  timeZone: string = AIRDROP_TIME_ZONE,
+): { target: Date; left: Remaining } {
+  const target =
+    previousTarget && previousTarget.getTime() > now.getTime()
+      ? previousTarget
+      : nextSundayMidnight(now, timeZone);
   return { target, left: remaining(now, target) };
 }

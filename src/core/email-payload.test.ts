@@ -23,7 +23,16 @@ const qrFacts: OrderEmailFacts = {
   items: [{ name: 'Honey Dew Papaya Live Rosin', quantity: 2 }],
   totalCents: 10000,
   amountBaseUnits: undefined,
-  shipping: { kind: 'us', fullName: 'Grace Hopper', email: 'grace@example.com', address1: '1 Navy Way', address2: 'Apt 2', city: 'Arlington', usState: 'VA', zip: '22202' },
+  shipping: {
+    kind: 'us',
+    fullName: 'Grace Hopper',
+    email: 'grace@example.com',
+    address1: '1 Navy Way',
+    address2: 'Apt 2',
+    city: 'Arlington',
+    usState: 'VA',
+    zip: '22202',
+  },
   paymentMethod: 'qr',
   solanaPayUrl: 'solana:Recipient?amount=1.000000',
 };
@@ -71,7 +80,14 @@ describe('buildOrderEmails', () => {
   });
 
   it('names variants and several items', () => {
-    expect(productLine([{ name: 'BathSalts Flower', variantLabel: 'zips', quantity: 1 }])).toBe('BathSalts Flower (zips)');
-    expect(productLine([{ name: 'A', quantity: 2 }, { name: 'B', quantity: 1 }])).toBe('2 × A, 1 × B');
+    expect(productLine([{ name: 'BathSalts Flower', variantLabel: 'zips', quantity: 1 }])).toBe(
+      'BathSalts Flower (zips)',
+    );
+    expect(
+      productLine([
+        { name: 'A', quantity: 2 },
+        { name: 'B', quantity: 1 },
+      ]),
+    ).toBe('2 × A, 1 × B');
   });
 });

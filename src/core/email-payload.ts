@@ -30,7 +30,6 @@ export type EmailKind = 'order_confirmation' | 'payment_received' | 'payment_und
 // ---------------------------------------------------------------------------------------------------------
 // Builders (pure). Added by the orders/outbox engineer (issue 3); (b) owns templates and transports.
 
-
 /** What an order contributes to its e-mails. */
 export interface OrderEmailFacts {
   items: { name: string; variantLabel?: string; quantity: number }[];
@@ -54,14 +53,19 @@ export interface OrderEmail {
 
 /** Product name(s): "Name (variant)", "2 × A, 1 × B" when several items. */
 export function productLine(items: OrderEmailFacts['items']): string {
-  const name = (i: OrderEmailFacts['items'][number]) => (i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name);
+  const name = (i: OrderEmailFacts['items'][number]) =>
+    i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name;
   const only = items.length === 1 ? items[0] : undefined;
   if (only) return name(only);
   return items.map((i) => `${i.quantity} × ${name(i)}`).join(', ');
 }
 
 /** The spec's payload (section 3) for one recipient. */
-export function buildOrderEmailPayload(facts: OrderEmailFacts, role: EmailRecipientRole, sellerEmail: string): OrderEmailPayload {
+export function buildOrderEmailPayload(
+  facts: OrderEmailFacts,
+  role: EmailRecipientRole,
+  sellerEmail: string,
+): OrderEmailPayload {
   const payload: OrderEmailPayload = {
     from_name: facts.shipping.fullName,
     email: facts.shipping.email,
@@ -85,13 +89,21 @@ export function buildOrderEmailPayload(facts: OrderEmailFacts, role: EmailRecipi
  * transfer's amount and signature).
  */
 export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
-  const seller: OrderEmail = { role: 'seller', to: sellerEmail, payload: buildOrderEmailPayload(facts, 'seller', sellerEmail) };
+  const seller: OrderEmail = {
+    role: 'seller',
+    to: sellerEmail,
+    payload: buildOrderEmailPayload(facts, 'seller', sellerEmail),
+  };
   if (kind !== 'order_confirmation') {
     if (kind === 'payment_received' && facts.extraPayment) {
       seller.payload.receivedCLAIM = formatBaseUnits(facts.extraPayment.receivedBaseUnits);
       seller.payload.paymentSignature = facts.extraPayment.signature;
-    } else if (facts.receivedBaseUnits !== undefined) seller.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
+    } else if (facts.receivedBaseUnits !== undefined)
+      seller.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
     return [seller];
   }
-  return [seller, { role: 'buyer', to: facts.shipping.email, payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail) }];
+  return [
+    seller,
+    { role: 'buyer', to: facts.shipping.email, payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail) },
+  ];
 }

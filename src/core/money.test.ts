@@ -13,7 +13,11 @@ import {
 } from './money';
 
 // An independent oracle: bignumber.js with generous precision and ROUND_HALF_UP.
-const Big = BigNumber.clone({ DECIMAL_PLACES: 80, ROUNDING_MODE: BigNumber.ROUND_HALF_UP, EXPONENTIAL_AT: 1e9 });
+const Big = BigNumber.clone({
+  DECIMAL_PLACES: 80,
+  ROUNDING_MODE: BigNumber.ROUND_HALF_UP,
+  EXPONENTIAL_AT: 1e9,
+});
 function oracleBaseUnits(cents: number, price: string): bigint {
   const tokens = new Big(cents).div(100).div(new Big(price));
   return BigInt(tokens.decimalPlaces(6, BigNumber.ROUND_HALF_UP).shiftedBy(6).toFixed(0));
@@ -112,11 +116,16 @@ describe('tokenBaseUnitsForCents', () => {
 
   it('exponent forms give the same amounts as their plain forms (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.bigInt({ min: 1n, max: 10n ** 9n }), fc.integer({ min: -20, max: 5 }), (cents, mantissa, exp) => {
-        const expForm = `${mantissa}e${exp}`;
-        const plain = new Big(mantissa.toString()).shiftedBy(exp).toFixed();
-        expect(tokenBaseUnitsForCents(cents, expForm)).toBe(tokenBaseUnitsForCents(cents, plain));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.bigInt({ min: 1n, max: 10n ** 9n }),
+        fc.integer({ min: -20, max: 5 }),
+        (cents, mantissa, exp) => {
+          const expForm = `${mantissa}e${exp}`;
+          const plain = new Big(mantissa.toString()).shiftedBy(exp).toFixed();
+          expect(tokenBaseUnitsForCents(cents, expForm)).toBe(tokenBaseUnitsForCents(cents, plain));
+        },
+      ),
       { numRuns: 500 },
     );
   });

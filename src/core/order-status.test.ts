@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FULLY_PAID, HAS_PAYMENT, ORDER_STATUSES, PAYMENT_ROLES, transition, type OrderEvent, type OrderStatus, type PaymentRole } from './order-status';
+import {
+  FULLY_PAID,
+  HAS_PAYMENT,
+  ORDER_STATUSES,
+  PAYMENT_ROLES,
+  transition,
+  type OrderEvent,
+  type OrderStatus,
+  type PaymentRole,
+} from './order-status';
 
-const pay = (received: bigint, expected: bigint, o: { finalized?: boolean; late?: boolean; before?: bigint } = {}): OrderEvent => ({
+const pay = (
+  received: bigint,
+  expected: bigint,
+  o: { finalized?: boolean; late?: boolean; before?: bigint } = {},
+): OrderEvent => ({
   type: 'payment',
   receivedBaseUnits: received,
   expectedBaseUnits: expected,
@@ -83,7 +96,10 @@ describe('transition', () => {
       late: fc.boolean(),
     }),
     fc.constant({ type: 'finalized' as const }),
-    fc.record({ type: fc.constant('expire' as const), receivedBaseUnits: fc.bigInt({ min: 0n, max: 10n ** 18n }) }),
+    fc.record({
+      type: fc.constant('expire' as const),
+      receivedBaseUnits: fc.bigInt({ min: 0n, max: 10n ** 18n }),
+    }),
   );
 
   it('never leaves the closed set, never un-pays, and a full payment is never reported short (property)', () => {
@@ -102,7 +118,15 @@ describe('transition', () => {
             if (!FULLY_PAID.has(s)) expect(FULLY_PAID.has(r.next)).toBe(sum >= e.expectedBaseUnits);
             // A payment never un-pays and never changes a fully paid status.
             if (FULLY_PAID.has(s)) expect(r).toEqual({ ok: true, next: s, role: 'extra' });
-            expect(r.role).toBe(FULLY_PAID.has(s) ? 'extra' : sum >= e.expectedBaseUnits ? (s === 'underpaid' ? 'top_up' : 'payment') : 'partial');
+            expect(r.role).toBe(
+              FULLY_PAID.has(s)
+                ? 'extra'
+                : sum >= e.expectedBaseUnits
+                  ? s === 'underpaid'
+                    ? 'top_up'
+                    : 'payment'
+                  : 'partial',
+            );
           }
           s = r.next;
         }
@@ -115,19 +139,38 @@ describe('transition', () => {
       fc.property(statusArb, fc.bigInt({ min: 1n, max: 10n ** 12n }), (s, amount) => {
         const once = transition(s, { type: 'finalized' });
         if (once.ok) expect(transition(once.next, { type: 'finalized' })).toEqual(once);
-        if (FULLY_PAID.has(s)) expect(transition(s, pay(1n, amount, { before: amount }))).toEqual({ ok: true, next: s, role: 'extra' });
-        else expect(transition(s, pay(1n, amount, { before: amount }))).toMatchObject({ ok: true, role: s === 'underpaid' ? 'top_up' : 'payment' });
+        if (FULLY_PAID.has(s))
+          expect(transition(s, pay(1n, amount, { before: amount }))).toEqual({
+            ok: true,
+            next: s,
+            role: 'extra',
+          });
+        else
+          expect(transition(s, pay(1n, amount, { before: amount }))).toMatchObject({
+            ok: true,
+            role: s === 'underpaid' ? 'top_up' : 'payment',
+          });
       }),
     );
   });
 
   it('a partial payment before expiry never moves awaiting_payment, whatever its size (property: dust cannot block)', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 2n, max: 10n ** 12n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (amount, part) => {
-        const short = part % amount || 1n;
-        expect(transition('awaiting_payment', pay(short, amount))).toEqual({ ok: true, next: 'awaiting_payment', role: 'partial' });
-        expect(transition('awaiting_payment', pay(amount - short, amount, { before: short }))).toMatchObject({ ok: true, next: 'paid', role: 'payment' });
-      }),
+      fc.property(
+        fc.bigInt({ min: 2n, max: 10n ** 12n }),
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        (amount, part) => {
+          const short = part % amount || 1n;
+          expect(transition('awaiting_payment', pay(short, amount))).toEqual({
+            ok: true,
+            next: 'awaiting_payment',
+            role: 'partial',
+          });
+          expect(
+            transition('awaiting_payment', pay(amount - short, amount, { before: short })),
+          ).toMatchObject({ ok: true, next: 'paid', role: 'payment' });
+        },
+      ),
     );
   });
 });

@@ -18,7 +18,14 @@
  */
 import type { OrderStatus, PaymentRole } from './api';
 
-export const ORDER_STATUSES = ['awaiting_payment', 'paid', 'final', 'expired', 'underpaid', 'paid_late'] as const satisfies readonly OrderStatus[];
+export const ORDER_STATUSES = [
+  'awaiting_payment',
+  'paid',
+  'final',
+  'expired',
+  'underpaid',
+  'paid_late',
+] as const satisfies readonly OrderStatus[];
 export type { OrderStatus };
 
 /**
@@ -27,7 +34,12 @@ export type { OrderStatus };
  * had reached the amount: an overpayment to refund or credit).
  */
 export type { PaymentRole };
-export const PAYMENT_ROLES = ['payment', 'top_up', 'extra', 'partial'] as const satisfies readonly PaymentRole[];
+export const PAYMENT_ROLES = [
+  'payment',
+  'top_up',
+  'extra',
+  'partial',
+] as const satisfies readonly PaymentRole[];
 
 export type OrderEvent =
   /** A transfer to the order's reference was verified (right mint and recipient) and is new to the ledger. */
@@ -48,9 +60,11 @@ export type OrderEvent =
   /** The quote's payment window passed; `receivedBaseUnits` is the ledger sum then (default 0). */
   | { type: 'expire'; receivedBaseUnits?: bigint };
 
-export type TransitionRefusal = { reason: 'not_paid_yet'; status: OrderStatus } | { reason: 'not_awaiting_payment'; status: OrderStatus };
+export type TransitionRefusal =
+  { reason: 'not_paid_yet'; status: OrderStatus } | { reason: 'not_awaiting_payment'; status: OrderStatus };
 
-export type TransitionResult = { ok: true; next: OrderStatus; role?: PaymentRole } | { ok: false; refusal: TransitionRefusal };
+export type TransitionResult =
+  { ok: true; next: OrderStatus; role?: PaymentRole } | { ok: false; refusal: TransitionRefusal };
 
 /** Statuses in which a payment has been recorded. */
 export const HAS_PAYMENT: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'underpaid', 'paid_late']);
@@ -65,7 +79,8 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
       const full = before + event.receivedBaseUnits >= event.expectedBaseUnits;
       if (!full) {
         // Short while the quote is open: recorded, but the order stays payable (dust must not block it).
-        if (status === 'awaiting_payment' && !event.late) return { ok: true, next: 'awaiting_payment', role: 'partial' };
+        if (status === 'awaiting_payment' && !event.late)
+          return { ok: true, next: 'awaiting_payment', role: 'partial' };
         return { ok: true, next: 'underpaid', role: 'partial' };
       }
       const role: PaymentRole = status === 'underpaid' ? 'top_up' : 'payment';
@@ -79,7 +94,8 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
       return { ok: false, refusal: { reason: 'not_paid_yet', status } };
     }
     case 'expire': {
-      if (status !== 'awaiting_payment') return { ok: false, refusal: { reason: 'not_awaiting_payment', status } };
+      if (status !== 'awaiting_payment')
+        return { ok: false, refusal: { reason: 'not_awaiting_payment', status } };
       return { ok: true, next: (event.receivedBaseUnits ?? 0n) > 0n ? 'underpaid' : 'expired' };
     }
   }

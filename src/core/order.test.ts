@@ -37,7 +37,10 @@ const us = {
   zip: '22202',
 };
 
-const firstMessage = (r: { success: boolean; error?: { issues: { message: string; path: (string | number)[] }[] } }) => ({
+const firstMessage = (r: {
+  success: boolean;
+  error?: { issues: { message: string; path: (string | number)[] }[] };
+}) => ({
   message: r.error?.issues[0]?.message,
   path: r.error?.issues[0]?.path.join('.'),
 });
@@ -57,22 +60,34 @@ describe('international shipping (wallet pages)', () => {
     expect(r.fullName).toBe('Ada Lovelace');
     expect(r.address2).toBeUndefined();
   });
-  it.each(['fullName', 'email', 'address1', 'city', 'stateProvince', 'postalCode', 'country'])('requires %s', (field) => {
-    const missing = InternationalShippingSchema.safeParse({ ...intl, [field]: undefined });
-    expect(missing.success).toBe(false);
-    expect(firstMessage(missing)).toMatchObject({ path: field, message: expect.stringContaining('required') });
-    const blank = InternationalShippingSchema.safeParse({ ...intl, [field]: '   ' });
-    expect(blank.success).toBe(false);
-    expect(firstMessage(blank).path).toBe(field);
-  });
+  it.each(['fullName', 'email', 'address1', 'city', 'stateProvince', 'postalCode', 'country'])(
+    'requires %s',
+    (field) => {
+      const missing = InternationalShippingSchema.safeParse({ ...intl, [field]: undefined });
+      expect(missing.success).toBe(false);
+      expect(firstMessage(missing)).toMatchObject({
+        path: field,
+        message: expect.stringContaining('required'),
+      });
+      const blank = InternationalShippingSchema.safeParse({ ...intl, [field]: '   ' });
+      expect(blank.success).toBe(false);
+      expect(firstMessage(blank).path).toBe(field);
+    },
+  );
   it('keeps address2 optional', () => {
     expect(InternationalShippingSchema.safeParse(intl).success).toBe(true);
     expect(InternationalShippingSchema.parse({ ...intl, address2: 'Flat 3' }).address2).toBe('Flat 3');
   });
-  it.each(['plainaddress', 'a@', '@b.com', 'a b@c.com', 'a@b..com', 'a@-b.com'])('rejects the e-mail %j', (email) => {
-    const r = InternationalShippingSchema.safeParse({ ...intl, email });
-    expect(firstMessage(r)).toMatchObject({ path: 'email', message: expect.stringContaining('e-mail address') });
-  });
+  it.each(['plainaddress', 'a@', '@b.com', 'a b@c.com', 'a@b..com', 'a@-b.com'])(
+    'rejects the e-mail %j',
+    (email) => {
+      const r = InternationalShippingSchema.safeParse({ ...intl, email });
+      expect(firstMessage(r)).toMatchObject({
+        path: 'email',
+        message: expect.stringContaining('e-mail address'),
+      });
+    },
+  );
   it('accepts e-mails the browser accepts', () => {
     for (const email of ['a@b', 'first.last+tag@sub.example.co.uk', "o'neil@example.com"]) {
       expect(InternationalShippingSchema.safeParse({ ...intl, email }).success).toBe(true);
@@ -84,16 +99,24 @@ describe('international shipping (wallet pages)', () => {
     expect(InternationalShippingSchema.safeParse({ ...intl, email: atMax }).success).toBe(true);
     const over = `${'a'.repeat(64)}@${'b'.repeat(62)}.${'c'.repeat(61)}.${'d'.repeat(61)}.com`;
     expect(over.length).toBe(MAX_EMAIL + 1);
-    expect(firstMessage(InternationalShippingSchema.safeParse({ ...intl, email: over })).message).toContain('at most 254');
-    expect(firstMessage(InternationalShippingSchema.safeParse({ ...intl, city: 'x'.repeat(201) })).message).toContain('at most 200');
+    expect(firstMessage(InternationalShippingSchema.safeParse({ ...intl, email: over })).message).toContain(
+      'at most 254',
+    );
+    expect(
+      firstMessage(InternationalShippingSchema.safeParse({ ...intl, city: 'x'.repeat(201) })).message,
+    ).toContain('at most 200');
     expect(InternationalShippingSchema.safeParse({ ...intl, city: 'x'.repeat(200) }).success).toBe(true);
   });
   it('rejects unknown fields, control characters and non-text', () => {
     const unknown = InternationalShippingSchema.safeParse({ ...intl, isAdmin: true });
     expect(unknown.success).toBe(false);
     expect(describeIssues(unknown.error!)[0]?.message).toContain('isAdmin');
-    expect(InternationalShippingSchema.safeParse({ ...intl, fullName: 'Ada\r\nBcc: x@y.z' }).success).toBe(false);
-    expect(firstMessage(InternationalShippingSchema.safeParse({ ...intl, city: 42 })).message).toContain('must be text');
+    expect(InternationalShippingSchema.safeParse({ ...intl, fullName: 'Ada\r\nBcc: x@y.z' }).success).toBe(
+      false,
+    );
+    expect(firstMessage(InternationalShippingSchema.safeParse({ ...intl, city: 42 })).message).toContain(
+      'must be text',
+    );
     expect(InternationalShippingFormSchema.safeParse({ ...intl, kind: undefined }).success).toBe(false);
   });
 });
@@ -108,14 +131,18 @@ describe('US shipping (QR pages)', () => {
     expect(firstMessage(r).path).toBe(field);
   });
   it('accepts only the 50 states', () => {
-    for (const s of US_STATES) expect(UsShippingSchema.safeParse({ ...us, usState: s.code }).success).toBe(true);
+    for (const s of US_STATES)
+      expect(UsShippingSchema.safeParse({ ...us, usState: s.code }).success).toBe(true);
     for (const bad of ['DC', 'PR', 'XX', 'Virginia']) {
-      expect(firstMessage(UsShippingSchema.safeParse({ ...us, usState: bad })).message).toContain('50 US states');
+      expect(firstMessage(UsShippingSchema.safeParse({ ...us, usState: bad })).message).toContain(
+        '50 US states',
+      );
     }
   });
   it('checks the ZIP code', () => {
     expect(UsShippingSchema.safeParse({ ...us, zip: '22202-1234' }).success).toBe(true);
-    for (const bad of ['2220', 'ABCDE', '222021234', '22202-12']) expect(UsShippingSchema.safeParse({ ...us, zip: bad }).success).toBe(false);
+    for (const bad of ['2220', 'ABCDE', '222021234', '22202-12'])
+      expect(UsShippingSchema.safeParse({ ...us, zip: bad }).success).toBe(false);
   });
   it('refuses an international form where a US one is needed', () => {
     expect(shippingSchemaFor('qr').safeParse(intl).success).toBe(false);
@@ -131,7 +158,9 @@ describe('US shipping (QR pages)', () => {
 
 describe('joinShippingAddress', () => {
   it('joins with commas and skips an absent line 2', () => {
-    expect(joinShippingAddress(InternationalShippingSchema.parse(intl))).toBe('12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom');
+    expect(joinShippingAddress(InternationalShippingSchema.parse(intl))).toBe(
+      '12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom',
+    );
     expect(joinShippingAddress(UsShippingSchema.parse(us))).toBe('1 Navy Way, Apt 2, Arlington, VA, 22202');
   });
 });
@@ -146,17 +175,34 @@ describe('quantity and requests', () => {
     );
   });
   it('validates quote requests', () => {
-    expect(QuoteRequestSchema.safeParse({ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 2 }] }).success).toBe(true);
+    expect(
+      QuoteRequestSchema.safeParse({ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 2 }] })
+        .success,
+    ).toBe(true);
     expect(QuoteRequestSchema.safeParse({ items: [] }).success).toBe(false);
     expect(QuoteRequestSchema.safeParse({ items: [{ productId: 'x', quantity: 0 }] }).success).toBe(false);
-    expect(QuoteRequestSchema.safeParse({ items: [{ productId: 'x', quantity: 1, price: 1 }] }).success).toBe(false);
-    expect(QuoteRequestSchema.safeParse({ items: [{ productId: '../etc', quantity: 1 }] }).success).toBe(false);
+    expect(QuoteRequestSchema.safeParse({ items: [{ productId: 'x', quantity: 1, price: 1 }] }).success).toBe(
+      false,
+    );
+    expect(QuoteRequestSchema.safeParse({ items: [{ productId: '../etc', quantity: 1 }] }).success).toBe(
+      false,
+    );
   });
   it('validates order requests', () => {
-    expect(OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'wallet' }).success).toBe(true);
-    expect(OrderRequestSchema.parse({ quote: 'q', shipping: {}, paymentMethod: 'qr', referrer: '' }).referrer).toBeUndefined();
-    expect(OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'card' }).success).toBe(false);
-    expect(OrderRequestSchema.safeParse({ quote: '', shipping: {}, paymentMethod: 'qr' }).success).toBe(false);
-    expect(OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'qr', extra: 1 }).success).toBe(false);
+    expect(OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'wallet' }).success).toBe(
+      true,
+    );
+    expect(
+      OrderRequestSchema.parse({ quote: 'q', shipping: {}, paymentMethod: 'qr', referrer: '' }).referrer,
+    ).toBeUndefined();
+    expect(OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'card' }).success).toBe(
+      false,
+    );
+    expect(OrderRequestSchema.safeParse({ quote: '', shipping: {}, paymentMethod: 'qr' }).success).toBe(
+      false,
+    );
+    expect(
+      OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'qr', extra: 1 }).success,
+    ).toBe(false);
   });
 });

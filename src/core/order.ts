@@ -72,7 +72,8 @@ export type UsStateCode = (typeof US_STATES)[number]['code'];
 const US_STATE_CODES = US_STATES.map((s) => s.code) as [UsStateCode, ...UsStateCode[]];
 
 // WHATWG's <input type=email> syntax (the spec's only e-mail check), plus a length cap.
-const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
@@ -92,7 +93,10 @@ type Field = keyof typeof LABELS;
 
 const requiredText = (field: Field, max = MAX_TEXT) =>
   z
-    .string({ required_error: `${LABELS[field]} is required`, invalid_type_error: `${LABELS[field]} must be text` })
+    .string({
+      required_error: `${LABELS[field]} is required`,
+      invalid_type_error: `${LABELS[field]} must be text`,
+    })
     .trim()
     .min(1, `${LABELS[field]} is required`)
     .max(max, `${LABELS[field]} must be at most ${max} characters`)
@@ -108,7 +112,10 @@ const optionalText = (field: Field) =>
     // An empty optional line is the same as none.
     .transform((s) => (s === undefined || s === '' ? undefined : s));
 
-const email = requiredText('email', MAX_EMAIL).refine((s) => EMAIL.test(s), 'E-mail must be an e-mail address, e.g. name@example.com');
+const email = requiredText('email', MAX_EMAIL).refine(
+  (s) => EMAIL.test(s),
+  'E-mail must be an e-mail address, e.g. name@example.com',
+);
 
 /** Wallet pages (international), the form's fields only. */
 export const InternationalShippingFormSchema = z
@@ -137,13 +144,22 @@ export const UsShippingFormSchema = z
       .trim()
       .min(1, 'State is required')
       .transform((s) => s.toUpperCase())
-      .pipe(z.enum(US_STATE_CODES, { errorMap: () => ({ message: 'State must be one of the 50 US states (two-letter code)' }) })),
-    zip: requiredText('zip', 10).refine((s) => /^\d{5}(?:-\d{4})?$/.test(s), 'ZIP code must be 5 digits (or ZIP+4)'),
+      .pipe(
+        z.enum(US_STATE_CODES, {
+          errorMap: () => ({ message: 'State must be one of the 50 US states (two-letter code)' }),
+        }),
+      ),
+    zip: requiredText('zip', 10).refine(
+      (s) => /^\d{5}(?:-\d{4})?$/.test(s),
+      'ZIP code must be 5 digits (or ZIP+4)',
+    ),
   })
   .strict();
 
 /** As sent to the API: the form plus its kind. */
-export const InternationalShippingSchema = InternationalShippingFormSchema.extend({ kind: z.literal('international') }).strict();
+export const InternationalShippingSchema = InternationalShippingFormSchema.extend({
+  kind: z.literal('international'),
+}).strict();
 export const UsShippingSchema = UsShippingFormSchema.extend({ kind: z.literal('us') }).strict();
 export const ShippingSchema = z.discriminatedUnion('kind', [InternationalShippingSchema, UsShippingSchema]);
 
@@ -157,20 +173,24 @@ export const QuantitySchema = z
   .min(MIN_QUANTITY, `Quantity must be at least ${MIN_QUANTITY}`)
   .max(MAX_QUANTITY, `Quantity must be at most ${MAX_QUANTITY}`);
 
-const slug = z.string().min(1).max(100).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a catalogue id');
+const slug = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a catalogue id');
 
 export const QuoteRequestSchema = z
   .object({
     items: z
-      .array(
-        z
-          .object({ productId: slug, variantId: slug.optional(), quantity: QuantitySchema })
-          .strict(),
-      )
+      .array(z.object({ productId: slug, variantId: slug.optional(), quantity: QuantitySchema }).strict())
       .min(1, 'A quote needs at least one item')
       .max(20, 'A quote has at most 20 items'),
     unpriced: z.boolean({ invalid_type_error: 'unpriced must be true or false' }).optional(),
-    renew: z.string({ invalid_type_error: 'renew must be a quote token' }).min(1, 'renew must be a quote token').max(8192, 'renew is too long').optional(),
+    renew: z
+      .string({ invalid_type_error: 'renew must be a quote token' })
+      .min(1, 'renew must be a quote token')
+      .max(8192, 'renew is too long')
+      .optional(),
   })
   .strict();
 
@@ -179,7 +199,9 @@ export const OrderRequestSchema = z
   .object({
     quote: z.string().min(1, 'quote is required').max(8192, 'quote is too long'),
     shipping: z.unknown(),
-    paymentMethod: z.enum(['wallet', 'qr'], { errorMap: () => ({ message: "paymentMethod must be 'wallet' or 'qr'" }) }),
+    paymentMethod: z.enum(['wallet', 'qr'], {
+      errorMap: () => ({ message: "paymentMethod must be 'wallet' or 'qr'" }),
+    }),
     referrer: z
       .string()
       .trim()
@@ -218,7 +240,8 @@ export interface FieldIssue {
 export function describeIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
   return error.issues.map((i) => {
     const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
-    if (i.code === z.ZodIssueCode.unrecognized_keys) return { path, message: `Unknown field(s): ${i.keys.join(', ')}` };
+    if (i.code === z.ZodIssueCode.unrecognized_keys)
+      return { path, message: `Unknown field(s): ${i.keys.join(', ')}` };
     return { path, message: i.message };
   });
 }

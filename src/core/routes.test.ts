@@ -66,14 +66,24 @@ describe('route table (spec §2)', () => {
     expect(productOf('/garlic/?ref=abc')).toBe('garlic-amaretto-live-resin');
     expect(productOf('/ProxRec#top')).toBe('proxy-recycler-clear');
     expect(kindOf('/about/')).toBe('about');
-    for (const p of ['/nope', '/vendors/coopersglass/product', '/garlic/extra', '/api', '/referrals/1']) expect(kindOf(p), p).toBe('not-found');
+    for (const p of ['/nope', '/vendors/coopersglass/product', '/garlic/extra', '/api', '/referrals/1'])
+      expect(kindOf(p), p).toBe('not-found');
   });
 
   it('allPagePaths lists every page once and every one resolves to a screen', () => {
     const all = allPagePaths(catalog);
     expect(new Set(all).size).toBe(all.length);
     for (const p of all) expect(kindOf(p), p).not.toBe('not-found');
-    expect(all).toEqual(expect.arrayContaining([paths.home, paths.guide, '/proxrec', '/dustcrop', '/honey2', '/vendors/gorilla-pack-genetics']));
+    expect(all).toEqual(
+      expect.arrayContaining([
+        paths.home,
+        paths.guide,
+        '/proxrec',
+        '/dustcrop',
+        '/honey2',
+        '/vendors/gorilla-pack-genetics',
+      ]),
+    );
     expect(all).toHaveLength(5 + 2 + 19 + 2);
   });
 

@@ -27,7 +27,14 @@ describe('encodeTransferRequestUrl', () => {
     const label = 'Coopers & Glass #1 ?=/+%';
     const message = '1 × Eagles XL "Joystick" Cropal Stick — 100% 🔥';
     const parsed = parseURL(
-      encodeTransferRequestUrl({ recipient, amountBaseUnits: 85_000_001n, splToken: mint, reference, label, message }),
+      encodeTransferRequestUrl({
+        recipient,
+        amountBaseUnits: 85_000_001n,
+        splToken: mint,
+        reference,
+        label,
+        message,
+      }),
     );
     expect('recipient' in parsed).toBe(true);
     if (!('recipient' in parsed)) return;
@@ -41,14 +48,35 @@ describe('encodeTransferRequestUrl', () => {
 
   it('agrees with @solana/pay encodeURL on every field (property)', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: 10n ** 15n }), fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (units, label, message) => {
-        const ours = parseURL(encodeTransferRequestUrl({ recipient, amountBaseUnits: units, splToken: mint, reference, label, message }));
-        const theirs = parseURL(
-          // @solana/pay's own encoder (amount as a number: compare it through parse, where both become numbers)
-          encodeURL({ recipient: recipient as never, amount: Number(units) / 1e6 as never, splToken: mint as never, reference: reference as never, label, message }),
-        );
-        expect(ours).toEqual(theirs);
-      }),
+      fc.property(
+        fc.bigInt({ min: 1n, max: 10n ** 15n }),
+        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 1 }),
+        (units, label, message) => {
+          const ours = parseURL(
+            encodeTransferRequestUrl({
+              recipient,
+              amountBaseUnits: units,
+              splToken: mint,
+              reference,
+              label,
+              message,
+            }),
+          );
+          const theirs = parseURL(
+            // @solana/pay's own encoder (amount as a number: compare it through parse, where both become numbers)
+            encodeURL({
+              recipient: recipient as never,
+              amount: (Number(units) / 1e6) as never,
+              splToken: mint as never,
+              reference: reference as never,
+              label,
+              message,
+            }),
+          );
+          expect(ours).toEqual(theirs);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -62,7 +90,14 @@ describe('encodeTransferRequestUrl', () => {
   });
 
   it('names the quantity in the message', () => {
-    expect(quantityMessage([{ quantity: 2, name: 'Garlic Amaretto Live Resin' }])).toBe('2 × Garlic Amaretto Live Resin');
-    expect(quantityMessage([{ quantity: 1, name: 'A' }, { quantity: 3, name: 'B' }])).toBe('1 × A, 3 × B');
+    expect(quantityMessage([{ quantity: 2, name: 'Garlic Amaretto Live Resin' }])).toBe(
+      '2 × Garlic Amaretto Live Resin',
+    );
+    expect(
+      quantityMessage([
+        { quantity: 1, name: 'A' },
+        { quantity: 3, name: 'B' },
+      ]),
+    ).toBe('1 × A, 3 × B');
   });
 });

@@ -78,7 +78,10 @@ export function parseMint(acc: AccountView): MintData | null {
   if (!isTokenProgram(acc.owner)) return null;
   const d = acc.data;
   if (d.length < MINT_LEN) return null;
-  if (d.length !== MINT_LEN && (acc.owner !== TOKEN_2022_PROGRAM || d.length <= ACCOUNT_LEN || d[ACCOUNT_LEN] !== 1)) {
+  if (
+    d.length !== MINT_LEN &&
+    (acc.owner !== TOKEN_2022_PROGRAM || d.length <= ACCOUNT_LEN || d[ACCOUNT_LEN] !== 1)
+  ) {
     return null;
   }
   if (d[45] !== 1) return null;
@@ -128,8 +131,11 @@ export class RpcParamError extends Error {
 export function parseEncoding(value: unknown, fallback: Encoding): Encoding {
   if (value === undefined || value === null) return fallback;
   if (value === 'base64' || value === 'base58' || value === 'binary' || value === 'jsonParsed') return value;
-  if (value === 'base64+zstd') throw new RpcParamError('Invalid params: base64+zstd encoding is not supported by the localnet.');
-  throw new RpcParamError(`Invalid params: unknown variant \`${String(value)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\`.`);
+  if (value === 'base64+zstd')
+    throw new RpcParamError('Invalid params: base64+zstd encoding is not supported by the localnet.');
+  throw new RpcParamError(
+    `Invalid params: unknown variant \`${String(value)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\`.`,
+  );
 }
 
 export interface DataSlice {
@@ -148,7 +154,10 @@ const U64_MAX_RENT_EPOCH = 18446744073709551615;
 function binaryData(data: Uint8Array, enc: 'base64' | 'base58' | 'binary'): unknown {
   if (enc === 'base64') return [Buffer.from(data).toString('base64'), 'base64'];
   if (data.length > 128) {
-    throw new RpcParamError('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.', -32600);
+    throw new RpcParamError(
+      'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.',
+      -32600,
+    );
   }
   return enc === 'base58' ? [bs58.encode(data), 'base58'] : bs58.encode(data);
 }
@@ -176,7 +185,11 @@ export function parseAccountData(acc: AccountView, mints: MintLookup): unknown {
   if (token) {
     const mint = mints(token.mint);
     if (!mint) return undefined;
-    return { program, parsed: { info: parsedTokenAccountInfo(token, mint.decimals), type: 'account' }, space: acc.data.length };
+    return {
+      program,
+      parsed: { info: parsedTokenAccountInfo(token, mint.decimals), type: 'account' },
+      space: acc.data.length,
+    };
   }
   const mint = parseMint(acc);
   if (mint) {
@@ -199,7 +212,12 @@ export function parseAccountData(acc: AccountView, mints: MintLookup): unknown {
 }
 
 /** An account in the RPC's UiAccount shape. */
-export function encodeAccount(acc: AccountView, enc: Encoding, mints: MintLookup, slice?: DataSlice): Record<string, unknown> {
+export function encodeAccount(
+  acc: AccountView,
+  enc: Encoding,
+  mints: MintLookup,
+  slice?: DataSlice,
+): Record<string, unknown> {
   let data: unknown;
   if (enc === 'jsonParsed') {
     data = parseAccountData(acc, mints) ?? binaryData(acc.data, 'base64');

@@ -27,7 +27,10 @@ import { convertError, fieldlessError, type ConvertedError, type RpcTransactionE
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 export const MAX_PROCESSING_AGE = 150;
 const SLOTS_PER_EPOCH = 432_000;
-const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+const MEMO_PROGRAMS = new Set([
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+]);
 const LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 
 /** A JSON-RPC error raised by a method (code, message, optional data). */
@@ -147,7 +150,15 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.hashSlots.delete(oldHash);
     }
     const now = BigInt(Math.floor(Date.now() / 1000));
-    this.svm.setClock(new Clock(BigInt(slot), now, BigInt(Math.floor(slot / SLOTS_PER_EPOCH)), BigInt(Math.floor(slot / SLOTS_PER_EPOCH) + 1), now));
+    this.svm.setClock(
+      new Clock(
+        BigInt(slot),
+        now,
+        BigInt(Math.floor(slot / SLOTS_PER_EPOCH)),
+        BigInt(Math.floor(slot / SLOTS_PER_EPOCH) + 1),
+        now,
+      ),
+    );
   }
 
   /** Advances one slot: new blockhash, clock, and commitment notifications for transactions that just reached a level. */
@@ -156,8 +167,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.recordSlot(this.slotNow);
     const confirmedSlot = this.slotNow - 1;
     const finalizedSlot = this.slotNow - this.finalizeLag;
-    if (confirmedSlot >= 0) for (const r of this.history.inSlot(confirmedSlot)) this.emit('commitment', r, 'confirmed');
-    if (finalizedSlot >= 0) for (const r of this.history.inSlot(finalizedSlot)) this.emit('commitment', r, 'finalized');
+    if (confirmedSlot >= 0)
+      for (const r of this.history.inSlot(confirmedSlot)) this.emit('commitment', r, 'confirmed');
+    if (finalizedSlot >= 0)
+      for (const r of this.history.inSlot(finalizedSlot)) this.emit('commitment', r, 'finalized');
     this.emit('slot', this.slotNow);
   }
 
@@ -199,21 +212,37 @@ export class Chain extends EventEmitter<ChainEvents> {
   private getAccountBytes(bytes: Uint8Array): AccountView | null {
     const a = this.svm.getAccount(bytes);
     if (!a || a.lamports() === 0n) return null;
-    return { lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable() };
+    return {
+      lamports: a.lamports(),
+      data: a.data(),
+      owner: bs58.encode(a.owner()),
+      executable: a.executable(),
+    };
   }
 
   setAccount(address: string, acc: AccountView): void {
-    this.svm.setAccount(new PublicKey(address).toBytes(), new Account(acc.lamports, acc.data, new PublicKey(acc.owner).toBytes(), acc.executable, 0n));
+    this.svm.setAccount(
+      new PublicKey(address).toBytes(),
+      new Account(acc.lamports, acc.data, new PublicKey(acc.owner).toBytes(), acc.executable, 0n),
+    );
   }
 
   programAccounts(program: string): { pubkey: string; account: AccountView }[] {
-    return this.svm.getProgramAccounts(new PublicKey(program).toBytes()).map((x) => {
-      const a = x.account();
-      return {
-        pubkey: bs58.encode(x.address),
-        account: { lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable() },
-      };
-    }).filter((x) => x.account.lamports > 0n);
+    return this.svm
+      .getProgramAccounts(new PublicKey(program).toBytes())
+      .map((x) => {
+        const a = x.account();
+        return {
+          pubkey: bs58.encode(x.address),
+          account: {
+            lamports: a.lamports(),
+            data: a.data(),
+            owner: bs58.encode(a.owner()),
+            executable: a.executable(),
+          },
+        };
+      })
+      .filter((x) => x.account.lamports > 0n);
   }
 
   mint(address: string): MintData | null {
@@ -234,28 +263,45 @@ export class Chain extends EventEmitter<ChainEvents> {
     try {
       tx = VersionedTransaction.deserialize(bytes);
     } catch (e) {
-      throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
+      throw new RpcError(
+        -32602,
+        `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
+      );
     }
     const msg = tx.message;
     if (msg.header.numRequiredSignatures !== tx.signatures.length || tx.signatures.length === 0) {
-      throw new RpcError(-32602, 'invalid transaction: Transaction failed to sanitize accounts offsets correctly');
+      throw new RpcError(
+        -32602,
+        'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
+      );
     }
     const staticKeys = msg.staticAccountKeys.map((k) => k.toBase58());
     const loaded = { writable: [] as string[], readonly: [] as string[] };
     for (const lookup of msg.addressTableLookups) {
       const table = this.getAccount(lookup.accountKey.toBase58());
       if (!table || table.owner !== LOOKUP_TABLE_PROGRAM) {
-        throw new RpcError(-32602, 'invalid transaction: Transaction loads an address table account that doesn\'t exist');
+        throw new RpcError(
+          -32602,
+          "invalid transaction: Transaction loads an address table account that doesn't exist",
+        );
       }
       const state = AddressLookupTableAccount.deserialize(table.data);
       for (const i of lookup.writableIndexes) {
         const k = state.addresses[i];
-        if (!k) throw new RpcError(-32602, 'invalid transaction: Transaction address table lookup uses an invalid index');
+        if (!k)
+          throw new RpcError(
+            -32602,
+            'invalid transaction: Transaction address table lookup uses an invalid index',
+          );
         loaded.writable.push(k.toBase58());
       }
       for (const i of lookup.readonlyIndexes) {
         const k = state.addresses[i];
-        if (!k) throw new RpcError(-32602, 'invalid transaction: Transaction address table lookup uses an invalid index');
+        if (!k)
+          throw new RpcError(
+            -32602,
+            'invalid transaction: Transaction address table lookup uses an invalid index',
+          );
         loaded.readonly.push(k.toBase58());
       }
     }
@@ -279,22 +325,48 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private runSimulation(d: Decoded): SimulatedTransactionInfo | FailedTransactionMetadata {
-    return d.tx.version === 'legacy' ? this.svm.simulateLegacyTransaction(d.bytes) : this.svm.simulateVersionedTransaction(d.bytes);
+    return d.tx.version === 'legacy'
+      ? this.svm.simulateLegacyTransaction(d.bytes)
+      : this.svm.simulateVersionedTransaction(d.bytes);
   }
 
   private runSend(d: Decoded): TransactionMetadata | FailedTransactionMetadata {
-    return d.tx.version === 'legacy' ? this.svm.sendLegacyTransaction(d.bytes) : this.svm.sendVersionedTransaction(d.bytes);
+    return d.tx.version === 'legacy'
+      ? this.svm.sendLegacyTransaction(d.bytes)
+      : this.svm.sendVersionedTransaction(d.bytes);
   }
 
   /** Runs the transaction without committing it. */
   simulate(d: Decoded, opts: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulationResult {
     const replacement = opts.replaceRecentBlockhash ? this.latestBlockhash('processed') : null;
-    const base = { accountKeys: d.accountKeys, replacementBlockhash: replacement, fee: 0, returnData: null, errMessage: '' };
+    const base = {
+      accountKeys: d.accountKeys,
+      replacementBlockhash: replacement,
+      fee: 0,
+      returnData: null,
+      errMessage: '',
+    };
     if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(d.tx.message.recentBlockhash)) {
-      return { ...base, err: 'BlockhashNotFound', errMessage: 'Blockhash not found', logs: [], unitsConsumed: 0, innerInstructions: [], postAccounts: new Map() };
+      return {
+        ...base,
+        err: 'BlockhashNotFound',
+        errMessage: 'Blockhash not found',
+        logs: [],
+        unitsConsumed: 0,
+        innerInstructions: [],
+        postAccounts: new Map(),
+      };
     }
     if (this.history.has(d.signature) && opts.sigVerify) {
-      return { ...base, err: 'AlreadyProcessed', errMessage: 'This transaction has already been processed', logs: [], unitsConsumed: 0, innerInstructions: [], postAccounts: new Map() };
+      return {
+        ...base,
+        err: 'AlreadyProcessed',
+        errMessage: 'This transaction has already been processed',
+        logs: [],
+        unitsConsumed: 0,
+        innerInstructions: [],
+        postAccounts: new Map(),
+      };
     }
     const previous = this.svm.getSigverify();
     this.svm.setSigverify(opts.sigVerify);
@@ -323,7 +395,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     const post = new Map<string, AccountView | null>();
     for (const x of res.postAccounts()) {
       const a = x.account();
-      post.set(bs58.encode(x.address), { lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable() });
+      post.set(bs58.encode(x.address), {
+        lamports: a.lamports(),
+        data: a.data(),
+        owner: bs58.encode(a.owner()),
+        executable: a.executable(),
+      });
     }
     const rd = meta.returnData();
     const rdData = rd.data();
@@ -345,10 +422,14 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   process(d: Decoded): { record: TxRecord } | { dropped: ConvertedError } {
     if (this.history.has(d.signature)) return { dropped: fieldlessError('AlreadyProcessed') };
-    if (!this.isBlockhashValid(d.tx.message.recentBlockhash)) return { dropped: fieldlessError('BlockhashNotFound') };
+    if (!this.isBlockhashValid(d.tx.message.recentBlockhash))
+      return { dropped: fieldlessError('BlockhashNotFound') };
     const pre = d.accountKeys.map((k) => this.getAccount(k));
     const res = this.runSend(d);
-    if (res instanceof FailedTransactionMetadata && this.svm.getTransaction(bs58.decode(d.signature)) === null) {
+    if (
+      res instanceof FailedTransactionMetadata &&
+      this.svm.getTransaction(bs58.decode(d.signature)) === null
+    ) {
       return { dropped: convertError(res) };
     }
     const post = d.accountKeys.map((k) => this.getAccount(k));

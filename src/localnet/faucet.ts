@@ -60,10 +60,13 @@ export function parseAmount(value: unknown, decimals: number, name: string): big
 
 export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new FaucetInputError('body must be a JSON object {"address": base58, "sol": number, "claim": number}');
+    throw new FaucetInputError(
+      'body must be a JSON object {"address": base58, "sol": number, "claim": number}',
+    );
   }
   const { address, sol, claim } = body as Record<string, unknown>;
-  if (typeof address !== 'string' || address.length === 0) throw new FaucetInputError('address is required (a base58 public key)');
+  if (typeof address !== 'string' || address.length === 0)
+    throw new FaucetInputError('address is required (a base58 public key)');
   let owner: PublicKey;
   try {
     owner = new PublicKey(address);
@@ -74,21 +77,36 @@ export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
   const lamports = parseAmount(sol, 9, 'sol');
   const decimals = cfg.mint?.decimals ?? 6;
   const claimUnits = parseAmount(claim, decimals, 'claim');
-  if (lamports === 0n && claimUnits === 0n) throw new FaucetInputError('nothing to send: sol and claim are both zero or absent');
-  if (lamports > FAUCET_MAX_SOL * BigInt(LAMPORTS_PER_SOL)) throw new FaucetInputError(`sol must be at most ${FAUCET_MAX_SOL}`);
-  if (claimUnits > FAUCET_MAX_CLAIM * 10n ** BigInt(decimals)) throw new FaucetInputError(`claim must be at most ${FAUCET_MAX_CLAIM}`);
+  if (lamports === 0n && claimUnits === 0n)
+    throw new FaucetInputError('nothing to send: sol and claim are both zero or absent');
+  if (lamports > FAUCET_MAX_SOL * BigInt(LAMPORTS_PER_SOL))
+    throw new FaucetInputError(`sol must be at most ${FAUCET_MAX_SOL}`);
+  if (claimUnits > FAUCET_MAX_CLAIM * 10n ** BigInt(decimals))
+    throw new FaucetInputError(`claim must be at most ${FAUCET_MAX_CLAIM}`);
   const mint = cfg.mint;
-  if (claimUnits > 0n && !mint) throw new FaucetInputError('this localnet has no demo mint (started with seed: false)');
+  if (claimUnits > 0n && !mint)
+    throw new FaucetInputError('this localnet has no demo mint (started with seed: false)');
 
   const ixs = [];
-  if (lamports > 0n) ixs.push(SystemProgram.transfer({ fromPubkey: cfg.payer.publicKey, toPubkey: owner, lamports }));
+  if (lamports > 0n)
+    ixs.push(SystemProgram.transfer({ fromPubkey: cfg.payer.publicKey, toPubkey: owner, lamports }));
   let ata: PublicKey | null = null;
   const signers: Keypair[] = [];
   if (mint) {
     ata = getAssociatedTokenAddressSync(mint.address, owner, true);
     if (claimUnits > 0n) {
-      ixs.push(createAssociatedTokenAccountIdempotentInstruction(cfg.payer.publicKey, ata, owner, mint.address));
-      ixs.push(createMintToCheckedInstruction(mint.address, ata, mint.authority.publicKey, claimUnits, mint.decimals));
+      ixs.push(
+        createAssociatedTokenAccountIdempotentInstruction(cfg.payer.publicKey, ata, owner, mint.address),
+      );
+      ixs.push(
+        createMintToCheckedInstruction(
+          mint.address,
+          ata,
+          mint.authority.publicKey,
+          claimUnits,
+          mint.decimals,
+        ),
+      );
       signers.push(mint.authority);
     }
   }
@@ -110,5 +128,10 @@ export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
 
 /** requestAirdrop: a real system transfer from the faucet account. */
 export function airdrop(cfg: FaucetConfig, to: PublicKey, lamports: bigint): string {
-  return submitInternal(cfg.chain, cfg.payer, [], [SystemProgram.transfer({ fromPubkey: cfg.payer.publicKey, toPubkey: to, lamports })]).signature;
+  return submitInternal(
+    cfg.chain,
+    cfg.payer,
+    [],
+    [SystemProgram.transfer({ fromPubkey: cfg.payer.publicKey, toPubkey: to, lamports })],
+  ).signature;
 }

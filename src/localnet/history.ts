@@ -26,7 +26,11 @@ export interface TxRecord {
   /** Position in the ledger (monotonic), to order transactions inside one slot. */
   seq: number;
   version: 'legacy' | 0;
-  header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+  header: {
+    numRequiredSignatures: number;
+    numReadonlySignedAccounts: number;
+    numReadonlyUnsignedAccounts: number;
+  };
   /** Static keys, then loaded writable, then loaded readonly (the runtime's account order). */
   accountKeys: string[];
   staticKeyCount: number;

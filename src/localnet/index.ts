@@ -62,7 +62,11 @@ const CORS = {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...CORS });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...CORS,
+  });
   res.end(text);
 }
 
@@ -117,7 +121,9 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
   const faucetCfg: FaucetConfig = {
     chain,
     payer: faucetKeypair(),
-    ...(keys ? { mint: { address: keys.mint, authority: keys.mintAuthority, decimals: DEMO_MINT_DECIMALS } } : {}),
+    ...(keys
+      ? { mint: { address: keys.mint, authority: keys.mintAuthority, decimals: DEMO_MINT_DECIMALS } }
+      : {}),
   };
   const ctx: RpcContext = {
     chain,
@@ -152,7 +158,9 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
       return;
     }
     if (req.method !== 'POST' || (path !== '/' && path !== '/faucet')) {
-      sendJson(res, path === '/' || path === '/faucet' ? 405 : 404, { error: 'not found: use POST / (JSON-RPC), POST /faucet or GET /health' });
+      sendJson(res, path === '/' || path === '/faucet' ? 405 : 404, {
+        error: 'not found: use POST / (JSON-RPC), POST /faucet or GET /health',
+      });
       return;
     }
     const body = await readBody(req);
@@ -165,7 +173,9 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
       try {
         parsed = body.trim() === '' ? undefined : JSON.parse(body);
       } catch {
-        sendJson(res, 400, { error: 'body must be JSON: {"address": base58, "sol": number, "claim": number}' });
+        sendJson(res, 400, {
+          error: 'body must be JSON: {"address": base58, "sol": number, "claim": number}',
+        });
         return;
       }
       try {

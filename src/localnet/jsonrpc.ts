@@ -22,8 +22,12 @@ function validId(v: unknown): v is JsonRpcId {
 }
 
 /** Handles one request object; `undefined` for a well-formed notification that expects no answer (WebSocket). */
-export function handleOne(req: unknown, call: (method: string, params: unknown[]) => unknown): JsonRpcResponse {
-  if (typeof req !== 'object' || req === null || Array.isArray(req)) return errorResponse(null, -32600, 'Invalid request');
+export function handleOne(
+  req: unknown,
+  call: (method: string, params: unknown[]) => unknown,
+): JsonRpcResponse {
+  if (typeof req !== 'object' || req === null || Array.isArray(req))
+    return errorResponse(null, -32600, 'Invalid request');
   const r = req as Record<string, unknown>;
   const id = validId(r.id) ? r.id : null;
   if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (r.id !== undefined && !validId(r.id))) {
@@ -36,14 +40,18 @@ export function handleOne(req: unknown, call: (method: string, params: unknown[]
   try {
     return { jsonrpc: '2.0', result: call(r.method, params), id };
   } catch (e) {
-    if (e instanceof RpcError || e instanceof RpcParamError) return errorResponse(id, e.code, e.message, e.data);
+    if (e instanceof RpcError || e instanceof RpcParamError)
+      return errorResponse(id, e.code, e.message, e.data);
     console.error('[localnet] internal error in', r.method, e);
     return errorResponse(id, -32603, 'Internal error');
   }
 }
 
 /** Parses a request body (single or batch) and returns the response to send. */
-export function handleBody(text: string, call: (method: string, params: unknown[]) => unknown): JsonRpcResponse | JsonRpcResponse[] {
+export function handleBody(
+  text: string,
+  call: (method: string, params: unknown[]) => unknown,
+): JsonRpcResponse | JsonRpcResponse[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

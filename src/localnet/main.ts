@@ -24,10 +24,14 @@ console.log(`localnet WebSocket  ${net.wsUrl}`);
 if (k) {
   console.log(`$CLAIM mint         ${k.mint.toBase58()} (6 decimals)`);
   console.log(`mint authority      ${k.mintAuthority.publicKey.toBase58()}`);
-  console.log(`coopersglass        ${k.recipients.coopersglass.toBase58()} (token account ${net.recipientTokenAccounts?.coopersglass ?? '?'})`);
+  console.log(
+    `coopersglass        ${k.recipients.coopersglass.toBase58()} (token account ${net.recipientTokenAccounts?.coopersglass ?? '?'})`,
+  );
   console.log(`gorilla             ${k.recipients.gorilla.toBase58()} (no token account, on purpose)`);
 }
-console.log(`faucet              curl -X POST ${net.rpcUrl}/faucet -H 'content-type: application/json' -d '{"address":"<pubkey>","sol":1,"claim":1000}'`);
+console.log(
+  `faucet              curl -X POST ${net.rpcUrl}/faucet -H 'content-type: application/json' -d '{"address":"<pubkey>","sol":1,"claim":1000}'`,
+);
 
 const stop = (): void => {
   void net.close().then(() => process.exit(0));

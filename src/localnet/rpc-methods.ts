@@ -38,7 +38,8 @@ function invalid(message: string): RpcError {
 function config(params: Params, i: number): Config {
   const c = params[i];
   if (c === undefined || c === null) return {};
-  if (typeof c !== 'object' || Array.isArray(c)) throw invalid(`Invalid params: invalid type: expected a config map at position ${i}.`);
+  if (typeof c !== 'object' || Array.isArray(c))
+    throw invalid(`Invalid params: invalid type: expected a config map at position ${i}.`);
   return c as Config;
 }
 
@@ -75,7 +76,9 @@ function commitment(c: Config): Commitment {
     case 'root':
       return 'finalized';
     default:
-      throw invalid(`Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`);
+      throw invalid(
+        `Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`,
+      );
   }
 }
 
@@ -103,7 +106,12 @@ function dataSlice(cfg: Config): DataSlice | undefined {
   if (s === undefined || s === null) return undefined;
   if (typeof s !== 'object') throw invalid('Invalid params: dataSlice must be {offset, length}.');
   const { offset, length } = s as Record<string, unknown>;
-  if (!Number.isInteger(offset) || !Number.isInteger(length) || (offset as number) < 0 || (length as number) < 0) {
+  if (
+    !Number.isInteger(offset) ||
+    !Number.isInteger(length) ||
+    (offset as number) < 0 ||
+    (length as number) < 0
+  ) {
     throw invalid('Invalid params: dataSlice must be {offset, length} with non-negative integers.');
   }
   return { offset: offset as number, length: length as number };
@@ -131,20 +139,29 @@ function encoding(cfg: Config, fallback: Encoding): Encoding {
 function decodeWire(data: string, enc: unknown): Uint8Array {
   let bytes: Uint8Array;
   if (enc === undefined || enc === null || enc === 'base58') {
-    if (data.length > 1683) throw invalid(`base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1683/${MAX_TX_BYTES})`);
+    if (data.length > 1683)
+      throw invalid(
+        `base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1683/${MAX_TX_BYTES})`,
+      );
     try {
       bytes = bs58.decode(data);
     } catch {
       throw invalid('invalid base58 encoding: InvalidCharacter');
     }
   } else if (enc === 'base64') {
-    if (data.length > 1644) throw invalid(`base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1644/${MAX_TX_BYTES})`);
+    if (data.length > 1644)
+      throw invalid(
+        `base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1644/${MAX_TX_BYTES})`,
+      );
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw invalid('invalid base64 encoding: InvalidByte');
     bytes = new Uint8Array(Buffer.from(data, 'base64'));
   } else {
     throw invalid(`unsupported encoding: ${String(enc)}. Supported encodings: base58, base64`);
   }
-  if (bytes.length > MAX_TX_BYTES) throw invalid(`decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_TX_BYTES} bytes)`);
+  if (bytes.length > MAX_TX_BYTES)
+    throw invalid(
+      `decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_TX_BYTES} bytes)`,
+    );
   return bytes;
 }
 
@@ -177,7 +194,8 @@ function tokenProgramOf(ctx: RpcContext, filter: Config): { program: string; min
 function tokenAccountsBy(ctx: RpcContext, params: Params, field: 'owner' | 'delegate'): unknown {
   const who = pubkey(params[0]).toBase58();
   const f = params[1];
-  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw invalid('Invalid params: expected a filter object {mint} or {programId}.');
+  if (typeof f !== 'object' || f === null || Array.isArray(f))
+    throw invalid('Invalid params: expected a filter object {mint} or {programId}.');
   const { program, mint } = tokenProgramOf(ctx, f as Config);
   const cfg = config(params, 2);
   const enc = encoding(cfg, 'binary');
@@ -195,8 +213,10 @@ function tokenAccountsBy(ctx: RpcContext, params: Params, field: 'owner' | 'dele
 function memcmpMatches(data: Uint8Array, filter: Record<string, unknown>): boolean {
   const offset = filter.offset;
   const bytesStr = filter.bytes;
-  if (!Number.isInteger(offset) || typeof bytesStr !== 'string') throw invalid('Invalid params: memcmp filter needs offset and bytes.');
-  const want = filter.encoding === 'base64' ? Buffer.from(bytesStr, 'base64') : Buffer.from(bs58.decode(bytesStr));
+  if (!Number.isInteger(offset) || typeof bytesStr !== 'string')
+    throw invalid('Invalid params: memcmp filter needs offset and bytes.');
+  const want =
+    filter.encoding === 'base64' ? Buffer.from(bytesStr, 'base64') : Buffer.from(bs58.decode(bytesStr));
   const start = offset as number;
   if (start + want.length > data.length) return false;
   return Buffer.from(data.subarray(start, start + want.length)).equals(want);
@@ -218,7 +238,13 @@ export const methods: Record<string, Handler> = {
     return ctx.chain.blockHeightAt(commitment(cfg));
   },
   getEpochInfo: (p, ctx) => ctx.chain.epochInfo(commitment(config(p, 0))),
-  getEpochSchedule: () => ({ firstNormalEpoch: 0, firstNormalSlot: 0, leaderScheduleSlotOffset: 432000, slotsPerEpoch: 432000, warmup: false }),
+  getEpochSchedule: () => ({
+    firstNormalEpoch: 0,
+    firstNormalSlot: 0,
+    leaderScheduleSlotOffset: 432000,
+    slotsPerEpoch: 432000,
+    warmup: false,
+  }),
   getTransactionCount: (_p, ctx) => ctx.chain.history.size,
   getFirstAvailableBlock: () => 0,
   minimumLedgerSlot: () => 0,
@@ -252,7 +278,9 @@ export const methods: Record<string, Handler> = {
     } catch {
       throw invalid('Invalid params: invalid message');
     }
-    const fee = ctx.chain.isBlockhashValid(msg.recentBlockhash) ? 5000 * msg.header.numRequiredSignatures : null;
+    const fee = ctx.chain.isBlockhashValid(msg.recentBlockhash)
+      ? 5000 * msg.header.numRequiredSignatures
+      : null;
     return withContext(ctx, cfg, fee);
   },
   getMinimumBalanceForRentExemption: (p, ctx) => {
@@ -301,7 +329,10 @@ export const methods: Record<string, Handler> = {
         throw invalid('Invalid params: unsupported filter.');
       }),
     );
-    const value = list.map(({ pubkey: key, account }) => ({ pubkey: key, account: render(ctx, account, enc, slice) }));
+    const value = list.map(({ pubkey: key, account }) => ({
+      pubkey: key,
+      account: render(ctx, account, enc, slice),
+    }));
     return cfg.withContext === true ? withContext(ctx, cfg, value) : value;
   },
   getTokenAccountBalance: (p, ctx) => {
@@ -328,20 +359,28 @@ export const methods: Record<string, Handler> = {
   requestAirdrop: (p, ctx) => {
     const key = pubkey(p[0]);
     const lamports = p[1];
-    if (!Number.isSafeInteger(lamports) || (lamports as number) <= 0) throw invalid('Invalid params: lamports must be a positive integer.');
-    if ((lamports as number) > 1_000_000 * 1_000_000_000) throw new RpcError(-32600, 'airdrop request too large; max 1000000 SOL');
+    if (!Number.isSafeInteger(lamports) || (lamports as number) <= 0)
+      throw invalid('Invalid params: lamports must be a positive integer.');
+    if ((lamports as number) > 1_000_000 * 1_000_000_000)
+      throw new RpcError(-32600, 'airdrop request too large; max 1000000 SOL');
     return ctx.airdrop(key, BigInt(lamports as number));
   },
   sendTransaction: (p, ctx) => {
     const data = str(p, 0, 'transaction');
     const cfg = config(p, 1);
     const d = ctx.chain.decode(decodeWire(data, cfg.encoding));
-    if (!ctx.chain.verifySignatures(d)) throw new RpcError(-32003, 'Transaction signature verification failure');
+    if (!ctx.chain.verifySignatures(d))
+      throw new RpcError(-32003, 'Transaction signature verification failure');
     if (cfg.skipPreflight !== true) {
       const preflight = commitment({ commitment: cfg.preflightCommitment });
       context(ctx, preflight, cfg);
       const sim = ctx.chain.history.has(d.signature)
-        ? { err: 'AlreadyProcessed', errMessage: 'This transaction has already been processed', logs: [] as string[], unitsConsumed: 0 }
+        ? {
+            err: 'AlreadyProcessed',
+            errMessage: 'This transaction has already been processed',
+            logs: [] as string[],
+            unitsConsumed: 0,
+          }
         : ctx.chain.simulate(d, { sigVerify: false, replaceRecentBlockhash: false });
       if (sim.err !== null) {
         throw new RpcError(-32002, `Transaction simulation failed: ${sim.errMessage}`, {
@@ -366,7 +405,8 @@ export const methods: Record<string, Handler> = {
     const replace = cfg.replaceRecentBlockhash === true;
     if (sigVerify && replace) throw invalid('sigVerify may not be used with replaceRecentBlockhash');
     const d = ctx.chain.decode(decodeWire(data, cfg.encoding));
-    if (sigVerify && !ctx.chain.verifySignatures(d)) throw new RpcError(-32003, 'Transaction signature verification failure');
+    if (sigVerify && !ctx.chain.verifySignatures(d))
+      throw new RpcError(-32003, 'Transaction signature verification failure');
     const sim = ctx.chain.simulate(d, { sigVerify, replaceRecentBlockhash: replace });
     let accounts: unknown = null;
     const req = cfg.accounts;
@@ -376,7 +416,9 @@ export const methods: Record<string, Handler> = {
       const enc = encoding({ encoding: accEnc }, 'base64');
       accounts = addresses.map((a) => {
         const key = pubkey(a).toBase58();
-        const acc = sim.postAccounts.has(key) ? (sim.postAccounts.get(key) ?? null) : ctx.chain.getAccount(key);
+        const acc = sim.postAccounts.has(key)
+          ? (sim.postAccounts.get(key) ?? null)
+          : ctx.chain.getAccount(key);
         return render(ctx, acc && acc.lamports > 0n ? acc : null, enc);
       });
     }
@@ -386,19 +428,28 @@ export const methods: Record<string, Handler> = {
       fee: sim.err === null ? sim.fee : null,
       innerInstructions:
         cfg.innerInstructions === true
-          ? sim.innerInstructions.map((g) => ({ index: g.index, instructions: g.instructions.map((ix) => parsedInstruction(ix, sim.accountKeys)) }))
+          ? sim.innerInstructions.map((g) => ({
+              index: g.index,
+              instructions: g.instructions.map((ix) => parsedInstruction(ix, sim.accountKeys)),
+            }))
           : null,
       loadedAccountsDataSize: 0,
       logs: sim.logs,
       replacementBlockhash: sim.replacementBlockhash,
-      returnData: sim.returnData ? { programId: sim.returnData.programId, data: [Buffer.from(sim.returnData.data).toString('base64'), 'base64'] } : null,
+      returnData: sim.returnData
+        ? {
+            programId: sim.returnData.programId,
+            data: [Buffer.from(sim.returnData.data).toString('base64'), 'base64'],
+          }
+        : null,
       unitsConsumed: sim.unitsConsumed,
     };
     return withContext(ctx, cfg, value);
   },
   getSignatureStatuses: (p, ctx) => {
     const sigs = p[0];
-    if (!Array.isArray(sigs) || sigs.some((s) => typeof s !== 'string')) throw invalid('Invalid params: expected an array of signatures.');
+    if (!Array.isArray(sigs) || sigs.some((s) => typeof s !== 'string'))
+      throw invalid('Invalid params: expected an array of signatures.');
     if (sigs.length > 256) throw invalid('Too many inputs provided; max 256');
     const cfg = config(p, 1);
     const value = (sigs as string[]).map((s) => {
@@ -413,10 +464,12 @@ export const methods: Record<string, Handler> = {
     const level = atLeastConfirmed(cfg);
     context(ctx, level, cfg);
     const limit = cfg.limit ?? 1000;
-    if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 1000) throw invalid('Invalid limit; max 1000');
+    if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 1000)
+      throw invalid('Invalid limit; max 1000');
     for (const k of ['before', 'until'] as const) {
       const v = cfg[k];
-      if (v !== undefined && v !== null && (typeof v !== 'string' || bs58.decode(v).length !== 64)) throw invalid('Invalid param: Invalid');
+      if (v !== undefined && v !== null && (typeof v !== 'string' || bs58.decode(v).length !== 64))
+        throw invalid('Invalid param: Invalid');
     }
     const records = ctx.chain.history.forAddress(key, {
       before: typeof cfg.before === 'string' ? cfg.before : undefined,
@@ -440,12 +493,15 @@ export const methods: Record<string, Handler> = {
     const level = atLeastConfirmed(cfg);
     const enc = cfg.encoding ?? 'json';
     if (enc !== 'json' && enc !== 'jsonParsed' && enc !== 'base64' && enc !== 'base58') {
-      throw invalid(`Invalid params: unknown variant \`${String(enc)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\`.`);
+      throw invalid(
+        `Invalid params: unknown variant \`${String(enc)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\`.`,
+      );
     }
     const r = ctx.chain.history.get(sig);
     if (!r || !ctx.chain.reached(r.slot, level)) return null;
     const max = cfg.maxSupportedTransactionVersion;
-    if (max !== undefined && max !== null && max !== 0) throw invalid('Invalid params: maxSupportedTransactionVersion must be 0.');
+    if (max !== undefined && max !== null && max !== 0)
+      throw invalid('Invalid params: maxSupportedTransactionVersion must be 0.');
     if (r.version !== 'legacy' && (max === undefined || max === null)) {
       throw new RpcError(
         -32015,
@@ -455,4 +511,3 @@ export const methods: Record<string, Handler> = {
     return formatTransaction(r, enc as TxEncoding, max === 0);
   },
 };
-

@@ -24,33 +24,71 @@ export interface SeedResult {
 
 /** Gives the faucet its genesis balance (always done, so requestAirdrop works even unseeded). */
 export function fundFaucet(chain: Chain): void {
-  chain.setAccount(faucetKeypair().publicKey.toBase58(), { lamports: FAUCET_LAMPORTS, data: new Uint8Array(0), owner: SYSTEM_PROGRAM, executable: false });
+  chain.setAccount(faucetKeypair().publicKey.toBase58(), {
+    lamports: FAUCET_LAMPORTS,
+    data: new Uint8Array(0),
+    owner: SYSTEM_PROGRAM,
+    executable: false,
+  });
 }
 
 export function seedDemo(chain: Chain): SeedResult {
   const keys = demoKeys();
   const payer = faucetKeypair();
   const mint = demoMintKeypair();
-  submitInternal(chain, payer, [mint], [
-    SystemProgram.createAccount({
-      fromPubkey: payer.publicKey,
-      newAccountPubkey: mint.publicKey,
-      lamports: chain.minimumBalanceForRentExemption(MINT_SIZE),
-      space: MINT_SIZE,
-      programId: TOKEN_PROGRAM_ID,
-    }),
-    createInitializeMint2Instruction(mint.publicKey, DEMO_MINT_DECIMALS, keys.mintAuthority.publicKey, null),
-  ]);
+  submitInternal(
+    chain,
+    payer,
+    [mint],
+    [
+      SystemProgram.createAccount({
+        fromPubkey: payer.publicKey,
+        newAccountPubkey: mint.publicKey,
+        lamports: chain.minimumBalanceForRentExemption(MINT_SIZE),
+        space: MINT_SIZE,
+        programId: TOKEN_PROGRAM_ID,
+      }),
+      createInitializeMint2Instruction(
+        mint.publicKey,
+        DEMO_MINT_DECIMALS,
+        keys.mintAuthority.publicKey,
+        null,
+      ),
+    ],
+  );
   const lamports = RECIPIENT_SOL * BigInt(LAMPORTS_PER_SOL);
-  submitInternal(chain, payer, [], [
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: keys.recipients.coopersglass, lamports }),
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: keys.recipients.gorilla, lamports }),
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: keys.mintAuthority.publicKey, lamports: BigInt(LAMPORTS_PER_SOL) }),
-  ]);
+  submitInternal(
+    chain,
+    payer,
+    [],
+    [
+      SystemProgram.transfer({
+        fromPubkey: payer.publicKey,
+        toPubkey: keys.recipients.coopersglass,
+        lamports,
+      }),
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: keys.recipients.gorilla, lamports }),
+      SystemProgram.transfer({
+        fromPubkey: payer.publicKey,
+        toPubkey: keys.mintAuthority.publicKey,
+        lamports: BigInt(LAMPORTS_PER_SOL),
+      }),
+    ],
+  );
   const coopersAta = getAssociatedTokenAddressSync(keys.mint, keys.recipients.coopersglass);
-  submitInternal(chain, payer, [], [
-    createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, coopersAta, keys.recipients.coopersglass, keys.mint),
-  ]);
+  submitInternal(
+    chain,
+    payer,
+    [],
+    [
+      createAssociatedTokenAccountIdempotentInstruction(
+        payer.publicKey,
+        coopersAta,
+        keys.recipients.coopersglass,
+        keys.mint,
+      ),
+    ],
+  );
   return {
     keys,
     recipientTokenAccounts: {

@@ -7,7 +7,14 @@ import { errorResponse, handleOne } from './jsonrpc.js';
 
 type Sub =
   | { kind: 'signature'; socket: WebSocket; id: number; signature: string; commitment: Commitment }
-  | { kind: 'account'; socket: WebSocket; id: number; address: string; commitment: Commitment; encoding: Encoding }
+  | {
+      kind: 'account';
+      socket: WebSocket;
+      id: number;
+      address: string;
+      commitment: Commitment;
+      encoding: Encoding;
+    }
   | { kind: 'logs'; socket: WebSocket; id: number; mentions: string | null; commitment: Commitment }
   | { kind: 'slot'; socket: WebSocket; id: number }
   | { kind: 'root'; socket: WebSocket; id: number };
@@ -47,7 +54,11 @@ export class Subscriptions {
 
   attach(socket: WebSocket): void {
     socket.on('message', (raw) => {
-      const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : Array.isArray(raw) ? Buffer.concat(raw).toString('utf8') : Buffer.from(raw).toString('utf8');
+      const text = Buffer.isBuffer(raw)
+        ? raw.toString('utf8')
+        : Array.isArray(raw)
+          ? Buffer.concat(raw).toString('utf8')
+          : Buffer.from(raw).toString('utf8');
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -57,7 +68,15 @@ export class Subscriptions {
       }
       const reqs = Array.isArray(parsed) ? parsed : [parsed];
       const out = reqs
-        .filter((r) => !(typeof r === 'object' && r !== null && !Array.isArray(r) && (r as Record<string, unknown>).id === undefined))
+        .filter(
+          (r) =>
+            !(
+              typeof r === 'object' &&
+              r !== null &&
+              !Array.isArray(r) &&
+              (r as Record<string, unknown>).id === undefined
+            ),
+        )
         .map((r) => handleOne(r, (method, params) => this.call(socket, method, params)));
       if (out.length === 0) return; // notifications (e.g. web3.js's "ping") get no answer
       this.send(socket, Array.isArray(parsed) ? out : out[0]);
@@ -93,14 +112,16 @@ export class Subscriptions {
     if (unsubKind) {
       const id = params[0];
       const sub = typeof id === 'number' ? this.subs.get(id) : undefined;
-      if (!sub || sub.kind !== unsubKind || sub.socket !== socket) throw new RpcError(-32602, 'Invalid subscription id.');
+      if (!sub || sub.kind !== unsubKind || sub.socket !== socket)
+        throw new RpcError(-32602, 'Invalid subscription id.');
       this.subs.delete(sub.id);
       return true;
     }
     switch (method) {
       case 'signatureSubscribe': {
         const signature = params[0];
-        if (typeof signature !== 'string') throw new RpcError(-32602, 'Invalid params: expected a signature string.');
+        if (typeof signature !== 'string')
+          throw new RpcError(-32602, 'Invalid params: expected a signature string.');
         const commitment = commitmentOf(params[1]);
         const id = this.add({ kind: 'signature', socket, signature, commitment });
         const record = this.chain.history.get(signature);
@@ -111,7 +132,8 @@ export class Subscriptions {
       }
       case 'accountSubscribe': {
         const address = params[0];
-        if (typeof address !== 'string') throw new RpcError(-32602, 'Invalid params: expected a pubkey string.');
+        if (typeof address !== 'string')
+          throw new RpcError(-32602, 'Invalid params: expected a pubkey string.');
         const cfg = params[1] as Record<string, unknown> | undefined;
         const encoding = parseEncoding(cfg?.encoding, 'binary');
         return this.add({ kind: 'account', socket, address, commitment: commitmentOf(cfg), encoding });
@@ -120,7 +142,11 @@ export class Subscriptions {
         const filter = params[0];
         let mentions: string | null;
         if (filter === 'all' || filter === 'allWithVotes') mentions = null;
-        else if (typeof filter === 'object' && filter !== null && Array.isArray((filter as Record<string, unknown>).mentions)) {
+        else if (
+          typeof filter === 'object' &&
+          filter !== null &&
+          Array.isArray((filter as Record<string, unknown>).mentions)
+        ) {
           const list = (filter as { mentions: unknown[] }).mentions;
           if (list.length !== 1 || typeof list[0] !== 'string') {
             throw new RpcError(-32602, 'Invalid Request: Only 1 address supported');
@@ -142,15 +168,22 @@ export class Subscriptions {
     const sub = this.subs.get(id);
     if (!sub || sub.kind !== 'signature') return;
     this.subs.delete(id); // signature subscriptions end after their notification
-    this.notify(sub, 'signatureNotification', { context: { slot: this.chain.slotAt(sub.commitment) }, value: { err: record.err } });
+    this.notify(sub, 'signatureNotification', {
+      context: { slot: this.chain.slotAt(sub.commitment) },
+      value: { err: record.err },
+    });
   }
 
   private onCommitment(record: TxRecord, level: Commitment): void {
     for (const sub of [...this.subs.values()]) {
       if (sub.kind === 'signature') {
-        if (sub.signature === record.signature && sub.commitment === level) this.fireSignature(sub.id, record);
+        if (sub.signature === record.signature && sub.commitment === level)
+          this.fireSignature(sub.id, record);
       } else if (sub.kind === 'logs') {
-        if (sub.commitment === level && (sub.mentions === null || record.accountKeys.includes(sub.mentions))) {
+        if (
+          sub.commitment === level &&
+          (sub.mentions === null || record.accountKeys.includes(sub.mentions))
+        ) {
           this.notify(sub, 'logsNotification', {
             context: { slot: record.slot },
             value: { signature: record.signature, err: record.err, logs: record.logs },
@@ -162,7 +195,14 @@ export class Subscriptions {
           const acc = this.chain.getAccount(sub.address);
           const value = acc
             ? encodeAccount(acc, sub.encoding, (m) => this.chain.mint(m))
-            : { data: sub.encoding === 'jsonParsed' || sub.encoding === 'base64' ? ['', 'base64'] : '', executable: false, lamports: 0, owner: '11111111111111111111111111111111', rentEpoch: 0, space: 0 };
+            : {
+                data: sub.encoding === 'jsonParsed' || sub.encoding === 'base64' ? ['', 'base64'] : '',
+                executable: false,
+                lamports: 0,
+                owner: '11111111111111111111111111111111',
+                rentEpoch: 0,
+                space: 0,
+              };
           this.notify(sub, 'accountNotification', { context: { slot: record.slot }, value });
         }
       }
@@ -172,7 +212,8 @@ export class Subscriptions {
   private onSlot(slot: number): void {
     const root = this.chain.slotAt('finalized');
     for (const sub of [...this.subs.values()]) {
-      if (sub.kind === 'slot') this.notify(sub, 'slotNotification', { parent: Math.max(0, slot - 1), root, slot });
+      if (sub.kind === 'slot')
+        this.notify(sub, 'slotNotification', { parent: Math.max(0, slot - 1), root, slot });
       else if (sub.kind === 'root') this.notify(sub, 'rootNotification', root);
     }
   }

@@ -4,7 +4,10 @@ import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, SYSTEM_PROGRAM, uiTokenAmount } from
 import type { CompiledIx, TxRecord } from './history.js';
 
 const ATA_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+const MEMO_PROGRAMS = new Set([
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+]);
 
 type Json = Record<string, unknown>;
 
@@ -25,7 +28,16 @@ function parseSystem(data: Uint8Array, a: (i: number) => string): Json | null {
   const tag = u32(data, 0);
   switch (tag) {
     case 0:
-      return { type: 'createAccount', info: { source: a(0), newAccount: a(1), lamports: Number(u64(data, 4)), space: Number(u64(data, 12)), owner: pk(data, 20) } };
+      return {
+        type: 'createAccount',
+        info: {
+          source: a(0),
+          newAccount: a(1),
+          lamports: Number(u64(data, 4)),
+          space: Number(u64(data, 12)),
+          owner: pk(data, 20),
+        },
+      };
     case 1:
       return { type: 'assign', info: { account: a(0), owner: pk(data, 4) } };
     case 2:
@@ -50,30 +62,70 @@ function parseToken(data: Uint8Array, a: (i: number) => string, n: number): Json
       return { type: tag === 0 ? 'initializeMint' : 'initializeMint2', info };
     }
     case 1:
-      return { type: 'initializeAccount', info: { account: a(0), mint: a(1), owner: a(2), rentSysvar: a(3) } };
+      return {
+        type: 'initializeAccount',
+        info: { account: a(0), mint: a(1), owner: a(2), rentSysvar: a(3) },
+      };
     case 16:
-      return { type: 'initializeAccount2', info: { account: a(0), mint: a(1), owner: pk(data, 1), rentSysvar: a(2) } };
+      return {
+        type: 'initializeAccount2',
+        info: { account: a(0), mint: a(1), owner: pk(data, 1), rentSysvar: a(2) },
+      };
     case 18:
       return { type: 'initializeAccount3', info: { account: a(0), mint: a(1), owner: pk(data, 1) } };
     case 3:
-      return { type: 'transfer', info: { source: a(0), destination: a(1), authority: a(2), amount: u64(data, 1).toString() } };
+      return {
+        type: 'transfer',
+        info: { source: a(0), destination: a(1), authority: a(2), amount: u64(data, 1).toString() },
+      };
     case 12:
       return {
         type: 'transferChecked',
-        info: { source: a(0), mint: a(1), destination: a(2), authority: a(3), tokenAmount: uiTokenAmount(u64(data, 1), data[9] ?? 0) },
+        info: {
+          source: a(0),
+          mint: a(1),
+          destination: a(2),
+          authority: a(3),
+          tokenAmount: uiTokenAmount(u64(data, 1), data[9] ?? 0),
+        },
       };
     case 4:
-      return { type: 'approve', info: { source: a(0), delegate: a(1), owner: a(2), amount: u64(data, 1).toString() } };
+      return {
+        type: 'approve',
+        info: { source: a(0), delegate: a(1), owner: a(2), amount: u64(data, 1).toString() },
+      };
     case 5:
       return { type: 'revoke', info: { source: a(0), owner: a(1) } };
     case 7:
-      return { type: 'mintTo', info: { mint: a(0), account: a(1), mintAuthority: a(2), amount: u64(data, 1).toString() } };
+      return {
+        type: 'mintTo',
+        info: { mint: a(0), account: a(1), mintAuthority: a(2), amount: u64(data, 1).toString() },
+      };
     case 14:
-      return { type: 'mintToChecked', info: { mint: a(0), account: a(1), mintAuthority: a(2), tokenAmount: uiTokenAmount(u64(data, 1), data[9] ?? 0) } };
+      return {
+        type: 'mintToChecked',
+        info: {
+          mint: a(0),
+          account: a(1),
+          mintAuthority: a(2),
+          tokenAmount: uiTokenAmount(u64(data, 1), data[9] ?? 0),
+        },
+      };
     case 8:
-      return { type: 'burn', info: { account: a(0), mint: a(1), authority: a(2), amount: u64(data, 1).toString() } };
+      return {
+        type: 'burn',
+        info: { account: a(0), mint: a(1), authority: a(2), amount: u64(data, 1).toString() },
+      };
     case 15:
-      return { type: 'burnChecked', info: { account: a(0), mint: a(1), authority: a(2), tokenAmount: uiTokenAmount(u64(data, 1), data[9] ?? 0) } };
+      return {
+        type: 'burnChecked',
+        info: {
+          account: a(0),
+          mint: a(1),
+          authority: a(2),
+          tokenAmount: uiTokenAmount(u64(data, 1), data[9] ?? 0),
+        },
+      };
     case 9:
       return { type: 'closeAccount', info: { account: a(0), destination: a(1), owner: a(2) } };
     case 17:
@@ -108,7 +160,12 @@ export function parsedInstruction(ix: CompiledIx, keys: string[]): Json {
   const partial = { accounts, data: bs58.encode(ix.data), programId, stackHeight: ix.stackHeight };
   try {
     if (MEMO_PROGRAMS.has(programId)) {
-      return { parsed: Buffer.from(ix.data).toString('utf8'), program: 'spl-memo', programId, stackHeight: ix.stackHeight };
+      return {
+        parsed: Buffer.from(ix.data).toString('utf8'),
+        program: 'spl-memo',
+        programId,
+        stackHeight: ix.stackHeight,
+      };
     }
     let parsed: Json | null = null;
     let program = '';
@@ -130,7 +187,12 @@ export function parsedInstruction(ix: CompiledIx, keys: string[]): Json {
 }
 
 function compiledJson(ix: CompiledIx): Json {
-  return { accounts: ix.accounts, data: bs58.encode(ix.data), programIdIndex: ix.programIdIndex, stackHeight: ix.stackHeight };
+  return {
+    accounts: ix.accounts,
+    data: bs58.encode(ix.data),
+    programIdIndex: ix.programIdIndex,
+    stackHeight: ix.stackHeight,
+  };
 }
 
 export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
@@ -145,7 +207,9 @@ export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion
     fee: r.fee,
     innerInstructions: r.innerInstructions.map((g) => ({
       index: g.index,
-      instructions: g.instructions.map((ix) => (parsed ? parsedInstruction(ix, r.accountKeys) : compiledJson(ix))),
+      instructions: g.instructions.map((ix) =>
+        parsed ? parsedInstruction(ix, r.accountKeys) : compiledJson(ix),
+      ),
     })),
     loadedAddresses: r.loadedAddresses,
     logMessages: r.logs,
@@ -158,7 +222,10 @@ export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion
   };
   let transaction: unknown;
   if ((encoding === 'base64' || encoding === 'base58') && rawBytes) {
-    transaction = encoding === 'base64' ? [Buffer.from(rawBytes).toString('base64'), 'base64'] : [bs58.encode(rawBytes), 'base58'];
+    transaction =
+      encoding === 'base64'
+        ? [Buffer.from(rawBytes).toString('base64'), 'base64']
+        : [bs58.encode(rawBytes), 'base58'];
   } else if (parsed) {
     const message: Json = {
       accountKeys: r.accountKeys.map((pubkey, i) => ({

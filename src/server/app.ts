@@ -28,21 +28,27 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
 
-  app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string; code?: string }, _req, reply) => {
-    if (err instanceof ApiProblem) return reply.status(err.status).send(err.body());
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    if (status >= 500) {
-      app.log.error(err);
-      return reply.status(status).send({ error: 'internal', message: 'Something went wrong on our side. Please try again.' });
-    }
-    return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
-  });
+  app.setErrorHandler(
+    (err: { statusCode?: number; validation?: unknown; message: string; code?: string }, _req, reply) => {
+      if (err instanceof ApiProblem) return reply.status(err.status).send(err.body());
+      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+      if (status >= 500) {
+        app.log.error(err);
+        return reply
+          .status(status)
+          .send({ error: 'internal', message: 'Something went wrong on our side. Please try again.' });
+      }
+      return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
+    },
+  );
 
   await registerSecurity(app, deps.settings); // CSP and security headers; rate limit on quotes and orders
 
   app.get('/api/health', async (_req, reply) => {
     const ok = deps.health ? await deps.health() : true;
-    return reply.status(ok ? 200 : 503).send(ok ? { ok: true } : { ok: false, error: 'not_ready', message: 'The store is not open yet.' });
+    return reply
+      .status(ok ? 200 : 503)
+      .send(ok ? { ok: true } : { ok: false, error: 'not_ready', message: 'The store is not open yet.' });
   });
   const catalogBody = JSON.stringify(deps.catalog); // serialised once: the catalogue does not change while we run
   app.get('/api/catalog', (_req, reply) => reply.type('application/json; charset=utf-8').send(catalogBody));
@@ -56,8 +62,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const shell = readFileSync(resolve(webDir, 'index.html'), 'utf8');
     await app.register(fastifyStatic, { root: resolve(webDir), index: false, wildcard: false, maxAge: '1h' });
     app.setNotFoundHandler((req, reply) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return reply.status(404).send({ error: 'not_found', message: 'Not found' });
-      if (req.url.startsWith('/api/')) return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return reply.status(404).send({ error: 'not_found', message: 'Not found' });
+      if (req.url.startsWith('/api/'))
+        return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
       const screen = resolveScreen(deps.catalog, req.url);
       return reply
         .status(screen.kind === 'not-found' ? 404 : 200)
@@ -66,7 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         .send(shell);
     });
   } else {
-    app.setNotFoundHandler((req, reply) => reply.status(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` }));
+    app.setNotFoundHandler((req, reply) =>
+      reply.status(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url}` }),
+    );
   }
 
   return app;

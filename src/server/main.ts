@@ -7,7 +7,10 @@ import { isDemoEnv, loadSettings, SettingsError, type DemoDefaults } from './set
 function demoDefaults(keys: DemoKeys): DemoDefaults {
   return {
     claimMint: keys.mint.toBase58(),
-    recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() },
+    recipients: {
+      coopersglass: keys.recipients.coopersglass.toBase58(),
+      gorilla: keys.recipients.gorilla.toBase58(),
+    },
   };
 }
 

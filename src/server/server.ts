@@ -45,7 +45,13 @@ export interface ServerOverrides {
    * Background services started after the server listens and stopped first on close, e.g. the payment watcher:
    * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })]`.
    */
-  services?: ((ctx: { settings: Settings; orders: OrderService; store: Store; now: () => Date; url: string }) => Promise<{ stop(): Promise<void> } | void>)[];
+  services?: ((ctx: {
+    settings: Settings;
+    orders: OrderService;
+    store: Store;
+    now: () => Date;
+    url: string;
+  }) => Promise<{ stop(): Promise<void> } | void>)[];
 }
 
 export interface RunningServer {
@@ -60,7 +66,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(settings: Settings, overrides: ServerOverrides = {}): Promise<RunningServer> {
+export async function startServer(
+  settings: Settings,
+  overrides: ServerOverrides = {},
+): Promise<RunningServer> {
   const catalog = overrides.catalog ?? defaultCatalog;
   const now = overrides.now ?? (() => new Date());
   const store = await openStore(overrides.store ?? settings.database);
@@ -113,7 +122,12 @@ export async function startServer(settings: Settings, overrides: ServerOverrides
           ? {
               fetch: ((input: string | URL | Request, init?: RequestInit) => {
                 const u = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-                return fetch(boundUrl && u.startsWith(configured) ? `${boundUrl}/demo/dexscreener${u.slice(configured.length)}` : u, init);
+                return fetch(
+                  boundUrl && u.startsWith(configured)
+                    ? `${boundUrl}/demo/dexscreener${u.slice(configured.length)}`
+                    : u,
+                  init,
+                );
               }) as typeof fetch,
             }
           : {}),
@@ -129,8 +143,15 @@ export async function startServer(settings: Settings, overrides: ServerOverrides
       health: async () => store.ready() && (await store.ping()),
       plugins: [
         (a) => orderRoutes(a, { orders, quotes: { catalog, settings, priceSource, now } }),
-        ...(price ? [async (a: FastifyInstance) => void (await a.register(pricePlugin, { service: price as PriceService }))] : []),
-        ...(settings.demo ? [async (a: FastifyInstance) => void (await a.register(demoPriceFeedPlugin, {}))] : []),
+        ...(price
+          ? [
+              async (a: FastifyInstance) =>
+                void (await a.register(pricePlugin, { service: price as PriceService })),
+            ]
+          : []),
+        ...(settings.demo
+          ? [async (a: FastifyInstance) => void (await a.register(demoPriceFeedPlugin, {}))]
+          : []),
         ...(settings.demo && settings.mail.transport === 'file' && !overrides.transport
           ? [async (a: FastifyInstance) => void (await a.register(devMailPlugin, { dir: settings.mail.dir }))]
           : []),

@@ -35,7 +35,11 @@ describe('settings', () => {
     expect(s.port).toBe(3000);
     expect(s.host).toBe('127.0.0.1');
     expect(s.database).toEqual({ kind: 'sqlite', file: 'var/store.sqlite' });
-    expect(s.solana).toEqual({ rpcUrl: 'http://127.0.0.1:8899', wsUrl: 'ws://127.0.0.1:8900', cluster: 'localnet' });
+    expect(s.solana).toEqual({
+      rpcUrl: 'http://127.0.0.1:8899',
+      wsUrl: 'ws://127.0.0.1:8900',
+      cluster: 'localnet',
+    });
     expect(s.claimMint).toBe(KEY_A);
     expect(s.recipients).toEqual({ coopersglass: KEY_B, gorilla: KEY_C });
     expect(s.price.apiUrl).toBe('http://127.0.0.1:3000/demo/dexscreener');
@@ -51,8 +55,18 @@ describe('settings', () => {
 
   it('outside demo mode requires every production setting, naming each one', () => {
     const p = problems({ SOLANA_RPC_URL: 'https://rpc.example' }, undefined as never);
-    for (const name of ['PRICE_API_URL', 'QUOTE_SECRET', 'SELLER_EMAIL', 'CLAIM_MINT', 'RECIPIENT_COOPERSGLASS', 'RECIPIENT_GORILLA']) {
-      expect(p.some((x) => x.startsWith(`${name}:`)), name).toBe(true);
+    for (const name of [
+      'PRICE_API_URL',
+      'QUOTE_SECRET',
+      'SELLER_EMAIL',
+      'CLAIM_MINT',
+      'RECIPIENT_COOPERSGLASS',
+      'RECIPIENT_GORILLA',
+    ]) {
+      expect(
+        p.some((x) => x.startsWith(`${name}:`)),
+        name,
+      ).toBe(true);
     }
     const s = loadSettings(production);
     expect(s.demo).toBe(false);
@@ -88,15 +102,38 @@ describe('settings', () => {
   });
 
   it('accepts sqlite: and postgres:// database URLs', () => {
-    expect(loadSettings({ DATABASE_URL: 'sqlite:/tmp/a.db' }, demo).database).toEqual({ kind: 'sqlite', file: '/tmp/a.db' });
-    expect(loadSettings({ DATABASE_URL: 'postgres://u@h:5432/db' }, demo).database).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' });
+    expect(loadSettings({ DATABASE_URL: 'sqlite:/tmp/a.db' }, demo).database).toEqual({
+      kind: 'sqlite',
+      file: '/tmp/a.db',
+    });
+    expect(loadSettings({ DATABASE_URL: 'postgres://u@h:5432/db' }, demo).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h:5432/db',
+    });
   });
 
   it('tells the browser only the allow-listed public values (never the seller address or a key)', () => {
-    const s = loadSettings({ ...production, MAIL_TRANSPORT: 'emailjs', EMAILJS_SERVICE_ID: 's', EMAILJS_USER_ID: 'u', EMAILJS_ACCESS_TOKEN: 'secret-token', EMAILJS_TEMPLATE_SELLER_COOPERSGLASS: 't1', EMAILJS_TEMPLATE_SELLER_GORILLA: 't2', EMAILJS_TEMPLATE_BUYER: 't3' });
+    const s = loadSettings({
+      ...production,
+      MAIL_TRANSPORT: 'emailjs',
+      EMAILJS_SERVICE_ID: 's',
+      EMAILJS_USER_ID: 'u',
+      EMAILJS_ACCESS_TOKEN: 'secret-token',
+      EMAILJS_TEMPLATE_SELLER_COOPERSGLASS: 't1',
+      EMAILJS_TEMPLATE_SELLER_GORILLA: 't2',
+      EMAILJS_TEMPLATE_BUYER: 't3',
+    });
     const json = JSON.stringify(publicConfig(s));
-    expect(Object.keys(publicConfig(s)).sort()).toEqual(['claimMint', 'cluster', 'demo', 'pairAddress', 'rpcUrl', 'wsUrl']);
-    for (const secret of ['seller@shop.example', 'secret-token', 'x'.repeat(40)]) expect(json).not.toContain(secret);
+    expect(Object.keys(publicConfig(s)).sort()).toEqual([
+      'claimMint',
+      'cluster',
+      'demo',
+      'pairAddress',
+      'rpcUrl',
+      'wsUrl',
+    ]);
+    for (const secret of ['seller@shop.example', 'secret-token', 'x'.repeat(40)])
+      expect(json).not.toContain(secret);
   });
 
   it('the server refuses to start on a bad setting, saying which', () => {

@@ -82,7 +82,11 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     }
     return Number(raw);
   };
-  const httpUrl = (name: string, fallback: string | undefined, schemes = ['http:', 'https:']): string | undefined => {
+  const httpUrl = (
+    name: string,
+    fallback: string | undefined,
+    schemes = ['http:', 'https:'],
+  ): string | undefined => {
     const raw = get(name) ?? fallback;
     if (raw === undefined) return undefined;
     try {
@@ -90,7 +94,9 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
       if (!schemes.includes(u.protocol)) throw new Error('scheme');
       return raw.replace(/\/+$/, '');
     } catch {
-      problems.push(`${name}: must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL (got '${raw}')`);
+      problems.push(
+        `${name}: must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL (got '${raw}')`,
+      );
       return undefined;
     }
   };
@@ -115,7 +121,8 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
 
   const rpcRaw = get('SOLANA_RPC_URL');
   const isDemo = rpcRaw === undefined;
-  if (isDemo && !demo) problems.push('SOLANA_RPC_URL: required outside demo mode (demo mode needs the localnet keys)');
+  if (isDemo && !demo)
+    problems.push('SOLANA_RPC_URL: required outside demo mode (demo mode needs the localnet keys)');
 
   const port = int('PORT', 3000, 0, 65535);
   const host = get('HOST') ?? '127.0.0.1';
@@ -143,12 +150,17 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
   }
 
   const rpcUrl = httpUrl('SOLANA_RPC_URL', `http://127.0.0.1:${localnetPort}`) ?? '';
-  const wsDefault = rpcUrl ? rpcUrl.replace(/^http/, 'ws').replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 1}`) : undefined;
+  const wsDefault = rpcUrl
+    ? rpcUrl.replace(/^http/, 'ws').replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 1}`)
+    : undefined;
   const wsUrl = httpUrl('SOLANA_WS_URL', wsDefault, ['ws:', 'wss:']) ?? '';
   const clusterRaw = get('SOLANA_CLUSTER') ?? (isDemo ? 'localnet' : 'mainnet-beta');
   const clusters = ['mainnet-beta', 'devnet', 'testnet', 'localnet'] as const;
-  const cluster = (clusters as readonly string[]).includes(clusterRaw) ? (clusterRaw as Settings['solana']['cluster']) : 'mainnet-beta';
-  if (!(clusters as readonly string[]).includes(clusterRaw)) problems.push(`SOLANA_CLUSTER: must be one of ${clusters.join(', ')}`);
+  const cluster = (clusters as readonly string[]).includes(clusterRaw)
+    ? (clusterRaw as Settings['solana']['cluster'])
+    : 'mainnet-beta';
+  if (!(clusters as readonly string[]).includes(clusterRaw))
+    problems.push(`SOLANA_CLUSTER: must be one of ${clusters.join(', ')}`);
 
   const claimMint = pubkey('CLAIM_MINT', isDemo ? demo?.claimMint : undefined);
   const recipients = {
@@ -157,10 +169,13 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
   };
 
   const publicUrl = httpUrl('PUBLIC_URL', `http://${host}:${port}`) ?? '';
-  const priceApiUrl = httpUrl('PRICE_API_URL', isDemo ? `http://127.0.0.1:${port}/demo/dexscreener` : undefined) ?? '';
-  if (!isDemo && !get('PRICE_API_URL')) problems.push('PRICE_API_URL: required outside demo mode (e.g. https://api.dexscreener.com)');
+  const priceApiUrl =
+    httpUrl('PRICE_API_URL', isDemo ? `http://127.0.0.1:${port}/demo/dexscreener` : undefined) ?? '';
+  if (!isDemo && !get('PRICE_API_URL'))
+    problems.push('PRICE_API_URL: required outside demo mode (e.g. https://api.dexscreener.com)');
   const pairAddress = get('PRICE_PAIR_ADDRESS') ?? DEFAULT_PAIR_ADDRESS;
-  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(pairAddress)) problems.push('PRICE_PAIR_ADDRESS: must be a base58 address');
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(pairAddress))
+    problems.push('PRICE_PAIR_ADDRESS: must be a base58 address');
 
   let quoteSecret = get('QUOTE_SECRET');
   if (quoteSecret === undefined) {
@@ -170,12 +185,16 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
 
   const transportRaw = get('MAIL_TRANSPORT') ?? 'file';
   const transports = ['file', 'smtp', 'emailjs'] as const;
-  if (!(transports as readonly string[]).includes(transportRaw)) problems.push(`MAIL_TRANSPORT: must be one of file, smtp, emailjs (got '${transportRaw}')`);
-  const transport = ((transports as readonly string[]).includes(transportRaw) ? transportRaw : 'file') as MailTransportName;
+  if (!(transports as readonly string[]).includes(transportRaw))
+    problems.push(`MAIL_TRANSPORT: must be one of file, smtp, emailjs (got '${transportRaw}')`);
+  const transport = (
+    (transports as readonly string[]).includes(transportRaw) ? transportRaw : 'file'
+  ) as MailTransportName;
 
   const sellerEmail = get('SELLER_EMAIL') ?? (isDemo ? 'seller@example.test' : undefined);
   if (sellerEmail === undefined) problems.push('SELLER_EMAIL: required outside demo mode');
-  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(sellerEmail)) problems.push('SELLER_EMAIL: not an e-mail address');
+  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(sellerEmail))
+    problems.push('SELLER_EMAIL: not an e-mail address');
 
   const mail: Settings['mail'] = {
     transport,
@@ -185,7 +204,8 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
   };
   if (transport === 'smtp') {
     mail.smtpUrl = httpUrl('SMTP_URL', undefined, ['smtp:', 'smtps:']);
-    if (!mail.smtpUrl) problems.push('SMTP_URL: required when MAIL_TRANSPORT=smtp (smtp://user:pass@host:port)');
+    if (!mail.smtpUrl)
+      problems.push('SMTP_URL: required when MAIL_TRANSPORT=smtp (smtp://user:pass@host:port)');
   }
   if (transport === 'emailjs') {
     const why = 'when MAIL_TRANSPORT=emailjs';
@@ -244,4 +264,3 @@ export function publicConfig(s: Settings): PublicConfig {
     pairAddress: s.price.pairAddress,
   };
 }
-

@@ -26,6 +26,10 @@ export function gridOf(vendorId: string): Product[] {
 
 /** Unit price in cents (same rule as unitPriceCents of src/core/catalog, without pulling zod in). */
 export function unitCents(product: Product, variantId: string | undefined): number {
-  if (product.variants) return (product.variants.find((v) => v.id === variantId) ?? product.variants[0])?.priceCents ?? product.saleCents;
+  if (product.variants)
+    return (
+      (product.variants.find((v) => v.id === variantId) ?? product.variants[0])?.priceCents ??
+      product.saleCents
+    );
   return product.saleCents;
 }

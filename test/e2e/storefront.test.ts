@@ -7,7 +7,14 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog';
-import { launchBrowser, openPage, startTestServer, unexpectedErrors, type OpenedPage, type TestServer } from '../support/browser';
+import {
+  launchBrowser,
+  openPage,
+  startTestServer,
+  unexpectedErrors,
+  type OpenedPage,
+  type TestServer,
+} from '../support/browser';
 
 let server: TestServer;
 let browser: Browser;
@@ -17,7 +24,8 @@ let serverHasPrice = false;
 const PRICE = '0.0005';
 /** Generous: the machine may be busy; a passing poll returns as soon as it matches. */
 const POLL_MS = 10_000;
-const priceBody = () => JSON.stringify({ priceUsd: PRICE, fetchedAt: new Date().toISOString(), ageSeconds: 1, source: 'demo' });
+const priceBody = () =>
+  JSON.stringify({ priceUsd: PRICE, fetchedAt: new Date().toISOString(), ageSeconds: 1, source: 'demo' });
 const API_PRICE = /\/api\/price(\/history)?(\?.*)?$/;
 
 type PriceMode = 'known' | 'server' | 'pending' | 'failed' | 'thrown';
@@ -29,22 +37,39 @@ async function priceMode(page: Page, mode: PriceMode): Promise<() => void> {
   const gate = new Promise<void>((r) => (release = r));
   await page.route(API_PRICE, async (route: Route) => {
     const history = route.request().url().includes('/history');
-    if (history) return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ points: [] }) });
+    if (history)
+      return route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ points: [] }),
+      });
     if (mode === 'pending') await gate;
-    if (mode === 'failed') return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'price_unavailable', message: 'No price' }) });
+    if (mode === 'failed')
+      return route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'price_unavailable', message: 'No price' }),
+      });
     if (mode === 'thrown') return route.abort('failed');
     return route.fulfill({ status: 200, contentType: 'application/json', body: priceBody() });
   });
   if (mode === 'failed' || mode === 'thrown') {
     // A server without a price refuses priced quotes too: keep the QR pages' quote consistent with the price.
     await page.route('**/api/quotes', (route: Route) =>
-      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'price_unavailable', message: 'No price' }) }),
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'price_unavailable', message: 'No price' }),
+      }),
     );
   }
   return release;
 }
 
-async function open(mode: PriceMode = 'server', options: Parameters<typeof openPage>[2] = {}): Promise<OpenedPage> {
+async function open(
+  mode: PriceMode = 'server',
+  options: Parameters<typeof openPage>[2] = {},
+): Promise<OpenedPage> {
   const opened = await openPage(browser, server.url, options);
   await priceMode(opened.page, mode);
   return opened;
@@ -54,7 +79,9 @@ async function open(mode: PriceMode = 'server', options: Parameters<typeof openP
 const allowPrice = () => (serverHasPrice ? [] : [API_PRICE]);
 
 async function navLabels(page: Page): Promise<string[]> {
-  return (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).map((s) => s.trim());
+  return (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).map((s) =>
+    s.trim(),
+  );
 }
 
 const MAIN_NAV = ['Home', 'Buy $Claim', 'Shop', 'About Us', 'AirDrops & Giveaways'];
@@ -80,16 +107,47 @@ describe('every route of the specification', () => {
   const screens: { path: string; h1: string | RegExp; texts: string[]; nav: string[] }[] = [
     { path: '/', h1: 'Coopers Glass', texts: ['$CLAIM price'], nav: MAIN_NAV },
     { path: '/referrals', h1: 'Get Started with Reclaim', texts: ['Continue to Step 2'], nav: MAIN_NAV },
-    { path: '/about', h1: 'About Us', texts: ['Total supply: 1,500,000,000 $CLAIM', '70% of the supply is locked', 'Community-driven governance'], nav: MAIN_NAV },
+    {
+      path: '/about',
+      h1: 'About Us',
+      texts: [
+        'Total supply: 1,500,000,000 $CLAIM',
+        '70% of the supply is locked',
+        'Community-driven governance',
+      ],
+      nav: MAIN_NAV,
+    },
     {
       path: '/giveaways',
       h1: 'AirDrops & Giveaways',
-      texts: ['NEXT $CLAIM AIRDROP & BURN', 'Every Sunday at Midnight (PST)', 'ALL HOLDERS GET MORE $CLAIM BASED ON HOLDINGS', '$600 of custom glass', '2nd of every month', '$10 USD in $CLAIM'],
+      texts: [
+        'NEXT $CLAIM AIRDROP & BURN',
+        'Every Sunday at Midnight (PST)',
+        'ALL HOLDERS GET MORE $CLAIM BASED ON HOLDINGS',
+        '$600 of custom glass',
+        '2nd of every month',
+        '$10 USD in $CLAIM',
+      ],
       nav: MAIN_NAV,
     },
-    { path: '/vendors', h1: 'Vendors', texts: ['Coopers Glass', 'Gorilla Pack Genetics'], nav: ['Home', 'Shop'] },
-    { path: '/vendors/coopersglass', h1: 'Coopers Glass', texts: ['@coopersglass on Instagram'], nav: MAIN_NAV },
-    { path: '/vendors/gorilla-pack-genetics', h1: 'Gorilla Pack Genetics', texts: ['Sold Out'], nav: MAIN_NAV },
+    {
+      path: '/vendors',
+      h1: 'Vendors',
+      texts: ['Coopers Glass', 'Gorilla Pack Genetics'],
+      nav: ['Home', 'Shop'],
+    },
+    {
+      path: '/vendors/coopersglass',
+      h1: 'Coopers Glass',
+      texts: ['@coopersglass on Instagram'],
+      nav: MAIN_NAV,
+    },
+    {
+      path: '/vendors/gorilla-pack-genetics',
+      h1: 'Gorilla Pack Genetics',
+      texts: ['Sold Out'],
+      nav: MAIN_NAV,
+    },
   ];
 
   it('renders the fixed screens with their key texts and nav variant', async () => {
@@ -97,13 +155,21 @@ describe('every route of the specification', () => {
     for (const s of screens) {
       const res = await page.goto(s.path);
       expect(res?.status(), s.path).toBe(200);
-      await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: POLL_MS, message: s.path }).toBe(s.h1);
-      for (const t of s.texts) expect(await page.getByText(t, { exact: false }).first().isVisible(), `${s.path}: ${t}`).toBe(true);
+      await expect
+        .poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), {
+          timeout: POLL_MS,
+          message: s.path,
+        })
+        .toBe(s.h1);
+      for (const t of s.texts)
+        expect(await page.getByText(t, { exact: false }).first().isVisible(), `${s.path}: ${t}`).toBe(true);
       expect(await navLabels(page), s.path).toEqual(s.nav);
     }
     // Home: the hero's Shop button goes to the glass catalogue.
     await page.goto('/');
-    expect(await page.getByRole('main').getByRole('link', { name: 'Shop', exact: true }).getAttribute('href')).toBe('/vendors/coopersglass');
+    expect(
+      await page.getByRole('main').getByRole('link', { name: 'Shop', exact: true }).getAttribute('href'),
+    ).toBe('/vendors/coopersglass');
     expect(unexpectedErrors(errors, allowPrice())).toEqual([]);
     await close();
   });
@@ -129,11 +195,21 @@ describe('every route of the specification', () => {
       if (!product) continue;
       const res = await page.goto(path);
       expect(res?.status(), path).toBe(200);
-      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: POLL_MS, message: path }).toBe(product.name);
+      await expect
+        .poll(() => page.getByRole('heading', { level: 1 }).textContent(), {
+          timeout: POLL_MS,
+          message: path,
+        })
+        .toBe(product.name);
       expect(await page.locator('img.vendor-banner').count(), path).toBe(1);
       expect(await page.getByRole('img', { name: product.imageAlt }).count(), path).toBe(1);
-      if (product.retailCents) expect(await page.locator('.retail s').textContent(), path).toBe(`$${(product.retailCents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`);
-      expect(await page.getByText('Free Shipping', { exact: true }).count(), path).toBe(product.freeShipping ? 1 : 0);
+      if (product.retailCents)
+        expect(await page.locator('.retail s').textContent(), path).toBe(
+          `$${(product.retailCents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`,
+        );
+      expect(await page.getByText('Free Shipping', { exact: true }).count(), path).toBe(
+        product.freeShipping ? 1 : 0,
+      );
       expect(await page.getByLabel('Quantity').count(), path).toBe(product.quantity ? 1 : 0);
       expect(await page.getByRole('link', { name: 'Telegram group' }).first().isVisible(), path).toBe(true);
       if (product.payment === 'wallet') {
@@ -146,13 +222,30 @@ describe('every route of the specification', () => {
         expect(await page.getByText(/pay manually via direct message/).isVisible()).toBe(true);
       } else {
         expect(await navLabels(page), path).toEqual(QR_NAV);
-        expect(await page.locator('fieldset[data-form="us"] input, fieldset[data-form="us"] select').count(), path).toBe(7);
-        expect(await page.getByLabel(/^State/).locator('option:not([value=""])').count()).toBe(50);
-        const label = product.vendorId === 'coopersglass' ? 'Send Confirmation Email' : 'Send Order Confirmation';
+        expect(
+          await page.locator('fieldset[data-form="us"] input, fieldset[data-form="us"] select').count(),
+          path,
+        ).toBe(7);
+        expect(
+          await page
+            .getByLabel(/^State/)
+            .locator('option:not([value=""])')
+            .count(),
+        ).toBe(50);
+        const label =
+          product.vendorId === 'coopersglass' ? 'Send Confirmation Email' : 'Send Order Confirmation';
         await page.getByRole('button', { name: label }).waitFor();
         // The QR area: the placeholder until the QR checkout has drawn the code from the server's quote.
         expect(await page.getByRole('heading', { name: 'Scan to pay' }).isVisible(), path).toBe(true);
-        expect(await page.locator('.qr-area').getByText('Generating QR Code...').or(page.locator('.qr-area img, .qr-area canvas, .qr-area svg')).first().isVisible(), path).toBe(true);
+        expect(
+          await page
+            .locator('.qr-area')
+            .getByText('Generating QR Code...')
+            .or(page.locator('.qr-area img, .qr-area canvas, .qr-area svg'))
+            .first()
+            .isVisible(),
+          path,
+        ).toBe(true);
         expect(await page.getByText(/Unit price/).textContent()).toContain('$');
       }
       if (product.variants) {
@@ -187,7 +280,12 @@ describe('every route of the specification', () => {
       await page.getByRole('heading', { name: 'Page not found' }).waitFor();
       expect(await page.getByRole('link', { name: 'Back to Home' }).getAttribute('href')).toBe('/');
     }
-    expect(unexpectedErrors(errors, [/\/(no-such-page|vendors\/unknown-vendor|vendors\/coopersglass\/product13)$/, ...allowPrice()])).toEqual([]);
+    expect(
+      unexpectedErrors(errors, [
+        /\/(no-such-page|vendors\/unknown-vendor|vendors\/coopersglass\/product13)$/,
+        ...allowPrice(),
+      ]),
+    ).toEqual([]);
     await close();
   });
 });
@@ -211,12 +309,25 @@ describe('catalogues', () => {
     await expect.poll(opacity, { timeout: POLL_MS }).toBe('0');
     // Keyboard: tab until the first tile has focus.
     await page.locator('body').focus();
-    for (let i = 0; i < 30 && !(await first.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 30 && !(await first.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
     expect(await first.evaluate((el) => el === document.activeElement)).toBe(true);
     await expect.poll(opacity, { timeout: POLL_MS }).toBe('1');
     // The retail list of the spec, in grid order.
-    const prices = (await page.locator('a.tile .tile-price').allTextContents()).map((t) => t.replace('Retail price ', ''));
-    expect(prices.slice(0, 9)).toEqual(['$475.00', '$125.00', '$325.00', '$375.00', '$350.00', '$375.00', '$650.00', '$425.00', '$115.00']);
+    const prices = (await page.locator('a.tile .tile-price').allTextContents()).map((t) =>
+      t.replace('Retail price ', ''),
+    );
+    expect(prices.slice(0, 9)).toEqual([
+      '$475.00',
+      '$125.00',
+      '$325.00',
+      '$375.00',
+      '$350.00',
+      '$375.00',
+      '$650.00',
+      '$425.00',
+      '$115.00',
+    ]);
     await close();
   });
 
@@ -228,12 +339,18 @@ describe('catalogues', () => {
     expect(await links.count()).toBe(3);
     const hrefs = await links.evaluateAll((els) => els.map((e) => e.getAttribute('href')));
     expect(hrefs.sort()).toEqual(['/garlic', '/honey2', '/plumz1']);
-    for (const name of ['Garlic Amaretto Live Resin', 'Honey Dew Papaya Live Rosin']) expect(await links.filter({ hasText: name }).count()).toBe(1);
+    for (const name of ['Garlic Amaretto Live Resin', 'Honey Dew Papaya Live Rosin'])
+      expect(await links.filter({ hasText: name }).count()).toBe(1);
     expect(await links.first().textContent()).toContain('$50.00');
     const sold = page.locator('.tile.sold-out');
     expect(await sold.count()).toBe(4);
     const soldNames = await sold.locator('.tile-name').allTextContents();
-    expect(soldNames.sort()).toEqual(['BathSalts Flower', 'HoneyDew Papaya Live Rosin', 'Plumz Live Rosin', 'Strawberry Fritter Live Rosin']);
+    expect(soldNames.sort()).toEqual([
+      'BathSalts Flower',
+      'HoneyDew Papaya Live Rosin',
+      'Plumz Live Rosin',
+      'Strawberry Fritter Live Rosin',
+    ]);
     for (const t of await sold.all()) {
       expect(await t.getByText('Sold Out').isVisible()).toBe(true);
       expect(await t.evaluate((el) => el.tagName)).toBe('DIV');
@@ -247,7 +364,9 @@ describe('product page', () => {
   it('wallet page: amount in $CLAIM, Buy Now enabled, missing fields alert the spec text, a full form passes', async () => {
     const { page, errors, close } = await open('known');
     await page.goto('/vendors/coopersglass/product1'); // $325
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('650000.000000 $CLAIM');
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toBe('650000.000000 $CLAIM');
     const buy = page.getByRole('button', { name: 'Buy Now' });
     expect(await buy.isEnabled()).toBe(true);
     const dialogs: string[] = [];
@@ -256,7 +375,9 @@ describe('product page', () => {
       void d.accept();
     });
     await buy.click();
-    await expect.poll(() => dialogs, { timeout: POLL_MS }).toEqual(['Please fill out all required shipping details first!']);
+    await expect
+      .poll(() => dialogs, { timeout: POLL_MS })
+      .toEqual(['Please fill out all required shipping details first!']);
     // Name and email only is still not enough: every required field is checked.
     await page.getByLabel(/^Full Name/).fill('Ann Lee');
     await page.getByLabel(/^Email/).fill('ann@example.com');
@@ -282,11 +403,17 @@ describe('product page', () => {
   it('BathSalts: the variant radio changes the price; quantity multiplies it', async () => {
     const { page, close } = await open('known');
     await page.goto('/bathsalts');
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('80000.000000 $CLAIM'); // $40
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toBe('80000.000000 $CLAIM'); // $40
     await page.getByRole('radio', { name: /zips/ }).check();
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('400000.000000 $CLAIM'); // $200
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toBe('400000.000000 $CLAIM'); // $200
     await page.getByLabel('Quantity').fill('2');
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('800000.000000 $CLAIM');
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toBe('800000.000000 $CLAIM');
     await page.getByLabel('Quantity').fill('0');
     await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('N/A');
     expect(await page.getByRole('button', { name: 'Loading Price...' }).isDisabled()).toBe(true);
@@ -296,16 +423,22 @@ describe('product page', () => {
   it('QR page: the US form alerts the QR text; quantity updates the approximate price', async () => {
     const { page, close } = await open('known');
     await page.goto('/strawberry-fritter');
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('100000.000000 $CLAIM'); // $50
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toBe('100000.000000 $CLAIM'); // $50
     await page.getByLabel('Quantity').fill('3');
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('300000.000000 $CLAIM');
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toBe('300000.000000 $CLAIM');
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.accept();
     });
     await page.getByRole('button', { name: 'Send Order Confirmation' }).click();
-    await expect.poll(() => dialogs, { timeout: POLL_MS }).toEqual(['Please fill out all required shipping details.']);
+    await expect
+      .poll(() => dialogs, { timeout: POLL_MS })
+      .toEqual(['Please fill out all required shipping details.']);
     await page.getByLabel(/^Full Name/).fill('Bo');
     await page.getByLabel(/^Email/).fill('bo@example.com');
     await page.getByLabel(/^Address Line 1/).fill('2 Elm');
@@ -321,7 +454,9 @@ describe('product page', () => {
     // Eagles XL (the glass vendor's QR page) reads 'Send Confirmation Email'.
     await page.goto('/vendors/coopersglass/product9');
     await page.getByRole('button', { name: 'Send Confirmation Email' }).click();
-    await expect.poll(() => dialogs.slice(seen), { timeout: POLL_MS }).toContain('Please fill out all required shipping details.');
+    await expect
+      .poll(() => dialogs.slice(seen), { timeout: POLL_MS })
+      .toContain('Please fill out all required shipping details.');
     await close();
   });
 
@@ -329,10 +464,14 @@ describe('product page', () => {
     const { page, close } = await open('server');
     expect(serverHasPrice, 'the server should serve /api/price (price service)').toBe(true);
     await page.goto('/vendors/coopersglass/product2');
-    await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toMatch(/^\d+\.\d{6} \$CLAIM$/);
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toMatch(/^\d+\.\d{6} \$CLAIM$/);
     expect(await page.getByRole('button', { name: 'Buy Now' }).isEnabled()).toBe(true);
     await page.goto('/');
-    await expect.poll(() => page.getByTestId('claim-price').textContent(), { timeout: POLL_MS }).toMatch(/^\$\d+(\.\d+)?$/);
+    await expect
+      .poll(() => page.getByTestId('claim-price').textContent(), { timeout: POLL_MS })
+      .toMatch(/^\$\d+(\.\d+)?$/);
     await close();
   });
 
@@ -377,15 +516,24 @@ describe('guide, countdown, about, referral', () => {
   it('guide moves forward only and ends with the mint address', async () => {
     const { page, close } = await open();
     await page.goto('/referrals');
-    expect(await page.getByRole('link', { name: /Download Phantom/ }).getAttribute('href')).toMatch(/^https:\/\//);
+    expect(await page.getByRole('link', { name: /Download Phantom/ }).getAttribute('href')).toMatch(
+      /^https:\/\//,
+    );
     await page.getByRole('button', { name: 'Continue to Step 2' }).click();
     await page.getByRole('button', { name: 'I Bought SOL - Next Step' }).waitFor();
     expect(await page.getByRole('button', { name: 'Continue to Step 2' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /back|previous/i }).count()).toBe(0);
     await page.getByRole('button', { name: 'I Bought SOL - Next Step' }).click();
-    await expect.poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS }).toBe(server.settings.claimMint);
+    await expect
+      .poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS })
+      .toBe(server.settings.claimMint);
     expect(await page.getByText(/^Congratulations/).isVisible()).toBe(true);
-    expect(await page.getByRole('button').filter({ hasText: /Step|Next/ }).count()).toBe(0);
+    expect(
+      await page
+        .getByRole('button')
+        .filter({ hasText: /Step|Next/ })
+        .count(),
+    ).toBe(0);
     await close();
   });
 
@@ -404,8 +552,12 @@ describe('guide, countdown, about, referral', () => {
   it('about: credits scroll by themselves, and not under prefers-reduced-motion', async () => {
     const { page, close } = await open();
     await page.goto('/about');
-    await expect.poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS }).toBe(server.settings.claimMint);
-    expect(await page.getByRole('link', { name: /price chart/ }).getAttribute('href')).toBe(`https://dexscreener.com/solana/${server.settings.price.pairAddress}`);
+    await expect
+      .poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS })
+      .toBe(server.settings.claimMint);
+    expect(await page.getByRole('link', { name: /price chart/ }).getAttribute('href')).toBe(
+      `https://dexscreener.com/solana/${server.settings.price.pairAddress}`,
+    );
     const credits = page.getByRole('region', { name: /scrolling credits/ });
     const top = () => credits.evaluate((el) => el.scrollTop);
     await expect.poll(top, { timeout: POLL_MS }).toBeGreaterThan(2);
@@ -415,7 +567,9 @@ describe('guide, countdown, about, referral', () => {
     await reduced.page.goto('/about');
     await reduced.page.getByRole('region', { name: /scrolling credits/ }).waitFor();
     await reduced.page.waitForTimeout(600);
-    expect(await reduced.page.getByRole('region', { name: /scrolling credits/ }).evaluate((el) => el.scrollTop)).toBe(0);
+    expect(
+      await reduced.page.getByRole('region', { name: /scrolling credits/ }).evaluate((el) => el.scrollTop),
+    ).toBe(0);
     await reduced.close();
   });
 
@@ -445,7 +599,9 @@ describe('accessibility (axe)', () => {
       await page.goto(path);
       await page.locator(ready).first().waitFor();
       const result = await new AxeBuilder({ page }).analyze();
-      const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+      const bad = result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
       expect(bad).toEqual([]);
     }
     await close();

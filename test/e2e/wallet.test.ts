@@ -20,7 +20,8 @@ const NO_TOKEN_ACCOUNT = 'You do not have a $CLAIM token account. Please receive
 const CONFIRMATION_SENT = 'Order confirmation sent to both seller and buyer!';
 const CONFIRMATION_FAILED = 'Failed to send order confirmation.';
 const DECLINED = 'Transaction or email logic failed: User rejected the request.';
-const PAYMENT_OK = /^Payment Successful! Sent (\d+\.\d{6}) \$CLAIM\. Transaction ID: ([1-9A-HJ-NP-Za-km-z]{64,88})$/;
+const PAYMENT_OK =
+  /^Payment Successful! Sent (\d+\.\d{6}) \$CLAIM\. Transaction ID: ([1-9A-HJ-NP-Za-km-z]{64,88})$/;
 
 const SHIPPING = {
   fullName: 'Ada Lovelace',
@@ -66,12 +67,18 @@ interface Session extends OpenedPage {
   dialogs: string[];
 }
 
-async function session(opts: { absent?: boolean; fund?: { sol?: number; claim?: number } | null } = {}): Promise<Session> {
+async function session(
+  opts: { absent?: boolean; fund?: { sol?: number; claim?: number } | null } = {},
+): Promise<Session> {
   const buyer = Keypair.generate();
   const fund = opts.fund === undefined ? { sol: 2, claim: 100_000_000 } : opts.fund;
   if (fund) await stack.fund(buyer.publicKey.toBase58(), fund);
   const opened = await openPage(browser, stack.url);
-  const wallet = await installTestWallet(opened.page, { keypair: buyer, rpcUrl: stack.localnet.rpcUrl, absent: opts.absent === true });
+  const wallet = await installTestWallet(opened.page, {
+    keypair: buyer,
+    rpcUrl: stack.localnet.rpcUrl,
+    absent: opts.absent === true,
+  });
   const dialogs: string[] = [];
   opened.page.on('dialog', (d) => {
     dialogs.push(d.message());
@@ -80,7 +87,12 @@ async function session(opts: { absent?: boolean; fund?: { sol?: number; claim?: 
   return { ...opened, wallet, buyer, dialogs };
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+async function until<T>(
+  what: string,
+  f: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await f();
@@ -91,7 +103,8 @@ async function until<T>(what: string, f: () => Promise<T | undefined> | T | unde
 }
 
 /** The n-th alert (0-based) once it has appeared. */
-const alertAt = (s: Session, n: number, timeoutMs = 30_000) => until(`alert #${n + 1} (so far: ${JSON.stringify(s.dialogs)})`, () => s.dialogs[n], timeoutMs);
+const alertAt = (s: Session, n: number, timeoutMs = 30_000) =>
+  until(`alert #${n + 1} (so far: ${JSON.stringify(s.dialogs)})`, () => s.dialogs[n], timeoutMs);
 
 async function openProduct(page: Page, path: string): Promise<void> {
   await page.goto(path);
@@ -111,7 +124,8 @@ async function openProduct(page: Page, path: string): Promise<void> {
 }
 
 async function fillShipping(page: Page): Promise<void> {
-  for (const [name, value] of Object.entries(SHIPPING)) await page.locator(`form.order-form [name="${name}"]`).fill(value);
+  for (const [name, value] of Object.entries(SHIPPING))
+    await page.locator(`form.order-form [name="${name}"]`).fill(value);
 }
 
 async function buy(page: Page): Promise<void> {
@@ -137,8 +151,10 @@ async function openOrderId(page: Page, productId: string): Promise<string> {
   return (JSON.parse(raw ?? '{}') as { orderId: string }).orderId;
 }
 
-const mailsOf = (orderId: string): ParsedMail[] => stack.mail.all().filter((m) => m.headers.get('x-claim-order') === orderId);
-const toOf = (m: ParsedMail): string => (Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : (m.to?.text ?? ''));
+const mailsOf = (orderId: string): ParsedMail[] =>
+  stack.mail.all().filter((m) => m.headers.get('x-claim-order') === orderId);
+const toOf = (m: ParsedMail): string =>
+  Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : (m.to?.text ?? '');
 
 async function expectFinal(orderId: string): Promise<OrderPublic> {
   const order = await until('order final', async () => {
@@ -151,7 +167,10 @@ async function expectFinal(orderId: string): Promise<OrderPublic> {
 
 function expectConfirmationMails(orderId: string, order: OrderPublic, productName: string): void {
   const mails = mailsOf(orderId);
-  expect(mails.map((m) => m.headers.get('x-claim-kind'))).toEqual(['order_confirmation/seller', 'order_confirmation/buyer']);
+  expect(mails.map((m) => m.headers.get('x-claim-kind'))).toEqual([
+    'order_confirmation/seller',
+    'order_confirmation/buyer',
+  ]);
   const [seller, buyer] = mails as [ParsedMail, ParsedMail];
   expect(toOf(seller)).toContain('seller@shop.test');
   expect(toOf(buyer)).toContain(SHIPPING.email);
@@ -213,11 +232,18 @@ async function purchase(opts: {
   expectConfirmationMails(orderId, order, opts.productName);
 
   // On chain: one TransferChecked of exactly the quoted base units (6 decimals), the order's reference attached.
-  const tx = await rpc.getParsedTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+  const tx = await rpc.getParsedTransaction(signature, {
+    commitment: 'confirmed',
+    maxSupportedTransactionVersion: 0,
+  });
   expect(tx?.meta?.err).toBeNull();
-  const transfers = (tx?.transaction.message.instructions ?? []).filter((i) => 'parsed' in i && (i.parsed as { type?: string }).type === 'transferChecked');
+  const transfers = (tx?.transaction.message.instructions ?? []).filter(
+    (i) => 'parsed' in i && (i.parsed as { type?: string }).type === 'transferChecked',
+  );
   expect(transfers).toHaveLength(1);
-  const info = (transfers[0] as { parsed: { info: { tokenAmount: { amount: string; decimals: number }; mint: string } } }).parsed.info;
+  const info = (
+    transfers[0] as { parsed: { info: { tokenAmount: { amount: string; decimals: number }; mint: string } } }
+  ).parsed.info;
   expect(info.tokenAmount).toMatchObject({ amount: order.amountBaseUnits, decimals: 6 });
   expect(info.mint).toBe(mint.toBase58());
   expect(tx?.transaction.message.accountKeys.map((k) => k.pubkey.toBase58())).toContain(order.reference);
@@ -297,7 +323,7 @@ describe('wallet checkout (Phantom)', () => {
     await s.close();
   });
 
-  it("asks to install Phantom when there is no Phantom provider (and records no order)", async () => {
+  it('asks to install Phantom when there is no Phantom provider (and records no order)', async () => {
     const s = await session({ absent: true, fund: null });
     await openProduct(s.page, '/vendors/coopersglass/product2');
     // The form is checked first (spec §4 step 1).
@@ -356,7 +382,11 @@ describe('wallet checkout (Phantom)', () => {
     expect(approvals(s.wallet)).toBe(0);
     expect(s.wallet.sent()).toEqual([]);
     // The RPC's 503 answers are logged by the browser as failed loads; nothing else.
-    expect(unexpectedErrors(s.errors, [new RegExp(`^${stack.localnet.rpcUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)])).toEqual([]);
+    expect(
+      unexpectedErrors(s.errors, [
+        new RegExp(`^${stack.localnet.rpcUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      ]),
+    ).toEqual([]);
     await s.close();
   });
 
@@ -413,13 +443,17 @@ describe('wallet checkout (Phantom)', () => {
     const title = s.page.locator('.wallet-adapter-modal-title');
     await s.page.getByRole('button', { name: 'Select Wallet' }).click();
     await title.filter({ hasText: 'Connect a wallet on Solana to continue' }).waitFor();
-    expect(await s.page.locator('.wallet-adapter-modal-list li').first().innerText()).toMatch(/Phantom\s*Detected/);
+    expect(await s.page.locator('.wallet-adapter-modal-list li').first().innerText()).toMatch(
+      /Phantom\s*Detected/,
+    );
     await s.page.keyboard.press('Escape');
     await title.waitFor({ state: 'detached' });
     await s.page.getByRole('button', { name: 'Select Wallet' }).click();
     await s.page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
     const short = s.buyer.publicKey.toBase58();
-    await s.page.locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` }).waitFor();
+    await s.page
+      .locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` })
+      .waitFor();
     expect(s.wallet.requests()).toEqual(['connect']);
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
@@ -427,7 +461,9 @@ describe('wallet checkout (Phantom)', () => {
     const none = await session({ absent: true, fund: null });
     await openProduct(none.page, '/vendors/coopersglass/product2');
     await none.page.getByRole('button', { name: 'Select Wallet' }).click();
-    await none.page.locator('.wallet-adapter-modal-title', { hasText: "You'll need a wallet on Solana to continue" }).waitFor();
+    await none.page
+      .locator('.wallet-adapter-modal-title', { hasText: "You'll need a wallet on Solana to continue" })
+      .waitFor();
     await none.page.mouse.click(5, 5); // the overlay closes it too
     await none.page.locator('.wallet-adapter-modal-title').waitFor({ state: 'detached' });
     expect(unexpectedErrors(none.errors)).toEqual([]);

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, Keypair, LAMPORTS_PER_SOL, SendTransactionError, SystemProgram, Transaction } from '@solana/web3.js';
-import { createTransferCheckedInstruction, getAssociatedTokenAddressSync, createAssociatedTokenAccountInstruction } from '@solana/spl-token';
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  SendTransactionError,
+  SystemProgram,
+  Transaction,
+} from '@solana/web3.js';
+import {
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+  createAssociatedTokenAccountInstruction,
+} from '@solana/spl-token';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 
 interface RpcReply {
@@ -41,14 +52,18 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
 
   function transfer(blockhash: string, lamports = 1_000_000): Transaction {
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
-      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports }),
+      SystemProgram.transfer({
+        fromPubkey: payer.publicKey,
+        toPubkey: Keypair.generate().publicKey,
+        lamports,
+      }),
     );
     tx.sign(payer);
     return tx;
   }
 
   it('expires blockhashes after 150 blocks with BlockhashNotFound in the real shape', async () => {
-    const { blockhash, lastValidBlockHeight } = (await connection.getLatestBlockhash('processed'));
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('processed');
     expect(lastValidBlockHeight).toBe((await connection.getBlockHeight('processed')) + 150);
     net.advanceSlots(150);
     expect((await connection.isBlockhashValid(blockhash)).value).toBe(true);
@@ -57,7 +72,10 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
     net.advanceSlots(1);
     expect((await connection.isBlockhashValid(blockhash)).value).toBe(false);
     const stale = transfer(blockhash, 2_000_000);
-    const reply = await rpc(net, 'sendTransaction', [stale.serialize().toString('base64'), { encoding: 'base64' }]);
+    const reply = await rpc(net, 'sendTransaction', [
+      stale.serialize().toString('base64'),
+      { encoding: 'base64' },
+    ]);
     expect(reply.error?.code).toBe(-32002);
     expect(reply.error?.message).toBe('Transaction simulation failed: Blockhash not found');
     expect(reply.error?.data?.err).toBe('BlockhashNotFound');
@@ -66,7 +84,9 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
     // skipPreflight: the node answers the signature, but the transaction never lands.
     const sig = await connection.sendRawTransaction(stale.serialize(), { skipPreflight: true });
     net.advanceSlots(5);
-    expect((await connection.getSignatureStatuses([sig], { searchTransactionHistory: true })).value[0]).toBeNull();
+    expect(
+      (await connection.getSignatureStatuses([sig], { searchTransactionHistory: true })).value[0],
+    ).toBeNull();
   });
 
   it('rejects an SPL transfer with insufficient funds in preflight, and records it when preflight is skipped', async () => {
@@ -88,9 +108,14 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
     ix.keys.push({ pubkey: reference, isSigner: false, isWritable: false });
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(ix);
     tx.sign(payer);
-    const reply = await rpc(net, 'sendTransaction', [tx.serialize().toString('base64'), { encoding: 'base64' }]);
+    const reply = await rpc(net, 'sendTransaction', [
+      tx.serialize().toString('base64'),
+      { encoding: 'base64' },
+    ]);
     expect(reply.error?.code).toBe(-32002);
-    expect(reply.error?.message).toBe('Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1');
+    expect(reply.error?.message).toBe(
+      'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1',
+    );
     expect(reply.error?.data?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(reply.error?.data?.logs.join('\n')).toContain('insufficient funds');
     const web3Error = await connection.sendRawTransaction(tx.serialize()).catch((e: unknown) => e);
@@ -102,15 +127,22 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
     const status = (await connection.getSignatureStatuses([sig])).value[0];
     expect(status?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(status?.confirmationStatus).toBe('confirmed');
-    const got = await connection.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const got = await connection.getTransaction(sig, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
     expect(got?.meta?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(got?.meta?.fee).toBe(5000);
     const listed = await connection.getSignaturesForAddress(reference, {}, 'confirmed');
-    expect(listed.map((s) => [s.signature, s.err])).toEqual([[sig, { InstructionError: [0, { Custom: 1 }] }]]);
+    expect(listed.map((s) => [s.signature, s.err])).toEqual([
+      [sig, { InstructionError: [0, { Custom: 1 }] }],
+    ]);
     // Not finalized yet, so invisible at the finalized commitment; then visible.
     expect(await connection.getSignaturesForAddress(reference, {}, 'finalized')).toEqual([]);
     net.advanceSlots(3);
-    expect((await connection.getSignaturesForAddress(reference, {}, 'finalized'))[0]?.confirmationStatus).toBe('finalized');
+    expect(
+      (await connection.getSignaturesForAddress(reference, {}, 'finalized'))[0]?.confirmationStatus,
+    ).toBe('finalized');
   });
 
   it('pages getSignaturesForAddress newest first with before/until/limit', async () => {
@@ -132,13 +164,18 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
     expect(page.map((s) => s.signature)).toEqual([sigs[2], sigs[1]]);
     const until = await connection.getSignaturesForAddress(shared, { until: sigs[1] }, 'confirmed');
     expect(until.map((s) => s.signature)).toEqual([sigs[3], sigs[2]]);
-    const bad = await rpc(net, 'getSignaturesForAddress', [shared.toBase58(), { limit: 1001, commitment: 'confirmed' }]);
+    const bad = await rpc(net, 'getSignaturesForAddress', [
+      shared.toBase58(),
+      { limit: 1001, commitment: 'confirmed' },
+    ]);
     expect(bad.error?.code).toBe(-32602);
     // base58 sendTransaction works too.
     const bs58 = (await import('bs58')).default;
-    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: (await connection.getLatestBlockhash()).blockhash, lastValidBlockHeight: 0 }).add(
-      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: shared, lamports: 5 }),
-    );
+    const tx = new Transaction({
+      feePayer: payer.publicKey,
+      blockhash: (await connection.getLatestBlockhash()).blockhash,
+      lastValidBlockHeight: 0,
+    }).add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: shared, lamports: 5 }));
     tx.sign(payer);
     const r = await rpc(net, 'sendTransaction', [bs58.encode(tx.serialize())]);
     expect(r.result).toBe(bs58.encode(tx.signature ?? new Uint8Array()));
@@ -151,30 +188,46 @@ describe('localnet: blockhash expiry, failed transactions, malformed requests (m
     expect((await rpc(net, 'noSuchMethod')).error).toEqual({ code: -32601, message: 'Method not found' });
     expect((await rpc(net, 'getBalance', [123])).error?.code).toBe(-32602);
     expect((await rpc(net, 'getBalance', ['not-a-key'])).error?.code).toBe(-32602);
-    expect((await rpc(net, 'getAccountInfo', [payer.publicKey.toBase58(), { encoding: 'weird' }])).error?.code).toBe(-32602);
+    expect(
+      (await rpc(net, 'getAccountInfo', [payer.publicKey.toBase58(), { encoding: 'weird' }])).error?.code,
+    ).toBe(-32602);
     expect((await rpc(net, 'sendTransaction', ['%%%'])).error?.code).toBe(-32602);
     expect((await rpc(net, 'sendTransaction', ['AAAA', { encoding: 'base64' }])).error?.code).toBe(-32602);
-    expect((await post(net.rpcUrl, JSON.stringify({ foo: 1 }))).json).toMatchObject({ error: { code: -32600 }, id: null });
-    expect((await post(net.rpcUrl, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'getSlot', params: { a: 1 } }))).json).toMatchObject({ error: { code: -32602 }, id: 3 });
+    expect((await post(net.rpcUrl, JSON.stringify({ foo: 1 }))).json).toMatchObject({
+      error: { code: -32600 },
+      id: null,
+    });
+    expect(
+      (await post(net.rpcUrl, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'getSlot', params: { a: 1 } })))
+        .json,
+    ).toMatchObject({ error: { code: -32602 }, id: 3 });
     expect((await post(net.rpcUrl, '[]')).json).toMatchObject({ error: { code: -32600 } });
-    const batch = await post(net.rpcUrl, JSON.stringify([
-      { jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'processed' }] },
-      { jsonrpc: '2.0', id: 2, method: 'nope' },
-      42,
-    ]));
+    const batch = await post(
+      net.rpcUrl,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'processed' }] },
+        { jsonrpc: '2.0', id: 2, method: 'nope' },
+        42,
+      ]),
+    );
     expect(batch.json).toEqual([
       { jsonrpc: '2.0', result: net.slot(), id: 1 },
       { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 2 },
       { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null },
     ]);
-    expect((await rpc(net, 'getTransaction', ['1'.repeat(88), { commitment: 'processed' }])).error?.code).toBe(-32602);
+    expect(
+      (await rpc(net, 'getTransaction', ['1'.repeat(88), { commitment: 'processed' }])).error?.code,
+    ).toBe(-32602);
     const health = await fetch(`${net.rpcUrl}/health`);
     expect(health.status).toBe(200);
   });
 
   it('answers 503 to everything while failing, then recovers', async () => {
     net.setFailing(true);
-    const down = await post(net.rpcUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash' }));
+    const down = await post(
+      net.rpcUrl,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash' }),
+    );
     expect(down.status).toBe(503);
     await expect(connection.getLatestBlockhash()).rejects.toThrow();
     net.setFailing(false);
@@ -190,21 +243,32 @@ describe('localnet faucet', () => {
   afterAll(async () => {
     await net.close();
   });
-  const faucet = (body: string): Promise<{ status: number; json: unknown }> => post(`${net.rpcUrl}/faucet`, body);
+  const faucet = (body: string): Promise<{ status: number; json: unknown }> =>
+    post(`${net.rpcUrl}/faucet`, body);
 
   it('airdrops SOL and mints exact decimal $CLAIM to the owner ATA, creating it', async () => {
     const owner = Keypair.generate().publicKey.toBase58();
     const r1 = await faucet(JSON.stringify({ address: owner, sol: 1.5, claim: '100.123456' }));
     expect(r1.status).toBe(200);
-    expect(r1.json).toMatchObject({ address: owner, solBalance: 1.5, claimBalance: '100.123456', claimBaseUnits: '100123456' });
+    expect(r1.json).toMatchObject({
+      address: owner,
+      solBalance: 1.5,
+      claimBalance: '100.123456',
+      claimBaseUnits: '100123456',
+    });
     const r2 = await faucet(JSON.stringify({ address: owner, claim: 0.1 }));
     expect(r2.json).toMatchObject({ claimBalance: '100.223456', solBalance: 1.5 });
     const ata = (r2.json as { ata: string }).ata;
     const connection = new Connection(net.rpcUrl, 'confirmed');
-    const bal = await connection.getTokenAccountBalance(new (await import('@solana/web3.js')).PublicKey(ata), 'processed');
+    const bal = await connection.getTokenAccountBalance(
+      new (await import('@solana/web3.js')).PublicKey(ata),
+      'processed',
+    );
     expect(bal.value.amount).toBe('100223456');
     const sig = (r2.json as { signature: string }).signature;
-    const tx = await connection.getParsedTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).catch(() => null);
+    const tx = await connection
+      .getParsedTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })
+      .catch(() => null);
     expect(tx === null || tx.meta?.err === null).toBe(true);
   });
 

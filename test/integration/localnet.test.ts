@@ -19,7 +19,11 @@ import {
 import WebSocket from 'ws';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 
-async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, what: string, ms = 20000): Promise<T> {
+async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  what: string,
+  ms = 20000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -45,9 +49,21 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     const res = await fetch(net.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'getLatestBlockhash',
+        params: [{ commitment: 'confirmed' }],
+      }),
     });
-    const body = (await res.json()) as { jsonrpc: string; id: number; result: { context: { slot: number; apiVersion: string }; value: { blockhash: string; lastValidBlockHeight: number } } };
+    const body = (await res.json()) as {
+      jsonrpc: string;
+      id: number;
+      result: {
+        context: { slot: number; apiVersion: string };
+        value: { blockhash: string; lastValidBlockHeight: number };
+      };
+    };
     expect(body.jsonrpc).toBe('2.0');
     expect(body.id).toBe(7);
     expect(typeof body.result.context.slot).toBe('number');
@@ -96,10 +112,19 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     const logsSeen: string[] = [];
     const logsSub = connection.onLogs(reference, (l) => logsSeen.push(l.signature), 'confirmed');
     let accountChanged = 0;
-    const accSub = connection.onAccountChange(to.address, () => (accountChanged += 1), { commitment: 'confirmed' });
+    const accSub = connection.onAccountChange(to.address, () => (accountChanged += 1), {
+      commitment: 'confirmed',
+    });
     await new Promise((r) => setTimeout(r, 100));
 
-    const ix = createTransferCheckedInstruction(from.address, mint, to.address, payer.publicKey, 1_250_000n, 6);
+    const ix = createTransferCheckedInstruction(
+      from.address,
+      mint,
+      to.address,
+      payer.publicKey,
+      1_250_000n,
+      6,
+    );
     ix.keys.push({ pubkey: reference, isSigner: false, isWritable: false });
     const latest = await connection.getLatestBlockhash('confirmed');
     const tx = new Transaction({ feePayer: payer.publicKey, ...latest }).add(ix);
@@ -112,7 +137,8 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
 
     // Polling confirmation.
     const status = await waitFor(async () => {
-      const s = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];
+      const s = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true }))
+        .value[0];
       return s && (s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized') ? s : null;
     }, 'confirmed status');
     expect(status.err).toBeNull();
@@ -127,7 +153,10 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     expect(found[0]?.confirmationStatus).toMatch(/confirmed|finalized/);
 
     // Token balance changes (json).
-    const got = await connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const got = await connection.getTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
     expect(got).not.toBeNull();
     if (!got?.meta) throw new Error('no meta');
     expect(got.meta.err).toBeNull();
@@ -139,17 +168,32 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     const pre = got.meta.preTokenBalances?.find((b) => b.accountIndex === toIndex);
     const post = got.meta.postTokenBalances?.find((b) => b.accountIndex === toIndex);
     expect(pre?.uiTokenAmount.amount).toBe('0');
-    expect(post).toMatchObject({ mint: mint.toBase58(), owner: seller.publicKey.toBase58(), programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' });
-    expect(post?.uiTokenAmount).toEqual({ amount: '1250000', decimals: 6, uiAmount: 1.25, uiAmountString: '1.25' });
+    expect(post).toMatchObject({
+      mint: mint.toBase58(),
+      owner: seller.publicKey.toBase58(),
+      programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+    });
+    expect(post?.uiTokenAmount).toEqual({
+      amount: '1250000',
+      decimals: 6,
+      uiAmount: 1.25,
+      uiAmountString: '1.25',
+    });
     expect(got.meta.preBalances[0]! - got.meta.postBalances[0]!).toBe(5000);
     expect(got.meta.logMessages).toContain('Program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA success');
     expect(got.meta.loadedAddresses).toEqual({ writable: [], readonly: [] });
 
     // jsonParsed.
-    const parsed = await connection.getParsedTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const parsed = await connection.getParsedTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
     const pix = parsed?.transaction.message.instructions[0] as ParsedInstruction;
     expect(pix.program).toBe('spl-token');
-    expect(pix.parsed).toMatchObject({ type: 'transferChecked', info: { destination: to.address.toBase58(), tokenAmount: { amount: '1250000' } } });
+    expect(pix.parsed).toMatchObject({
+      type: 'transferChecked',
+      info: { destination: to.address.toBase58(), tokenAmount: { amount: '1250000' } },
+    });
     const refKey = parsed?.transaction.message.accountKeys.find((k) => k.pubkey.equals(reference));
     expect(refKey).toMatchObject({ signer: false, writable: false });
 
@@ -165,15 +209,25 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
       return s?.confirmationStatus === 'finalized' ? s : null;
     }, 'finalized');
     expect(fin.confirmations).toBeNull();
-    expect(await connection.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 })).not.toBeNull();
+    expect(
+      await connection.getTransaction(signature, {
+        commitment: 'finalized',
+        maxSupportedTransactionVersion: 0,
+      }),
+    ).not.toBeNull();
 
     // Parsed token accounts by owner, with mint and programId filters.
     const byMint = await connection.getParsedTokenAccountsByOwner(seller.publicKey, { mint });
     expect(byMint.value).toHaveLength(1);
     expect(byMint.value[0]?.account.data.parsed.info.tokenAmount.uiAmountString).toBe('1.25');
-    const byProgram = await connection.getTokenAccountsByOwner(seller.publicKey, { programId: new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA') });
+    const byProgram = await connection.getTokenAccountsByOwner(seller.publicKey, {
+      programId: new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
+    });
     expect(byProgram.value[0]?.pubkey.toBase58()).toBe(to.address.toBase58());
-    const unknown = await connection.getTransaction('1'.repeat(88), { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const unknown = await connection.getTransaction('1'.repeat(88), {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
     expect(unknown).toBeNull();
   });
 
@@ -184,12 +238,28 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     const messages: unknown[] = [];
     ws.on('message', (m) => messages.push(JSON.parse(String(m))));
     const sig = await connection.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);
-    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'signatureSubscribe', params: [sig, { commitment: 'finalized' }] }));
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'signatureSubscribe',
+        params: [sig, { commitment: 'finalized' }],
+      }),
+    );
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'slotSubscribe' }));
-    const note = await waitFor(async () => messages.find((m) => (m as { method?: string }).method === 'signatureNotification'), 'notification');
+    const note = await waitFor(
+      async () => messages.find((m) => (m as { method?: string }).method === 'signatureNotification'),
+      'notification',
+    );
     const subId = (messages.find((m) => (m as { id?: number }).id === 1) as { result: number }).result;
-    expect(note).toMatchObject({ jsonrpc: '2.0', method: 'signatureNotification', params: { result: { context: {}, value: { err: null } }, subscription: subId } });
-    const slotNote = messages.find((m) => (m as { method?: string }).method === 'slotNotification') as { params: { result: { slot: number; parent: number; root: number } } };
+    expect(note).toMatchObject({
+      jsonrpc: '2.0',
+      method: 'signatureNotification',
+      params: { result: { context: {}, value: { err: null } }, subscription: subId },
+    });
+    const slotNote = messages.find((m) => (m as { method?: string }).method === 'slotNotification') as {
+      params: { result: { slot: number; parent: number; root: number } };
+    };
     expect(slotNote.params.result.slot).toBe(slotNote.params.result.parent + 1);
     ws.close();
   });

@@ -13,13 +13,19 @@ let answer: (body: Record<string, unknown>) => [number, string];
 
 beforeEach(async () => {
   hits = [];
-  answer = (b) => (typeof b.user_id === 'string' && b.user_id ? [200, 'OK'] : [400, 'The user_id parameter is required']);
+  answer = (b) =>
+    typeof b.user_id === 'string' && b.user_id ? [200, 'OK'] : [400, 'The user_id parameter is required'];
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      hits.push({ at: performance.now(), path: `${req.method} ${req.url}`, contentType: req.headers['content-type'] ?? '', body });
+      hits.push({
+        at: performance.now(),
+        path: `${req.method} ${req.url}`,
+        contentType: req.headers['content-type'] ?? '',
+        body,
+      });
       const [status, text] = answer(body);
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(text);
     });
@@ -42,7 +48,10 @@ const settings = (over: Partial<NonNullable<Settings['mail']['emailjs']>> = {}):
     serviceId: 'service_abc',
     userId: 'public_key_1',
     accessToken: 'private_token_1',
-    templates: { seller: { coopersglass: 'tmpl_seller_glass', gorilla: 'tmpl_seller_gorilla' }, buyer: 'tmpl_buyer' },
+    templates: {
+      seller: { coopersglass: 'tmpl_seller_glass', gorilla: 'tmpl_seller_gorilla' },
+      buyer: 'tmpl_buyer',
+    },
     ...over,
   },
 });
@@ -74,7 +83,10 @@ describe('emailjs transport against a fake EmailJS', () => {
       },
       accessToken: 'private_token_1',
     });
-    expect(hits[1]?.body).toMatchObject({ template_id: 'tmpl_buyer', template_params: { to_name: 'Ada Lovelace' } });
+    expect(hits[1]?.body).toMatchObject({
+      template_id: 'tmpl_buyer',
+      template_params: { to_name: 'Ada Lovelace' },
+    });
     expect((hits[1]?.body as { template_params: object }).template_params).not.toHaveProperty('seller_email');
     expect(hits[2]?.body).toMatchObject({
       template_id: 'tmpl_seller_glass',
@@ -112,7 +124,10 @@ describe('emailjs transport against a fake EmailJS', () => {
   });
 
   it('network failure is retryable', async () => {
-    const t = createMailTransport({ ...settings(), emailjs: { ...settings().emailjs!, apiUrl: 'http://127.0.0.1:1' } });
+    const t = createMailTransport({
+      ...settings(),
+      emailjs: { ...settings().emailjs!, apiUrl: 'http://127.0.0.1:1' },
+    });
     const err = await t.send(outgoing(walletFacts)[0]!).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(PermanentMailError);

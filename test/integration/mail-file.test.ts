@@ -22,7 +22,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const settings = (): Settings['mail'] => ({ transport: 'file', dir, from: '$CLAIM Store <orders@claim-store.example>', sellerEmail: SELLER });
+const settings = (): Settings['mail'] => ({
+  transport: 'file',
+  dir,
+  from: '$CLAIM Store <orders@claim-store.example>',
+  sellerEmail: SELLER,
+});
 
 describe('file transport and /dev/mail', () => {
   it('writes one parseable .eml per message, names sorting by time, no temp files left', async () => {
@@ -30,9 +35,15 @@ describe('file transport and /dev/mail', () => {
     for (const m of outgoing(walletFacts, 'order_confirmation', 'ord_f1')) await t.send(m);
     const files = (await readdir(dir)).sort();
     expect(files).toHaveLength(2);
-    expect(files.every((f) => /^2025-03-01T10-00-0[12]-000Z-\d{6}-ord_f1-order_confirmation-(seller|buyer)-\d\.eml$/.test(f))).toBe(true);
+    expect(
+      files.every((f) =>
+        /^2025-03-01T10-00-0[12]-000Z-\d{6}-ord_f1-order_confirmation-(seller|buyer)-\d\.eml$/.test(f),
+      ),
+    ).toBe(true);
     expect(files[0]).toContain('seller');
-    const [seller, buyer] = await Promise.all(files.map(async (f) => simpleParser(await readFile(join(dir, f)))));
+    const [seller, buyer] = await Promise.all(
+      files.map(async (f) => simpleParser(await readFile(join(dir, f)))),
+    );
     expect(seller?.subject).toBe('New order: BathSalts Flower (zips)');
     expect(seller?.date?.toISOString()).toBe('2025-03-01T10:00:01.000Z');
     expect(seller?.text).toContain('Total ($CLAIM): 47619.047619');

@@ -35,7 +35,11 @@ beforeEach(async () => {
     onData(stream, session, cb) {
       void simpleParser(stream).then(
         (mail) => {
-          received.push({ envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', rcpt: session.envelope.rcptTo.map((r) => r.address), mail });
+          received.push({
+            envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            rcpt: session.envelope.rcptTo.map((r) => r.address),
+            mail,
+          });
           cb();
         },
         (err: Error) => cb(err),
@@ -82,7 +86,9 @@ describe('smtp transport against a real SMTP server on loopback', () => {
       expect(text).toContain('Product: BathSalts Flower (zips)');
       expect(text).toContain('Total (USD): $200.00');
       expect(text).toContain('Total ($CLAIM): 47619.047619');
-      expect(text).toContain('Shipping address: 12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom');
+      expect(text).toContain(
+        'Shipping address: 12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom',
+      );
       expect(text).toContain('Name: Ada Lovelace');
       expect(text).toContain('E-mail: ada@example.com');
       expect(text).not.toContain('Quantity');
@@ -100,7 +106,9 @@ describe('smtp transport against a real SMTP server on loopback', () => {
     expect(text).toContain('Quantity: 2');
     expect(text).toContain('Total ($CLAIM): N/A');
     expect(text).toContain(`Solana Pay link: ${qrFacts.solanaPayUrl}`);
-    expect(received[0]?.mail.html).toContain('<a href="solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&amp;spl-token=Mint1111&amp;label=%24CLAIM">');
+    expect(received[0]?.mail.html).toContain(
+      '<a href="solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&amp;spl-token=Mint1111&amp;label=%24CLAIM">',
+    );
   });
 
   it('injection attempts come out escaped or stripped, and add no header or recipient', async () => {
@@ -117,13 +125,17 @@ describe('smtp transport against a real SMTP server on loopback', () => {
       expect(r.mail.html).toContain('&lt;script&gt;');
       expect(r.mail.headers.get('x-claim-order')).toBe('ord Bcc: x@evil.test');
     }
-    expect(addr(received[1]?.mail.to)?.name).toBe(`Eve "O'Hara" <script>alert(1)</script> Bcc: victim@example.com`);
+    expect(addr(received[1]?.mail.to)?.name).toBe(
+      `Eve "O'Hara" <script>alert(1)</script> Bcc: victim@example.com`,
+    );
   });
 
   it('a buyer address with CR/LF is refused permanently before any connection', async () => {
     const t = createMailTransport(settings());
     const [, buyer] = outgoing(walletFacts);
-    await expect(t.send({ ...buyer!, to: 'ada@example.com\r\nRCPT TO:<x@evil.test>' })).rejects.toBeInstanceOf(PermanentMailError);
+    await expect(
+      t.send({ ...buyer!, to: 'ada@example.com\r\nRCPT TO:<x@evil.test>' }),
+    ).rejects.toBeInstanceOf(PermanentMailError);
     expect(received).toHaveLength(0);
   });
 

@@ -4,7 +4,13 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseURL } from '@solana/pay';
-import type { AnyOrderCreated, OrderCreated, OrderPublic, QuoteResponse, UnpricedQuoteResponse } from '../../src/core/api';
+import type {
+  AnyOrderCreated,
+  OrderCreated,
+  OrderPublic,
+  QuoteResponse,
+  UnpricedQuoteResponse,
+} from '../../src/core/api';
 import { signQuote, type SignedQuote } from '../../src/server/orders/quotes';
 import { renderEmail } from '../../src/server/mail/templates';
 import type { OutgoingEmail } from '../../src/server/mail/types';
@@ -60,8 +66,18 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       await backend.cleanup();
     });
 
-    const inject = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-      server.app.inject({ method, url, ...(payload !== undefined ? { payload: payload as object } : {}), headers });
+    const inject = (
+      method: 'GET' | 'POST',
+      url: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ) =>
+      server.app.inject({
+        method,
+        url,
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+        headers,
+      });
 
     async function quote(items: unknown[]): Promise<QuoteResponse> {
       const r = await inject('POST', '/api/quotes', { items });
@@ -74,7 +90,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
     }
     async function walletOrder(): Promise<OrderCreated> {
       const q = await quote([{ productId: 'sonic-crushed-opal-spillproof', quantity: 1 }]);
-      const r = await order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet', referrer: 'friend42' });
+      const r = await order({
+        quote: q.quote,
+        shipping: intlShipping,
+        paymentMethod: 'wallet',
+        referrer: 'friend42',
+      });
       expect(r.statusCode, r.body).toBe(201);
       return r.json<OrderCreated>();
     }
@@ -129,7 +150,15 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       it('prices from the catalogue and the current price, with a Solana Pay URL', async () => {
         const q = await quote([{ productId: 'garlic-amaretto-live-resin', quantity: 2 }]);
         expect(q.totalCents).toBe(10_000);
-        expect(q.items).toEqual([{ productId: 'garlic-amaretto-live-resin', name: 'Garlic Amaretto Live Resin', quantity: 2, unitCents: 5000, lineCents: 10_000 }]);
+        expect(q.items).toEqual([
+          {
+            productId: 'garlic-amaretto-live-resin',
+            name: 'Garlic Amaretto Live Resin',
+            quantity: 2,
+            unitCents: 5000,
+            lineCents: 10_000,
+          },
+        ]);
         expect(q.priceUsd).toBe('0.5');
         expect(q.amountBaseUnits).toBe('200000000');
         expect(q.amount).toBe('200.000000');
@@ -170,18 +199,88 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       });
 
       it.each([
-        [{ items: [{ productId: 'no-such-thing', quantity: 1 }] }, 400, 'unknown_product', 'items.0.productId'],
-        [{ items: [{ productId: 'lilac-tiptop', quantity: 1 }, { productId: 'garlic-amaretto-live-resin', quantity: 1 }] }, 400, 'mixed_vendors', 'items.1.productId'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }, { productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] }, 400, 'mixed_payment', 'items.1.productId'],
-        [{ items: [{ productId: 'lilac-tiptop', variantId: 'zips', quantity: 1 }] }, 400, 'invalid_variant', 'items.0.variantId'],
-        [{ items: [{ productId: 'lilac-tiptop', quantity: 2 }] }, 400, 'invalid_quantity', 'items.0.quantity'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 0 }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 100 }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1.5 }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: '2' }] }, 400, 'invalid_quote_request', 'items.0.quantity'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1, unitCents: 1 }] }, 400, 'invalid_quote_request', 'items.0'],
+        [
+          { items: [{ productId: 'no-such-thing', quantity: 1 }] },
+          400,
+          'unknown_product',
+          'items.0.productId',
+        ],
+        [
+          {
+            items: [
+              { productId: 'lilac-tiptop', quantity: 1 },
+              { productId: 'garlic-amaretto-live-resin', quantity: 1 },
+            ],
+          },
+          400,
+          'mixed_vendors',
+          'items.1.productId',
+        ],
+        [
+          {
+            items: [
+              { productId: 'garlic-amaretto-live-resin', quantity: 1 },
+              { productId: 'honey-dew-papaya-live-rosin', quantity: 1 },
+            ],
+          },
+          400,
+          'mixed_payment',
+          'items.1.productId',
+        ],
+        [
+          { items: [{ productId: 'lilac-tiptop', variantId: 'zips', quantity: 1 }] },
+          400,
+          'invalid_variant',
+          'items.0.variantId',
+        ],
+        [
+          { items: [{ productId: 'lilac-tiptop', quantity: 2 }] },
+          400,
+          'invalid_quantity',
+          'items.0.quantity',
+        ],
+        [
+          { items: [{ productId: 'garlic-amaretto-live-resin', quantity: 0 }] },
+          400,
+          'invalid_quote_request',
+          'items.0.quantity',
+        ],
+        [
+          { items: [{ productId: 'garlic-amaretto-live-resin', quantity: 100 }] },
+          400,
+          'invalid_quote_request',
+          'items.0.quantity',
+        ],
+        [
+          { items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1.5 }] },
+          400,
+          'invalid_quote_request',
+          'items.0.quantity',
+        ],
+        [
+          { items: [{ productId: 'garlic-amaretto-live-resin', quantity: '2' }] },
+          400,
+          'invalid_quote_request',
+          'items.0.quantity',
+        ],
+        [
+          { items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1, unitCents: 1 }] },
+          400,
+          'invalid_quote_request',
+          'items.0',
+        ],
         [{ items: [] }, 400, 'invalid_quote_request', 'items'],
-        [{ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }, { productId: 'garlic-amaretto-live-resin', quantity: 1 }] }, 400, 'duplicate_item', 'items.1'],
+        [
+          {
+            items: [
+              { productId: 'garlic-amaretto-live-resin', quantity: 1 },
+              { productId: 'garlic-amaretto-live-resin', quantity: 1 },
+            ],
+          },
+          400,
+          'duplicate_item',
+          'items.1',
+        ],
       ])('refuses %j with %i %s', async (body, status, error, field) => {
         const r = await inject('POST', '/api/quotes', body);
         expect(r.statusCode).toBe(status);
@@ -190,7 +289,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       });
 
       it('refuses malformed JSON with 400', async () => {
-        const r = await server.app.inject({ method: 'POST', url: '/api/quotes', payload: '{"items":', headers: { 'content-type': 'application/json' } });
+        const r = await server.app.inject({
+          method: 'POST',
+          url: '/api/quotes',
+          payload: '{"items":',
+          headers: { 'content-type': 'application/json' },
+        });
         expect(r.statusCode).toBe(400);
       });
 
@@ -214,7 +318,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
     describe('orders', () => {
       it('quote → order → status, without shipping details in the public view', async () => {
         const q = await quote([{ productId: 'sonic-crushed-opal-spillproof', quantity: 1 }]);
-        const r = await order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet', referrer: 'friend42' });
+        const r = await order({
+          quote: q.quote,
+          shipping: intlShipping,
+          paymentMethod: 'wallet',
+          referrer: 'friend42',
+        });
         expect(r.statusCode).toBe(201);
         const created = r.json<OrderCreated>();
         expect(created).toMatchObject({
@@ -229,14 +338,27 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const g = await inject('GET', `/api/orders/${created.orderId}`);
         expect(g.statusCode).toBe(200);
         const pub = g.json<OrderPublic>();
-        expect(pub).toMatchObject({ orderId: created.orderId, status: 'awaiting_payment', paymentMethod: 'wallet', totalCents: 32_500, emails: [] });
+        expect(pub).toMatchObject({
+          orderId: created.orderId,
+          status: 'awaiting_payment',
+          paymentMethod: 'wallet',
+          totalCents: 32_500,
+          emails: [],
+        });
         expect(pub.history).toEqual([{ status: 'awaiting_payment', at: clock.now().toISOString() }]);
         expect(g.body).not.toContain('Ada');
         expect(g.body).not.toContain('ada@example.com');
         expect(g.body).not.toContain('London');
         // The order is really stored with its shipping and referrer.
-        const row = await server.store.db.selectFrom('orders').selectAll().where('id', '=', created.orderId).executeTakeFirstOrThrow();
-        expect(JSON.parse(row.shipping_json)).toMatchObject({ fullName: 'Ada Lovelace', kind: 'international' });
+        const row = await server.store.db
+          .selectFrom('orders')
+          .selectAll()
+          .where('id', '=', created.orderId)
+          .executeTakeFirstOrThrow();
+        expect(JSON.parse(row.shipping_json)).toMatchObject({
+          fullName: 'Ada Lovelace',
+          kind: 'international',
+        });
         expect(row.referrer).toBe('friend42');
         expect(row.payment_method).toBe('wallet');
       });
@@ -248,21 +370,32 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(first.statusCode).toBe(201);
         // Key order in the JSON does not matter; the replay works after the quote expired too.
         clock.advance(16 * 60_000);
-        const again = await order({ paymentMethod: 'wallet', shipping: intlShipping, quote: q.quote }, 'same-key');
+        const again = await order(
+          { paymentMethod: 'wallet', shipping: intlShipping, quote: q.quote },
+          'same-key',
+        );
         expect(again.statusCode).toBe(201);
         expect(again.json()).toEqual(first.json());
         expect(again.headers['idempotent-replayed']).toBe('true');
         const other = await order({ ...body, referrer: 'someone' }, 'same-key');
         expect(other.statusCode).toBe(409);
         expect(other.json()).toMatchObject({ error: 'idempotency_key_reused', field: 'Idempotency-Key' });
-        const count = await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        const count = await server.store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
         expect(Number(count.n)).toBe(1);
       });
 
       it('requires an Idempotency-Key of 1–128 visible characters', async () => {
         const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
         const body = { quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' };
-        for (const headers of [{}, { 'idempotency-key': '' }, { 'idempotency-key': 'x'.repeat(129) }, { 'idempotency-key': 'a b' }] as Record<string, string>[]) {
+        for (const headers of [
+          {},
+          { 'idempotency-key': '' },
+          { 'idempotency-key': 'x'.repeat(129) },
+          { 'idempotency-key': 'a b' },
+        ] as Record<string, string>[]) {
           const r = await inject('POST', '/api/orders', body, headers);
           expect(r.statusCode).toBe(400);
           expect(r.json()).toMatchObject({ error: 'idempotency_key_required', field: 'Idempotency-Key' });
@@ -286,7 +419,13 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         decoded.totalCents = 1;
         decoded.amountBaseUnits = '1';
         const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
-        for (const bad of [forged, `${payload}.${mac.slice(0, -2)}AA`, 'garbage', `${payload}`, `${payload}.${mac}.x`]) {
+        for (const bad of [
+          forged,
+          `${payload}.${mac.slice(0, -2)}AA`,
+          'garbage',
+          `${payload}`,
+          `${payload}.${mac}.x`,
+        ]) {
           const r = await order({ quote: bad, shipping: intlShipping, paymentMethod: 'wallet' });
           expect(r.statusCode).toBe(400);
           expect(r.json()).toMatchObject({ error: 'invalid_quote', field: 'quote' });
@@ -306,29 +445,53 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         'wallet orders require %s, with the spec alert',
         async (field) => {
           const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
-          const r = await order({ quote: q.quote, shipping: { ...intlShipping, [field]: ' ' }, paymentMethod: 'wallet' });
+          const r = await order({
+            quote: q.quote,
+            shipping: { ...intlShipping, [field]: ' ' },
+            paymentMethod: 'wallet',
+          });
           expect(r.statusCode).toBe(400);
-          expect(r.json()).toMatchObject({ error: 'invalid_shipping', message: 'Please fill out all required shipping details first!', field: `shipping.${field}` });
+          expect(r.json()).toMatchObject({
+            error: 'invalid_shipping',
+            message: 'Please fill out all required shipping details first!',
+            field: `shipping.${field}`,
+          });
         },
       );
 
-      it.each(['fullName', 'email', 'address1', 'city', 'usState', 'zip'])('QR orders require %s, with the spec alert', async (field) => {
-        const q = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }]);
-        const shipping: Record<string, unknown> = { ...usShipping };
-        delete shipping[field];
-        const r = await order({ quote: q.quote, shipping, paymentMethod: 'qr' });
-        expect(r.statusCode).toBe(400);
-        expect(r.json()).toMatchObject({ error: 'invalid_shipping', message: 'Please fill out all required shipping details.', field: `shipping.${field}` });
-      });
+      it.each(['fullName', 'email', 'address1', 'city', 'usState', 'zip'])(
+        'QR orders require %s, with the spec alert',
+        async (field) => {
+          const q = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }]);
+          const shipping: Record<string, unknown> = { ...usShipping };
+          delete shipping[field];
+          const r = await order({ quote: q.quote, shipping, paymentMethod: 'qr' });
+          expect(r.statusCode).toBe(400);
+          expect(r.json()).toMatchObject({
+            error: 'invalid_shipping',
+            message: 'Please fill out all required shipping details.',
+            field: `shipping.${field}`,
+          });
+        },
+      );
 
       it.each([
         ['a bad e-mail', { email: 'not-an-email' }, 'shipping.email', 'e-mail address'],
         ['a too long city', { city: 'x'.repeat(201) }, 'shipping.city', 'at most 200'],
         ['an unknown field', { admin: true }, 'shipping', 'Unknown field'],
-        ['a control character', { fullName: 'Ada\nBcc: evil@x.y' }, 'shipping.fullName', 'control characters'],
+        [
+          'a control character',
+          { fullName: 'Ada\nBcc: evil@x.y' },
+          'shipping.fullName',
+          'control characters',
+        ],
       ])('refuses shipping with %s', async (_what, patch, field, message) => {
         const q = await quote([{ productId: 'lilac-tiptop', quantity: 1 }]);
-        const r = await order({ quote: q.quote, shipping: { ...intlShipping, ...patch }, paymentMethod: 'wallet' });
+        const r = await order({
+          quote: q.quote,
+          shipping: { ...intlShipping, ...patch },
+          paymentMethod: 'wallet',
+        });
         expect(r.statusCode).toBe(400);
         expect(r.json()).toMatchObject({ error: 'invalid_shipping', field });
         expect(r.json().message).toContain(message);
@@ -351,9 +514,17 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(r.json()).toMatchObject({ error: 'invalid_order_request' });
         r = await order({ shipping: usShipping, paymentMethod: 'qr' });
         expect(r.json()).toMatchObject({ error: 'invalid_order_request', field: 'quote' });
-        r = await order({ quote: qr.quote, shipping: usShipping, paymentMethod: 'qr', referrer: 'x'.repeat(201) });
+        r = await order({
+          quote: qr.quote,
+          shipping: usShipping,
+          paymentMethod: 'qr',
+          referrer: 'x'.repeat(201),
+        });
         expect(r.json()).toMatchObject({ error: 'invalid_order_request', field: 'referrer' });
-        const count = await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        const count = await server.store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
         expect(Number(count.n)).toBe(0);
       });
 
@@ -374,15 +545,28 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const o = await walletOrder();
         const sig = fakeSignature();
         const blockTime = Math.floor(clock.ms / 1000);
-        const r = await server.orders.recordPayment({ reference: o.reference }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime });
+        const r = await server.orders.recordPayment(
+          { reference: o.reference },
+          { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime },
+        );
         expect(r).toMatchObject({ ok: true, changed: true, status: 'paid' });
         // Recording again is a no-op; finalized moves it to final.
-        expect(await server.orders.recordPayment({ orderId: o.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime })).toMatchObject({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: o.orderId },
+            { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime },
+          ),
+        ).toMatchObject({
           ok: true,
           changed: false,
         });
         clock.advance(20_000);
-        expect(await server.orders.recordPayment({ orderId: o.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: true, blockTime })).toMatchObject({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: o.orderId },
+            { signature: sig, receivedBaseUnits: 650_000_000n, finalized: true, blockTime },
+          ),
+        ).toMatchObject({
           ok: true,
           status: 'final',
         });
@@ -412,7 +596,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           to_name: 'Seller',
           seller_email: SELLER,
         });
-        expect(transport.sent[0]).toMatchObject({ payoutGroup: 'coopersglass', paymentSeen: true, kind: 'order_confirmation', orderId: o.orderId });
+        expect(transport.sent[0]).toMatchObject({
+          payoutGroup: 'coopersglass',
+          paymentSeen: true,
+          kind: 'order_confirmation',
+          orderId: o.orderId,
+        });
         const after = await getOrder(o.orderId);
         expect(after.emails.map((e) => [e.recipient, e.state, e.attempts])).toEqual([
           ['seller', 'sent', 1],
@@ -425,8 +614,18 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const a = await walletOrder();
         const b = await walletOrder();
         const sig = fakeSignature();
-        expect(await server.orders.recordPayment({ orderId: a.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null })).toMatchObject({ ok: true });
-        expect(await server.orders.recordPayment({ orderId: b.orderId }, { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null })).toEqual({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: a.orderId },
+            { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null },
+          ),
+        ).toMatchObject({ ok: true });
+        expect(
+          await server.orders.recordPayment(
+            { orderId: b.orderId },
+            { signature: sig, receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null },
+          ),
+        ).toEqual({
           ok: false,
           reason: 'signature_used',
           otherOrderId: a.orderId,
@@ -434,12 +633,22 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(await server.orders.isSignatureUsed(sig)).toBe(true);
         expect((await getOrder(b.orderId)).status).toBe('awaiting_payment');
         // A second, different payment on a paid order is recorded as an extra payment; the order stays paid.
-        expect(await server.orders.recordPayment({ orderId: a.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null })).toMatchObject({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: a.orderId },
+            { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null },
+          ),
+        ).toMatchObject({
           ok: true,
           status: 'paid',
           role: 'extra',
         });
-        expect(await server.orders.recordPayment({ reference: 'nope' }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null })).toEqual({
+        expect(
+          await server.orders.recordPayment(
+            { reference: 'nope' },
+            { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null },
+          ),
+        ).toEqual({
           ok: false,
           reason: 'order_not_found',
         });
@@ -448,7 +657,17 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       it('records underpaid (the seller is told, no confirmations) and paid_late', async () => {
         const short = await walletOrder();
         // Short while the quote is open: in the ledger, the order stays payable.
-        expect(await server.orders.recordPayment({ orderId: short.orderId }, { signature: fakeSignature(), receivedBaseUnits: 649_999_999n, finalized: false, blockTime: null })).toMatchObject({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: short.orderId },
+            {
+              signature: fakeSignature(),
+              receivedBaseUnits: 649_999_999n,
+              finalized: false,
+              blockTime: null,
+            },
+          ),
+        ).toMatchObject({
           ok: true,
           status: 'awaiting_payment',
           role: 'partial',
@@ -458,13 +677,28 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const lateShort = await walletOrder();
         const afterExpiry = Math.floor(Date.parse(lateShort.expiresAt) / 1000) + 1;
         expect(
-          await server.orders.recordPayment({ orderId: lateShort.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: afterExpiry }),
+          await server.orders.recordPayment(
+            { orderId: lateShort.orderId },
+            { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: afterExpiry },
+          ),
         ).toMatchObject({ ok: true, status: 'underpaid', role: 'partial' });
-        expect((await getOrder(lateShort.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_underpaid', 'seller']]);
+        expect((await getOrder(lateShort.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([
+          ['payment_underpaid', 'seller'],
+        ]);
 
         const late = await walletOrder();
         const lateBlock = Math.floor(Date.parse(late.expiresAt) / 1000) + 1;
-        expect(await server.orders.recordPayment({ orderId: late.orderId }, { signature: fakeSignature(), receivedBaseUnits: 650_000_000n, finalized: true, blockTime: lateBlock })).toMatchObject({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: late.orderId },
+            {
+              signature: fakeSignature(),
+              receivedBaseUnits: 650_000_000n,
+              finalized: true,
+              blockTime: lateBlock,
+            },
+          ),
+        ).toMatchObject({
           ok: true,
           status: 'paid_late',
         });
@@ -478,10 +712,23 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         clock.advance(15 * 60_000);
         expect(await server.orders.expireOrders()).toBe(1);
         expect(await server.orders.expireOrders()).toBe(0);
-        expect((await getOrder(o.orderId)).history.map((h) => h.status)).toEqual(['awaiting_payment', 'expired']);
+        expect((await getOrder(o.orderId)).history.map((h) => h.status)).toEqual([
+          'awaiting_payment',
+          'expired',
+        ]);
         const watch = await server.orders.ordersToWatch();
         expect(watch.map((w) => w.orderId)).toContain(o.orderId);
-        expect(await server.orders.recordPayment({ orderId: o.orderId }, { signature: fakeSignature(), receivedBaseUnits: 650_000_000n, finalized: false, blockTime: null })).toMatchObject({
+        expect(
+          await server.orders.recordPayment(
+            { orderId: o.orderId },
+            {
+              signature: fakeSignature(),
+              receivedBaseUnits: 650_000_000n,
+              finalized: false,
+              blockTime: null,
+            },
+          ),
+        ).toMatchObject({
           ok: true,
           status: 'paid_late',
         });
@@ -497,15 +744,28 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         ]);
         const retry = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
         expect(retry.json<OrderPublic>().emails).toHaveLength(2);
-        const rows = await server.store.db.selectFrom('outbox').selectAll().where('order_id', '=', o.orderId).execute();
+        const rows = await server.store.db
+          .selectFrom('outbox')
+          .selectAll()
+          .where('order_id', '=', o.orderId)
+          .execute();
         expect(rows).toHaveLength(2);
 
         await server.outbox.runOnce();
         expect(transport.sent.map((m) => m.role)).toEqual(['seller', 'buyer']);
-        expect(transport.sent[0]?.payload).toMatchObject({ quantity: '2', solanaPayURL: o.solanaPayUrl, totalCLAIM: '200.000000', totalUSD: '100.00', shippingAddress: '1 Navy Way, Arlington, VA, 22202' });
+        expect(transport.sent[0]?.payload).toMatchObject({
+          quantity: '2',
+          solanaPayURL: o.solanaPayUrl,
+          totalCLAIM: '200.000000',
+          totalUSD: '100.00',
+          shippingAddress: '1 Navy Way, Arlington, VA, 22202',
+        });
         expect(transport.sent[0]?.paymentSeen).toBe(false);
 
-        await server.orders.recordPayment({ orderId: o.orderId }, { signature: fakeSignature(), receivedBaseUnits: 200_000_000n, finalized: false, blockTime: null });
+        await server.orders.recordPayment(
+          { orderId: o.orderId },
+          { signature: fakeSignature(), receivedBaseUnits: 200_000_000n, finalized: false, blockTime: null },
+        );
         await server.outbox.runOnce();
         expect(transport.sent.map((m) => [m.kind, m.role])).toEqual([
           ['order_confirmation', 'seller'],
@@ -521,9 +781,13 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const r = await inject('POST', `/api/orders/${w.orderId}/confirmation`);
         expect(r.statusCode).toBe(409);
         expect(r.json()).toMatchObject({ error: 'not_a_qr_order' });
-        expect((await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/confirmation')).statusCode).toBe(404);
+        expect(
+          (await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/confirmation')).statusCode,
+        ).toBe(404);
         expect((await inject('POST', '/api/orders/bad/confirmation')).statusCode).toBe(400);
-        expect((await inject('POST', `/api/orders/${w.orderId}/confirmation`, { force: true })).statusCode).toBe(400);
+        expect(
+          (await inject('POST', `/api/orders/${w.orderId}/confirmation`, { force: true })).statusCode,
+        ).toBe(400);
       });
 
       it('a payment hint reaches the verifier hook and never marks the order paid', async () => {
@@ -540,32 +804,82 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           expect(bad.statusCode).toBe(400);
           expect(bad.json()).toMatchObject({ field: 'signature' });
         }
-        expect((await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/payment', { signature: sig })).statusCode).toBe(404);
+        expect(
+          (
+            await inject('POST', '/api/orders/00000000-0000-4000-8000-000000000000/payment', {
+              signature: sig,
+            })
+          ).statusCode,
+        ).toBe(404);
       });
     });
 
     describe('payment ledger (every transfer recorded once)', () => {
       const AMOUNT = 650_000_000n; // sonic-crushed-opal-spillproof at $0.5
-      const record = (orderId: string, signature: string, receivedBaseUnits: bigint, o: { finalized?: boolean; blockTime?: number | null } = {}) =>
-        server.orders.recordPayment({ orderId }, { signature, receivedBaseUnits, finalized: o.finalized ?? false, blockTime: o.blockTime ?? null, slot: 42 });
-      const ledgerRows = (orderId: string) => server.store.db.selectFrom('payments').selectAll().where('order_id', '=', orderId).orderBy('seq').execute();
+      const record = (
+        orderId: string,
+        signature: string,
+        receivedBaseUnits: bigint,
+        o: { finalized?: boolean; blockTime?: number | null } = {},
+      ) =>
+        server.orders.recordPayment(
+          { orderId },
+          {
+            signature,
+            receivedBaseUnits,
+            finalized: o.finalized ?? false,
+            blockTime: o.blockTime ?? null,
+            slot: 42,
+          },
+        );
+      const ledgerRows = (orderId: string) =>
+        server.store.db
+          .selectFrom('payments')
+          .selectAll()
+          .where('order_id', '=', orderId)
+          .orderBy('seq')
+          .execute();
 
       it('pay twice: the second transfer is an extra payment, the order stays paid then final, the seller is told once per extra', async () => {
         const o = await walletOrder();
         const first = fakeSignature();
         const second = fakeSignature();
-        expect(await record(o.orderId, first, AMOUNT)).toMatchObject({ ok: true, status: 'paid', role: 'payment' });
+        expect(await record(o.orderId, first, AMOUNT)).toMatchObject({
+          ok: true,
+          status: 'paid',
+          role: 'payment',
+        });
         clock.advance(1000);
-        expect(await record(o.orderId, second, AMOUNT)).toMatchObject({ ok: true, changed: true, status: 'paid', role: 'extra' });
+        expect(await record(o.orderId, second, AMOUNT)).toMatchObject({
+          ok: true,
+          changed: true,
+          status: 'paid',
+          role: 'extra',
+        });
         // Seen again (feed, poll, sweep, hint): unchanged, no second row, no second e-mail.
-        expect(await record(o.orderId, second, AMOUNT)).toMatchObject({ ok: true, changed: false, role: 'extra' });
+        expect(await record(o.orderId, second, AMOUNT)).toMatchObject({
+          ok: true,
+          changed: false,
+          role: 'extra',
+        });
         expect(await ledgerRows(o.orderId)).toHaveLength(2);
         // Finality of the paying transfer makes the order final; the extra does not move it.
-        expect(await record(o.orderId, first, AMOUNT, { finalized: true })).toMatchObject({ ok: true, status: 'final' });
-        expect(await record(o.orderId, second, AMOUNT, { finalized: true })).toMatchObject({ ok: true, status: 'final', role: 'extra' });
+        expect(await record(o.orderId, first, AMOUNT, { finalized: true })).toMatchObject({
+          ok: true,
+          status: 'final',
+        });
+        expect(await record(o.orderId, second, AMOUNT, { finalized: true })).toMatchObject({
+          ok: true,
+          status: 'final',
+          role: 'extra',
+        });
         clock.advance(1000);
         const third = fakeSignature();
-        expect(await record(o.orderId, third, 5_000_000n)).toMatchObject({ ok: true, status: 'final', role: 'extra' });
+        expect(await record(o.orderId, third, 5_000_000n)).toMatchObject({
+          ok: true,
+          status: 'final',
+          role: 'extra',
+        });
 
         const pub = await getOrder(o.orderId);
         expect(pub.status).toBe('final');
@@ -586,7 +900,14 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         await server.outbox.runOnce();
         await server.outbox.runOnce();
         const extras = transport.sent.filter((m) => m.kind === 'payment_received');
-        expect(extras.map((m) => [m.to, m.payload.paymentSignature, m.payload.receivedCLAIM, m.payload.totalCLAIM])).toEqual([
+        expect(
+          extras.map((m) => [
+            m.to,
+            m.payload.paymentSignature,
+            m.payload.receivedCLAIM,
+            m.payload.totalCLAIM,
+          ]),
+        ).toEqual([
           [SELLER, second, '650.000000', '650.000000'],
           [SELLER, third, '5.000000', '650.000000'],
         ]);
@@ -602,14 +923,30 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const o = await walletOrder();
         const a = fakeSignature();
         const b = fakeSignature();
-        expect(await record(o.orderId, a, AMOUNT / 2n)).toMatchObject({ ok: true, status: 'awaiting_payment', role: 'partial' });
+        expect(await record(o.orderId, a, AMOUNT / 2n)).toMatchObject({
+          ok: true,
+          status: 'awaiting_payment',
+          role: 'partial',
+        });
         const mid = await getOrder(o.orderId);
-        expect(mid).toMatchObject({ status: 'awaiting_payment', receivedBaseUnits: (AMOUNT / 2n).toString(), signature: a, emails: [] });
+        expect(mid).toMatchObject({
+          status: 'awaiting_payment',
+          receivedBaseUnits: (AMOUNT / 2n).toString(),
+          signature: a,
+          emails: [],
+        });
         clock.advance(1000);
-        expect(await record(o.orderId, b, AMOUNT / 2n, { finalized: true })).toMatchObject({ ok: true, status: 'paid', role: 'payment' });
+        expect(await record(o.orderId, b, AMOUNT / 2n, { finalized: true })).toMatchObject({
+          ok: true,
+          status: 'paid',
+          role: 'payment',
+        });
         // Not final until every transfer that counts is finalized.
         expect((await getOrder(o.orderId)).status).toBe('paid');
-        expect(await record(o.orderId, a, AMOUNT / 2n, { finalized: true })).toMatchObject({ ok: true, status: 'final' });
+        expect(await record(o.orderId, a, AMOUNT / 2n, { finalized: true })).toMatchObject({
+          ok: true,
+          status: 'final',
+        });
         const pub = await getOrder(o.orderId);
         expect(pub).toMatchObject({ status: 'final', signature: b, receivedBaseUnits: AMOUNT.toString() });
         expect(pub.payments.map((p) => [p.signature, p.role])).toEqual([
@@ -630,7 +967,9 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       it('pay half, expire → underpaid (seller told); top up → paid_late with the confirmations', async () => {
         const o = await walletOrder();
         const half = fakeSignature();
-        expect(await record(o.orderId, half, AMOUNT / 2n, { blockTime: Math.floor(clock.ms / 1000) })).toMatchObject({ status: 'awaiting_payment', role: 'partial' });
+        expect(
+          await record(o.orderId, half, AMOUNT / 2n, { blockTime: Math.floor(clock.ms / 1000) }),
+        ).toMatchObject({ status: 'awaiting_payment', role: 'partial' });
         clock.advance(15 * 60_000);
         expect(await server.orders.expireOrders()).toBe(1);
         const under = await getOrder(o.orderId);
@@ -640,9 +979,15 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(o.orderId);
         clock.advance(60 * 60_000);
         const topUp = fakeSignature();
-        expect(await record(o.orderId, topUp, AMOUNT / 2n, { blockTime: Math.floor(clock.ms / 1000) })).toMatchObject({ ok: true, status: 'paid_late', role: 'top_up' });
+        expect(
+          await record(o.orderId, topUp, AMOUNT / 2n, { blockTime: Math.floor(clock.ms / 1000) }),
+        ).toMatchObject({ ok: true, status: 'paid_late', role: 'top_up' });
         const pub = await getOrder(o.orderId);
-        expect(pub).toMatchObject({ status: 'paid_late', signature: topUp, receivedBaseUnits: AMOUNT.toString() });
+        expect(pub).toMatchObject({
+          status: 'paid_late',
+          signature: topUp,
+          receivedBaseUnits: AMOUNT.toString(),
+        });
         expect(pub.history.map((h) => h.status)).toEqual(['awaiting_payment', 'underpaid', 'paid_late']);
         expect(pub.payments.map((p) => p.role)).toEqual(['partial', 'top_up']);
         expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
@@ -664,11 +1009,20 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const o = await walletOrder();
         const dust = fakeSignature();
         const real = fakeSignature();
-        expect(await record(o.orderId, dust, 1n)).toMatchObject({ status: 'awaiting_payment', role: 'partial' });
-        expect((await getOrder(o.orderId)).payments).toEqual([{ signature: dust, receivedBaseUnits: '1', at: clock.now().toISOString(), role: 'partial' }]);
+        expect(await record(o.orderId, dust, 1n)).toMatchObject({
+          status: 'awaiting_payment',
+          role: 'partial',
+        });
+        expect((await getOrder(o.orderId)).payments).toEqual([
+          { signature: dust, receivedBaseUnits: '1', at: clock.now().toISOString(), role: 'partial' },
+        ]);
         expect(await record(o.orderId, real, AMOUNT)).toMatchObject({ status: 'paid', role: 'payment' });
         const pub = await getOrder(o.orderId);
-        expect(pub).toMatchObject({ status: 'paid', signature: real, receivedBaseUnits: (AMOUNT + 1n).toString() });
+        expect(pub).toMatchObject({
+          status: 'paid',
+          signature: real,
+          receivedBaseUnits: (AMOUNT + 1n).toString(),
+        });
         expect(pub.payments.map((p) => p.role)).toEqual(['partial', 'payment']);
       });
 
@@ -680,7 +1034,11 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(results.filter((r) => r.ok && r.changed)).toHaveLength(1);
         expect(results.every((r) => r.ok && r.status === 'paid')).toBe(true);
         expect(await ledgerRows(o.orderId)).toHaveLength(1);
-        expect(await record(other.orderId, sig, AMOUNT)).toEqual({ ok: false, reason: 'signature_used', otherOrderId: o.orderId });
+        expect(await record(other.orderId, sig, AMOUNT)).toEqual({
+          ok: false,
+          reason: 'signature_used',
+          otherOrderId: o.orderId,
+        });
         expect(await server.orders.isSignatureUsed(sig, other.orderId)).toBe(true);
         expect(await server.orders.isSignatureUsed(sig, o.orderId)).toBe(false);
         expect((await getOrder(other.orderId)).payments).toEqual([]);
@@ -698,8 +1056,18 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(r.statusCode).toBe(200);
         const pub = r.json<OrderPublic>();
         expect(pub.payments).toEqual([
-          { signature: sigs[0], receivedBaseUnits: '100', at: new Date(blockTime * 1000).toISOString(), role: 'partial' },
-          { signature: sigs[1], receivedBaseUnits: AMOUNT.toString(), at: new Date((blockTime + 1) * 1000).toISOString(), role: 'payment' },
+          {
+            signature: sigs[0],
+            receivedBaseUnits: '100',
+            at: new Date(blockTime * 1000).toISOString(),
+            role: 'partial',
+          },
+          {
+            signature: sigs[1],
+            receivedBaseUnits: AMOUNT.toString(),
+            at: new Date((blockTime + 1) * 1000).toISOString(),
+            role: 'payment',
+          },
           { signature: sigs[2], receivedBaseUnits: '7', at: clock.now().toISOString(), role: 'extra' },
         ]);
         expect(pub.receivedBaseUnits).toBe((AMOUNT + 107n).toString());
@@ -712,7 +1080,9 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         // Past the window a paid order is only followed until its payments are finalized.
         expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(o.orderId);
         await record(o.orderId, sigs[0] as string, 100n, { finalized: true });
-        expect(await record(o.orderId, sigs[1] as string, AMOUNT, { finalized: true })).toMatchObject({ status: 'final' });
+        expect(await record(o.orderId, sigs[1] as string, AMOUNT, { finalized: true })).toMatchObject({
+          status: 'final',
+        });
         expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).not.toContain(o.orderId);
       });
     });
@@ -723,7 +1093,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       /** The quote token with its body rewritten (signature kept) or re-signed with another secret. */
       const rewrite = (token: string, change: (q: Record<string, unknown>) => void, secret?: string) => {
         const [payload, mac] = token.split('.') as [string, string];
-        const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+        const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<
+          string,
+          unknown
+        >;
         change(decoded);
         if (secret !== undefined) return signQuote(decoded as SignedQuote, secret);
         return `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
@@ -734,7 +1107,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(withPrice.statusCode).toBe(409);
         expect(withPrice.json()).toMatchObject({ error: 'price_available', field: 'unpriced' });
         price.set(undefined);
-        const wallet = await postQuote({ items: [{ productId: 'lilac-tiptop', quantity: 1 }], unpriced: true });
+        const wallet = await postQuote({
+          items: [{ productId: 'lilac-tiptop', quantity: 1 }],
+          unpriced: true,
+        });
         expect(wallet.statusCode).toBe(400);
         expect(wallet.json()).toMatchObject({ error: 'unpriced_not_allowed', field: 'unpriced' });
         // Without the flag, no price still means no quote.
@@ -748,13 +1124,28 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const r = await postQuote({ items: honey(3), unpriced: true });
         expect(r.statusCode, r.body).toBe(200);
         const q = r.json<UnpricedQuoteResponse>();
-        expect(q).toMatchObject({ totalCents: 15000, priceUsd: null, amount: null, amountBaseUnits: null, solanaPayUrl: null });
+        expect(q).toMatchObject({
+          totalCents: 15000,
+          priceUsd: null,
+          amount: null,
+          amountBaseUnits: null,
+          solanaPayUrl: null,
+        });
         expect(q.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
         const created = await order({ quote: q.quote, shipping: usShipping, paymentMethod: 'qr' });
         expect(created.statusCode, created.body).toBe(201);
         const o = created.json<AnyOrderCreated>();
-        expect(o).toMatchObject({ reference: q.reference, amount: null, amountBaseUnits: null, solanaPayUrl: null });
-        const row = await server.store.db.selectFrom('orders').selectAll().where('id', '=', o.orderId).executeTakeFirstOrThrow();
+        expect(o).toMatchObject({
+          reference: q.reference,
+          amount: null,
+          amountBaseUnits: null,
+          solanaPayUrl: null,
+        });
+        const row = await server.store.db
+          .selectFrom('orders')
+          .selectAll()
+          .where('id', '=', o.orderId)
+          .executeTakeFirstOrThrow();
         expect([row.amount_base_units, row.price_usd, row.solana_pay_url]).toEqual([null, null, null]);
 
         const conf = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
@@ -765,10 +1156,20 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           ['order_confirmation', 'buyer'],
         ]);
         for (const m of transport.sent) {
-          expect(m.payload).toMatchObject({ totalCLAIM: 'N/A', solanaPayURL: 'N/A', totalUSD: '150.00', quantity: '3' });
+          expect(m.payload).toMatchObject({
+            totalCLAIM: 'N/A',
+            solanaPayURL: 'N/A',
+            totalUSD: '150.00',
+            quantity: '3',
+          });
         }
         const pub = await getOrder(o.orderId);
-        expect(pub).toMatchObject({ status: 'awaiting_payment', amount: null, amountBaseUnits: null, totalCents: 15000 });
+        expect(pub).toMatchObject({
+          status: 'awaiting_payment',
+          amount: null,
+          amountBaseUnits: null,
+          totalCents: 15000,
+        });
         expect(pub.emails.map((e) => e.state)).toEqual(['sent', 'sent']);
 
         // Not payment-watched: nothing to verify against (the seller arranges payment), no expiry, no hints.
@@ -777,7 +1178,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         clock.advance(60 * 60_000);
         await server.orders.expireOrders();
         expect((await getOrder(o.orderId)).status).toBe('awaiting_payment');
-        const paid = await server.orders.recordPayment({ orderId: o.orderId }, { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: true, blockTime: null });
+        const paid = await server.orders.recordPayment(
+          { orderId: o.orderId },
+          { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: true, blockTime: null },
+        );
         expect(paid).toMatchObject({ ok: false, reason: 'refused' });
         const hint = await inject('POST', `/api/orders/${o.orderId}/payment`, { signature: fakeSignature() });
         expect(hint.statusCode).toBe(409);
@@ -798,13 +1202,17 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(third).toMatchObject({ reference: first.reference, amount: '200.000000' });
         // A price failure in between: the unpriced quote keeps it too.
         price.set(undefined);
-        const unpriced = (await postQuote({ items: honey(1), unpriced: true, renew: third.quote })).json<UnpricedQuoteResponse>();
+        const unpriced = (
+          await postQuote({ items: honey(1), unpriced: true, renew: third.quote })
+        ).json<UnpricedQuoteResponse>();
         expect(unpriced.reference).toBe(first.reference);
         // Without renew: a fresh reference.
         price.set('0.5');
         expect((await quote(honey(1))).reference).not.toBe(first.reference);
         // One order per reference.
-        expect((await order({ quote: third.quote, shipping: usShipping, paymentMethod: 'qr' })).statusCode).toBe(201);
+        expect(
+          (await order({ quote: third.quote, shipping: usShipping, paymentMethod: 'qr' })).statusCode,
+        ).toBe(201);
         const again = (await postQuote({ items: honey(1), renew: third.quote })).json<QuoteResponse>();
         const dup = await order({ quote: again.quote, shipping: usShipping, paymentMethod: 'qr' });
         expect(dup.statusCode).toBe(409);
@@ -822,11 +1230,24 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const victim = await quote(honey(1));
         const cases: [string, string][] = [
           ['tampered reference', rewrite(q.quote, (d) => (d.reference = victim.reference))],
-          ['signed with another secret', rewrite(q.quote, (d) => (d.reference = victim.reference), 'not-the-store-secret-0123456789-abcdef')],
+          [
+            'signed with another secret',
+            rewrite(
+              q.quote,
+              (d) => (d.reference = victim.reference),
+              'not-the-store-secret-0123456789-abcdef',
+            ),
+          ],
           ['truncated mac', `${q.quote.slice(0, -3)}AAA`],
           ['a raw reference', victim.reference],
-          ['other vendor (glass QR)', (await quote([{ productId: 'eagles-xl-joystick-cropal-stick', quantity: 1 }])).quote],
-          ['other payment mode (same vendor, wallet)', (await quote([{ productId: 'garlic-amaretto-live-resin', quantity: 1 }])).quote],
+          [
+            'other vendor (glass QR)',
+            (await quote([{ productId: 'eagles-xl-joystick-cropal-stick', quantity: 1 }])).quote,
+          ],
+          [
+            'other payment mode (same vendor, wallet)',
+            (await quote([{ productId: 'garlic-amaretto-live-resin', quantity: 1 }])).quote,
+          ],
         ];
         for (const [name, renew] of cases) {
           const r = await postQuote({ items: honey(2), renew });
@@ -834,30 +1255,49 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           expect(r.json(), name).toMatchObject({ error: 'invalid_renew', field: 'renew' });
         }
         // And the wallet direction: a QR token cannot lend its reference to a wallet quote.
-        const w = await postQuote({ items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }], renew: q.quote });
+        const w = await postQuote({
+          items: [{ productId: 'garlic-amaretto-live-resin', quantity: 1 }],
+          renew: q.quote,
+        });
         expect(w.json()).toMatchObject({ error: 'invalid_renew' });
       });
 
       it('a payment at an older quote amount is recorded as underpaid, visible and e-mailed to the seller', async () => {
         const first = await quote(honey(1)); // 100 $CLAIM
         const second = (await postQuote({ items: honey(2), renew: first.quote })).json<QuoteResponse>(); // 200 $CLAIM
-        const o = (await order({ quote: second.quote, shipping: usShipping, paymentMethod: 'qr' })).json<OrderCreated>();
+        const o = (
+          await order({ quote: second.quote, shipping: usShipping, paymentMethod: 'qr' })
+        ).json<OrderCreated>();
         expect(o.reference).toBe(first.reference);
         const target = await server.orders.findOrder({ reference: first.reference });
         expect(target?.orderId).toBe(o.orderId);
         const sig = fakeSignature();
-        const r = await server.orders.recordPayment({ reference: first.reference }, { signature: sig, receivedBaseUnits: BigInt(first.amountBaseUnits), finalized: true, blockTime: null });
+        const r = await server.orders.recordPayment(
+          { reference: first.reference },
+          {
+            signature: sig,
+            receivedBaseUnits: BigInt(first.amountBaseUnits),
+            finalized: true,
+            blockTime: null,
+          },
+        );
         // Recorded at once (visible), the order stays payable until its quote expires, then it is underpaid.
         expect(r).toMatchObject({ ok: true, status: 'awaiting_payment', role: 'partial' });
-        expect((await getOrder(o.orderId)).payments).toEqual([{ signature: sig, receivedBaseUnits: '100000000', at: clock.now().toISOString(), role: 'partial' }]);
+        expect((await getOrder(o.orderId)).payments).toEqual([
+          { signature: sig, receivedBaseUnits: '100000000', at: clock.now().toISOString(), role: 'partial' },
+        ]);
         clock.advance(15 * 60_000);
         expect(await server.orders.expireOrders()).toBe(1);
         const pub = await getOrder(o.orderId);
-        expect(pub).toMatchObject({ status: 'underpaid', amountBaseUnits: '200000000', receivedBaseUnits: '100000000' });
+        expect(pub).toMatchObject({
+          status: 'underpaid',
+          amountBaseUnits: '200000000',
+          receivedBaseUnits: '100000000',
+        });
         await server.outbox.runOnce();
-        expect(transport.sent.map((m) => [m.kind, m.role, m.payload.totalCLAIM, m.payload.receivedCLAIM])).toEqual([
-          ['payment_underpaid', 'seller', '200.000000', '100.000000'],
-        ]);
+        expect(
+          transport.sent.map((m) => [m.kind, m.role, m.payload.totalCLAIM, m.payload.receivedCLAIM]),
+        ).toEqual([['payment_underpaid', 'seller', '200.000000', '100.000000']]);
       });
     });
   });

@@ -95,11 +95,15 @@ export class Clock {
 
 export class TestPrice {
   value: { priceUsd: string; fetchedAt: Date } | undefined;
-  constructor(private clock: Clock, priceUsd = '0.5') {
+  constructor(
+    private clock: Clock,
+    priceUsd = '0.5',
+  ) {
     this.value = { priceUsd, fetchedAt: clock.now() };
   }
   set(priceUsd: string | undefined, ageMs = 0) {
-    this.value = priceUsd === undefined ? undefined : { priceUsd, fetchedAt: new Date(this.clock.ms - ageMs) };
+    this.value =
+      priceUsd === undefined ? undefined : { priceUsd, fetchedAt: new Date(this.clock.ms - ageMs) };
   }
   current = () => this.value;
 }

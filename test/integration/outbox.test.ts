@@ -61,7 +61,13 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
     });
 
     async function paidWalletOrder(s: RunningServer): Promise<string> {
-      const q = (await s.app.inject({ method: 'POST', url: '/api/quotes', payload: { items: [{ productId: 'lilac-tiptop', quantity: 1 }] } })).json<QuoteResponse>();
+      const q = (
+        await s.app.inject({
+          method: 'POST',
+          url: '/api/quotes',
+          payload: { items: [{ productId: 'lilac-tiptop', quantity: 1 }] },
+        })
+      ).json<QuoteResponse>();
       const o = await s.app.inject({
         method: 'POST',
         url: '/api/orders',
@@ -70,13 +76,27 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
       });
       expect(o.statusCode, o.body).toBe(201);
       const id = o.json<OrderCreated>().orderId;
-      const r = await s.orders.recordPayment({ orderId: id }, { signature: fakeSignature(), receivedBaseUnits: BigInt(q.amountBaseUnits), finalized: false, blockTime: null });
+      const r = await s.orders.recordPayment(
+        { orderId: id },
+        {
+          signature: fakeSignature(),
+          receivedBaseUnits: BigInt(q.amountBaseUnits),
+          finalized: false,
+          blockTime: null,
+        },
+      );
       expect(r.ok).toBe(true);
       return id;
     }
 
     async function confirmedQrOrder(s: RunningServer): Promise<string> {
-      const q = (await s.app.inject({ method: 'POST', url: '/api/quotes', payload: { items: [{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] } })).json<QuoteResponse>();
+      const q = (
+        await s.app.inject({
+          method: 'POST',
+          url: '/api/quotes',
+          payload: { items: [{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] },
+        })
+      ).json<QuoteResponse>();
       const o = await s.app.inject({
         method: 'POST',
         url: '/api/orders',
@@ -98,7 +118,8 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
       const s = server!;
       const id = await paidWalletOrder(s);
       let failSeller = true;
-      transport.fail = (m) => (m.role === 'seller' && failSeller ? new Error('SMTP 451 try later') : undefined);
+      transport.fail = (m) =>
+        m.role === 'seller' && failSeller ? new Error('SMTP 451 try later') : undefined;
 
       expect(await s.outbox.runOnce()).toEqual({ sent: 0, retrying: 1, failed: 0 });
       expect(transport.attempts.map((m) => m.role)).toEqual(['seller']);
@@ -134,7 +155,8 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
     it('a permanently failed seller row lets the buyer row go', async () => {
       const s = server!;
       const id = await paidWalletOrder(s);
-      transport.fail = (m) => (m.role === 'seller' ? new PermanentMailError('400 template rejected') : undefined);
+      transport.fail = (m) =>
+        m.role === 'seller' ? new PermanentMailError('400 template rejected') : undefined;
       expect(await s.outbox.runOnce()).toEqual({ sent: 1, retrying: 0, failed: 1 });
       const pub = await s.orders.getOrder(id);
       expect(pub?.emails.map((e) => [e.recipient, e.state])).toEqual([
@@ -186,7 +208,13 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
         await hang;
         throw new Error('process died');
       };
-      const doomed = createOutboxWorker({ store: s.store, transport: dying, now: clock.now, leaseMs: 60_000, batchSize: 1 });
+      const doomed = createOutboxWorker({
+        store: s.store,
+        transport: dying,
+        now: clock.now,
+        leaseMs: 60_000,
+        batchSize: 1,
+      });
       const run = doomed.runOnce().catch(() => 'crashed');
       await new Promise((r) => setTimeout(r, 50));
       expect(dying.attempts).toHaveLength(1);
@@ -240,7 +268,9 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
       try {
         const shared = new RecordingTransport();
         shared.delayMs = 5;
-        const workers = stores.map((store) => createOutboxWorker({ store, transport: shared, now: clock.now, batchSize: 3 }));
+        const workers = stores.map((store) =>
+          createOutboxWorker({ store, transport: shared, now: clock.now, batchSize: 3 }),
+        );
         await Promise.all(workers.map((w) => w.runOnce()));
         const all = await rows(s);
         expect(all).toHaveLength(16);

@@ -17,9 +17,14 @@ const before0004 = Object.fromEntries(Object.entries(migrations).filter(([name])
 
 async function oldStore(config: StoreConfig): Promise<Kysely<any>> {
   let db: Kysely<any>;
-  if (config.kind === 'sqlite') db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(config.file) }) });
+  if (config.kind === 'sqlite')
+    db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(config.file) }) });
   else {
-    const pool = new pg.Pool({ connectionString: config.url, max: 2, options: `-c search_path=${config.schema ?? 'public'}` });
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: 2,
+      options: `-c search_path=${config.schema ?? 'public'}`,
+    });
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     await sql`create schema if not exists ${sql.id(config.schema ?? 'public')}`.execute(db);
   }
@@ -35,7 +40,13 @@ async function oldStore(config: StoreConfig): Promise<Kysely<any>> {
   return db;
 }
 
-const order = (id: string, status: string, signature: string | null, received: string | null, finalized = 0) => ({
+const order = (
+  id: string,
+  status: string,
+  signature: string | null,
+  received: string | null,
+  finalized = 0,
+) => ({
   id,
   reference: `ref-${id}`,
   vendor_id: 'coopersglass',
@@ -91,26 +102,54 @@ describe.each([sqliteBackend(), postgresBackend()])('migration 0004 on $name', (
     const old = await oldStore(config);
     const paid = fakeSignature();
     const short = fakeSignature();
-    await old.insertInto('orders').values([order('o-paid', 'final', paid, '1000000', 1), order('o-short', 'underpaid', short, '400000'), order('o-open', 'awaiting_payment', null, null)]).execute();
-    await old.insertInto('outbox').values([mail('m1', 'o-paid', 'order_confirmation'), mail('m2', 'o-short', 'payment_underpaid')]).execute();
+    await old
+      .insertInto('orders')
+      .values([
+        order('o-paid', 'final', paid, '1000000', 1),
+        order('o-short', 'underpaid', short, '400000'),
+        order('o-open', 'awaiting_payment', null, null),
+      ])
+      .execute();
+    await old
+      .insertInto('outbox')
+      .values([mail('m1', 'o-paid', 'order_confirmation'), mail('m2', 'o-short', 'payment_underpaid')])
+      .execute();
     await old.destroy();
 
     const store = await openStore(config);
     try {
       const rows = await store.db.selectFrom('payments').selectAll().orderBy('order_id').execute();
-      expect(rows.map((r) => [r.order_id, r.signature, Number(r.seq), r.received_base_units, r.role, r.confirmation, Number(r.block_time), r.recorded_at])).toEqual([
+      expect(
+        rows.map((r) => [
+          r.order_id,
+          r.signature,
+          Number(r.seq),
+          r.received_base_units,
+          r.role,
+          r.confirmation,
+          Number(r.block_time),
+          r.recorded_at,
+        ]),
+      ).toEqual([
         ['o-paid', paid, 1, '1000000', 'payment', 'finalized', 1_893_456_000, '2030-01-01T00:01:00.000Z'],
         ['o-short', short, 1, '400000', 'partial', 'confirmed', 1_893_456_000, '2030-01-01T00:01:00.000Z'],
       ]);
       const outbox = await store.db.selectFrom('outbox').selectAll().orderBy('id').execute();
-      expect(outbox.map((r) => [r.id, r.order_id, r.kind, r.state, r.payment_signature, r.delivered_at])).toEqual([
+      expect(
+        outbox.map((r) => [r.id, r.order_id, r.kind, r.state, r.payment_signature, r.delivered_at]),
+      ).toEqual([
         ['m1', 'o-paid', 'order_confirmation', 'sent', '', '2030-01-01T00:02:00.000Z'],
         ['m2', 'o-short', 'payment_underpaid', 'sent', '', '2030-01-01T00:02:00.000Z'],
       ]);
       // Order-level messages are still one per (order, recipient, kind); a note about one payment is another row.
       const dup = await store.db
         .insertInto('outbox')
-        .values({ ...mail('m3', 'o-paid', 'order_confirmation'), role: 'seller', kind: 'order_confirmation', state: 'pending' })
+        .values({
+          ...mail('m3', 'o-paid', 'order_confirmation'),
+          role: 'seller',
+          kind: 'order_confirmation',
+          state: 'pending',
+        })
         .execute()
         .then(
           () => 'inserted',
@@ -119,17 +158,41 @@ describe.each([sqliteBackend(), postgresBackend()])('migration 0004 on $name', (
       expect(dup).toBe('unique');
       await store.db
         .insertInto('outbox')
-        .values({ ...mail('m4', 'o-paid', 'payment_received'), role: 'seller', kind: 'payment_received', state: 'pending', payment_signature: fakeSignature() })
+        .values({
+          ...mail('m4', 'o-paid', 'payment_received'),
+          role: 'seller',
+          kind: 'payment_received',
+          state: 'pending',
+          payment_signature: fakeSignature(),
+        })
         .execute();
       await store.db
         .insertInto('outbox')
-        .values({ ...mail('m5', 'o-paid', 'payment_received'), role: 'seller', kind: 'payment_received', state: 'pending', payment_signature: fakeSignature() })
+        .values({
+          ...mail('m5', 'o-paid', 'payment_received'),
+          role: 'seller',
+          kind: 'payment_received',
+          state: 'pending',
+          payment_signature: fakeSignature(),
+        })
         .execute();
-      expect(await store.db.selectFrom('outbox').select('id').where('order_id', '=', 'o-paid').execute()).toHaveLength(3);
+      expect(
+        await store.db.selectFrom('outbox').select('id').where('order_id', '=', 'o-paid').execute(),
+      ).toHaveLength(3);
       // The ledger's signature is unique across orders.
       const twice = await store.db
         .insertInto('payments')
-        .values({ signature: paid, order_id: 'o-open', seq: 1, received_base_units: '1', slot: null, block_time: null, confirmation: 'confirmed', role: 'partial', recorded_at: 'x' })
+        .values({
+          signature: paid,
+          order_id: 'o-open',
+          seq: 1,
+          received_base_units: '1',
+          slot: null,
+          block_time: null,
+          confirmation: 'confirmed',
+          role: 'partial',
+          recorded_at: 'x',
+        })
         .execute()
         .then(
           () => 'inserted',

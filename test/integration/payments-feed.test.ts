@@ -26,7 +26,13 @@ describe('WsLogsFeed', () => {
     const keys = first.keys!;
     await faucet(first, buyer.publicKey, 1, 100);
     const c1 = new Connection(first.rpcUrl, 'confirmed');
-    const sig1 = await pay(c1, { from: buyer, recipientOwner: keys.recipients.coopersglass, mint: keys.mint, amount: 1n, references: [reference] });
+    const sig1 = await pay(c1, {
+      from: buyer,
+      recipientOwner: keys.recipients.coopersglass,
+      mint: keys.mint,
+      amount: 1n,
+      references: [reference],
+    });
     await waitFor('first notification', () => (seen.includes(sig1) ? true : undefined));
 
     // The node goes away: the feed reports unhealthy (the watcher polls meanwhile), then comes back on the same port.
@@ -38,12 +44,24 @@ describe('WsLogsFeed', () => {
     await waitFor('resubscribed', () => (feed.healthy() ? true : undefined));
     await faucet(second, buyer.publicKey, 1, 100);
     const c2 = new Connection(second.rpcUrl, 'confirmed');
-    const sig2 = await pay(c2, { from: buyer, recipientOwner: keys.recipients.coopersglass, mint: keys.mint, amount: 2n, references: [reference] });
+    const sig2 = await pay(c2, {
+      from: buyer,
+      recipientOwner: keys.recipients.coopersglass,
+      mint: keys.mint,
+      amount: 2n,
+      references: [reference],
+    });
     await waitFor('notification after reconnect', () => (seen.includes(sig2) ? true : undefined));
 
     // Unwatched: no more notifications.
     feed.unwatch(reference.toBase58());
-    const sig3 = await pay(c2, { from: buyer, recipientOwner: keys.recipients.coopersglass, mint: keys.mint, amount: 3n, references: [reference] });
+    const sig3 = await pay(c2, {
+      from: buyer,
+      recipientOwner: keys.recipients.coopersglass,
+      mint: keys.mint,
+      amount: 3n,
+      references: [reference],
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(seen).not.toContain(sig3);
     expect(seen.filter((s) => s === sig1)).toHaveLength(1);

@@ -43,16 +43,24 @@ export async function faucet(net: Localnet, address: PublicKey, sol: number, cla
   if (!res.ok) throw new Error(`faucet ${res.status}: ${await res.text()}`);
 }
 
-export async function send(connection: Connection, ixs: TransactionInstruction[], signers: Signer[], opts: { skipPreflight?: boolean } = {}): Promise<string> {
+export async function send(
+  connection: Connection,
+  ixs: TransactionInstruction[],
+  signers: Signer[],
+  opts: { skipPreflight?: boolean } = {},
+): Promise<string> {
   const payer = signers[0];
   if (!payer) throw new Error('no fee payer');
   const latest = await connection.getLatestBlockhash('confirmed');
   const tx = new Transaction({ feePayer: payer.publicKey, ...latest }).add(...ixs);
   tx.sign(...signers);
-  const signature = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: opts.skipPreflight ?? false });
+  const signature = await connection.sendRawTransaction(tx.serialize(), {
+    skipPreflight: opts.skipPreflight ?? false,
+  });
   // Wait for `confirmed` by polling (no client WebSocket left behind when a test stops a node).
   const status = await waitFor('transaction to be confirmed', async () => {
-    const s = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];
+    const s = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true }))
+      .value[0];
     return s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized' ? s : undefined;
   });
   // A transaction meant to fail (skipPreflight) lands with its error; any other must succeed.
@@ -74,10 +82,19 @@ export interface PayArgs {
 }
 
 /** The wallet transfer: transferChecked from the payer's ATA to the recipient's ATA, references appended. */
-export function transferIx(args: Pick<PayArgs, 'from' | 'recipientOwner' | 'mint' | 'amount' | 'references'>): TransactionInstruction {
+export function transferIx(
+  args: Pick<PayArgs, 'from' | 'recipientOwner' | 'mint' | 'amount' | 'references'>,
+): TransactionInstruction {
   const source = getAssociatedTokenAddressSync(args.mint, args.from.publicKey);
   const destination = getAssociatedTokenAddressSync(args.mint, args.recipientOwner, true);
-  const ix = createTransferCheckedInstruction(source, args.mint, destination, args.from.publicKey, args.amount, DECIMALS);
+  const ix = createTransferCheckedInstruction(
+    source,
+    args.mint,
+    destination,
+    args.from.publicKey,
+    args.amount,
+    DECIMALS,
+  );
   for (const r of args.references) ix.keys.push({ pubkey: r, isSigner: false, isWritable: false });
   return ix;
 }
@@ -86,29 +103,54 @@ export async function pay(connection: Connection, args: PayArgs): Promise<string
   const ixs: TransactionInstruction[] = [...(args.before ?? [])];
   if (args.createRecipientAta) {
     const ata = getAssociatedTokenAddressSync(args.mint, args.recipientOwner, true);
-    ixs.push(createAssociatedTokenAccountIdempotentInstruction(args.from.publicKey, ata, args.recipientOwner, args.mint));
+    ixs.push(
+      createAssociatedTokenAccountIdempotentInstruction(
+        args.from.publicKey,
+        ata,
+        args.recipientOwner,
+        args.mint,
+      ),
+    );
   }
   ixs.push(transferIx(args), ...(args.after ?? []));
   return send(connection, ixs, [args.from], { skipPreflight: args.skipPreflight });
 }
 
 export function memoIx(text: string, signer: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [{ pubkey: signer, isSigner: true, isWritable: false }], data: Buffer.from(text, 'utf8') });
+  return new TransactionInstruction({
+    programId: MEMO_PROGRAM_ID,
+    keys: [{ pubkey: signer, isSigner: true, isWritable: false }],
+    data: Buffer.from(text, 'utf8'),
+  });
 }
 
 export function computeBudgetIxs(): TransactionInstruction[] {
-  return [ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 })];
+  return [
+    ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }),
+    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }),
+  ];
 }
 
 /** A second SPL mint (6 decimals) with `amount` minted to `owner`'s ATA. */
-export async function createOtherMint(connection: Connection, payer: Keypair, owner: PublicKey, amount: bigint): Promise<PublicKey> {
+export async function createOtherMint(
+  connection: Connection,
+  payer: Keypair,
+  owner: PublicKey,
+  amount: bigint,
+): Promise<PublicKey> {
   const mint = Keypair.generate();
   const lamports = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
   const ata = getAssociatedTokenAddressSync(mint.publicKey, owner);
   await send(
     connection,
     [
-      SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: mint.publicKey, space: MINT_SIZE, lamports, programId: TOKEN_PROGRAM_ID }),
+      SystemProgram.createAccount({
+        fromPubkey: payer.publicKey,
+        newAccountPubkey: mint.publicKey,
+        space: MINT_SIZE,
+        lamports,
+        programId: TOKEN_PROGRAM_ID,
+      }),
       createInitializeMint2Instruction(mint.publicKey, DECIMALS, payer.publicKey, null),
       createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, ata, owner, mint.publicKey),
       createMintToCheckedInstruction(mint.publicKey, ata, payer.publicKey, amount, DECIMALS),
@@ -118,7 +160,12 @@ export async function createOtherMint(connection: Connection, payer: Keypair, ow
   return mint.publicKey;
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -127,7 +174,6 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
-
 
 export interface ServiceOrders {
   service: OrderService;
@@ -147,7 +193,13 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
   const dir = mkdtempSync(join(tmpdir(), 'claim-payments-'));
   const settings = loadSettings(
     { PORT: '0', LOCALNET_PORT: String(net.port), DATABASE_URL: join(dir, 'store.sqlite') },
-    { claimMint: keys.mint.toBase58(), recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() } },
+    {
+      claimMint: keys.mint.toBase58(),
+      recipients: {
+        coopersglass: keys.recipients.coopersglass.toBase58(),
+        gorilla: keys.recipients.gorilla.toBase58(),
+      },
+    },
   );
   const store = await openStore(settings.database);
   const service = createOrderService({ store, catalog, settings, now });
@@ -163,7 +215,10 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
     store,
     settings,
     async place(opts = {}) {
-      const { token } = createQuote({ catalog, settings, priceSource, now }, { items: [{ productId: opts.productId ?? 'lilac-tiptop', quantity: 1 }] });
+      const { token } = createQuote(
+        { catalog, settings, priceSource, now },
+        { items: [{ productId: opts.productId ?? 'lilac-tiptop', quantity: 1 }] },
+      );
       const created = await service.createOrder(
         {
           quote: token,

@@ -3,7 +3,15 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { connectionPaymentRpc, type PaymentRpc } from '../../src/server/payments/rpc.js';
 import { verifyHint, verifyPayment, type ExpectedPayment } from '../../src/server/payments/verify.js';
-import { computeBudgetIxs, createOtherMint, faucet, memoIx, pay, send, transferIx } from './payments-support.js';
+import {
+  computeBudgetIxs,
+  createOtherMint,
+  faucet,
+  memoIx,
+  pay,
+  send,
+  transferIx,
+} from './payments-support.js';
 
 // Real transactions on the local SVM, read back through the real JSON-RPC with @solana/web3.js.
 
@@ -33,7 +41,14 @@ describe('verifyPayment against the localnet', () => {
 
   const order = (over: Partial<ExpectedPayment> = {}): ExpectedPayment & { ref: PublicKey } => {
     const ref = Keypair.generate().publicKey;
-    return { ref, reference: ref.toBase58(), recipientOwner: coopers.toBase58(), mint: mint.toBase58(), amountBaseUnits: PRICE, ...over };
+    return {
+      ref,
+      reference: ref.toBase58(),
+      recipientOwner: coopers.toBase58(),
+      mint: mint.toBase58(),
+      amountBaseUnits: PRICE,
+      ...over,
+    };
   };
 
   it('finds nothing before anyone pays', async () => {
@@ -42,7 +57,13 @@ describe('verifyPayment against the localnet', () => {
 
   it('accepts the exact payment (Paid, not overpaid, with slot and blockTime)', async () => {
     const o = order();
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: coopers,
+      mint,
+      amount: PRICE,
+      references: [o.ref],
+    });
     const out = await verifyPayment(rpc, o);
     expect(out).toMatchObject({ kind: 'Paid', signature, receivedBaseUnits: PRICE, overpaid: false });
     if (out.kind !== 'Paid') throw new Error('unreachable');
@@ -53,27 +74,61 @@ describe('verifyPayment against the localnet', () => {
 
   it('flags an overpayment and keeps the amount received', async () => {
     const o = order();
-    await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE + 1n, references: [o.ref] });
-    expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Paid', receivedBaseUnits: PRICE + 1n, overpaid: true });
+    await pay(connection, {
+      from: buyer,
+      recipientOwner: coopers,
+      mint,
+      amount: PRICE + 1n,
+      references: [o.ref],
+    });
+    expect(await verifyPayment(rpc, o)).toMatchObject({
+      kind: 'Paid',
+      receivedBaseUnits: PRICE + 1n,
+      overpaid: true,
+    });
   });
 
   it('reports an underpayment by one base unit', async () => {
     const o = order();
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE - 1n, references: [o.ref] });
-    expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Underpaid', signature, receivedBaseUnits: PRICE - 1n });
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: coopers,
+      mint,
+      amount: PRICE - 1n,
+      references: [o.ref],
+    });
+    expect(await verifyPayment(rpc, o)).toMatchObject({
+      kind: 'Underpaid',
+      signature,
+      receivedBaseUnits: PRICE - 1n,
+    });
   });
 
   it('rejects the right amount of another mint (WrongMint)', async () => {
     const other = await createOtherMint(connection, buyer, buyer.publicKey, 10n ** 12n);
     const o = order();
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint: other, amount: PRICE, references: [o.ref], createRecipientAta: true });
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: coopers,
+      mint: other,
+      amount: PRICE,
+      references: [o.ref],
+      createRecipientAta: true,
+    });
     expect(await verifyPayment(rpc, o)).toEqual({ kind: 'WrongMint', signature });
   });
 
   it('rejects a payment to another wallet (WrongRecipient)', async () => {
     const o = order();
     const stranger = Keypair.generate().publicKey;
-    const signature = await pay(connection, { from: buyer, recipientOwner: stranger, mint, amount: PRICE, references: [o.ref], createRecipientAta: true });
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: stranger,
+      mint,
+      amount: PRICE,
+      references: [o.ref],
+      createRecipientAta: true,
+    });
     expect(await verifyPayment(rpc, o)).toEqual({ kind: 'WrongRecipient', signature });
   });
 
@@ -81,8 +136,18 @@ describe('verifyPayment against the localnet', () => {
     const poor = Keypair.generate();
     await faucet(net, poor.publicKey, 1, 1); // 1 $CLAIM, the order asks for 12.3
     const o = order();
-    const signature = await pay(connection, { from: poor, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref], skipPreflight: true });
-    const tx = await connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const signature = await pay(connection, {
+      from: poor,
+      recipientOwner: coopers,
+      mint,
+      amount: PRICE,
+      references: [o.ref],
+      skipPreflight: true,
+    });
+    const tx = await connection.getTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
     expect(tx?.meta?.err).not.toBeNull();
     expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Failed', signature });
   });
@@ -91,12 +156,23 @@ describe('verifyPayment against the localnet', () => {
     const a = order();
     const b = order();
     // One transfer carrying both references: valid for either order, but only one may have it.
-    const signature = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [a.ref, b.ref] });
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: coopers,
+      mint,
+      amount: PRICE,
+      references: [a.ref, b.ref],
+    });
     const owners = new Map<string, string>();
-    const first = await verifyPayment(rpc, { ...a, usedSignature: (s) => owners.has(s) && owners.get(s) !== 'a' });
+    const first = await verifyPayment(rpc, {
+      ...a,
+      usedSignature: (s) => owners.has(s) && owners.get(s) !== 'a',
+    });
     expect(first).toMatchObject({ kind: 'Paid', signature });
     owners.set(signature, 'a');
-    expect(await verifyPayment(rpc, { ...b, usedSignature: async (s) => owners.has(s) && owners.get(s) !== 'b' })).toEqual({
+    expect(
+      await verifyPayment(rpc, { ...b, usedSignature: async (s) => owners.has(s) && owners.get(s) !== 'b' }),
+    ).toEqual({
       kind: 'AlreadyUsed',
       signature,
     });
@@ -106,15 +182,37 @@ describe('verifyPayment against the localnet', () => {
     const o = order();
     const attacker = Keypair.generate();
     await faucet(net, attacker.publicKey, 1, 1);
-    const dust1 = await pay(connection, { from: attacker, recipientOwner: coopers, mint, amount: 1n, references: [o.ref] });
-    const dust2 = await pay(connection, { from: attacker, recipientOwner: coopers, mint, amount: 2n, references: [o.ref] });
-    const real = await pay(connection, { from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] });
+    const dust1 = await pay(connection, {
+      from: attacker,
+      recipientOwner: coopers,
+      mint,
+      amount: 1n,
+      references: [o.ref],
+    });
+    const dust2 = await pay(connection, {
+      from: attacker,
+      recipientOwner: coopers,
+      mint,
+      amount: 2n,
+      references: [o.ref],
+    });
+    const real = await pay(connection, {
+      from: buyer,
+      recipientOwner: coopers,
+      mint,
+      amount: PRICE,
+      references: [o.ref],
+    });
     expect(dust1).not.toBe(real);
     // Page size 1: the verifier must follow `before` through every page, not stop at the oldest.
     expect(await verifyPayment(rpc, o, { pageSize: 1 })).toMatchObject({ kind: 'Paid', signature: real });
     expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Paid', signature: real });
     // With the real payment taken by another order, the best partial is what is left.
-    expect(await verifyPayment(rpc, { ...o, usedSignature: (s) => s === real })).toMatchObject({ kind: 'Underpaid', signature: dust2, receivedBaseUnits: 2n });
+    expect(await verifyPayment(rpc, { ...o, usedSignature: (s) => s === real })).toMatchObject({
+      kind: 'Underpaid',
+      signature: dust2,
+      receivedBaseUnits: 2n,
+    });
   });
 
   it('finds the transfer among wallet instructions before and after it (ComputeBudget, memo)', async () => {
@@ -133,20 +231,47 @@ describe('verifyPayment against the localnet', () => {
 
   it('accepts a payment into a recipient token account created in the same transaction', async () => {
     // The gorilla vendor's token account does not exist yet on the seeded localnet.
-    expect(await connection.getAccountInfo(new PublicKey(net.recipientTokenAccounts?.gorilla ?? PublicKey.default))).toBeNull();
+    expect(
+      await connection.getAccountInfo(
+        new PublicKey(net.recipientTokenAccounts?.gorilla ?? PublicKey.default),
+      ),
+    ).toBeNull();
     const o = order({ recipientOwner: gorilla.toBase58() });
-    const signature = await pay(connection, { from: buyer, recipientOwner: gorilla, mint, amount: PRICE, references: [o.ref], createRecipientAta: true });
+    const signature = await pay(connection, {
+      from: buyer,
+      recipientOwner: gorilla,
+      mint,
+      amount: PRICE,
+      references: [o.ref],
+      createRecipientAta: true,
+    });
     expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Paid', signature, receivedBaseUnits: PRICE });
   });
 
   it('treats the browser hint as a hint: re-reads the chain and requires the order reference', async () => {
     const o = order();
-    const signature = await send(connection, [...computeBudgetIxs(), transferIx({ from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] })], [buyer]);
+    const signature = await send(
+      connection,
+      [
+        ...computeBudgetIxs(),
+        transferIx({ from: buyer, recipientOwner: coopers, mint, amount: PRICE, references: [o.ref] }),
+      ],
+      [buyer],
+    );
     expect(await verifyHint(rpc, o, signature)).toMatchObject({ kind: 'Paid', signature });
     // Someone else's real payment reported for this order does not count.
     const other = order();
-    expect(await verifyHint(rpc, other, signature)).toEqual({ kind: 'NotFound', reason: 'reference_missing' });
-    expect(await verifyHint(rpc, { ...o, usedSignature: () => true }, signature)).toEqual({ kind: 'AlreadyUsed', signature });
-    expect(await verifyHint(rpc, { ...o, amountBaseUnits: PRICE + 1n }, signature)).toMatchObject({ kind: 'Underpaid', receivedBaseUnits: PRICE });
+    expect(await verifyHint(rpc, other, signature)).toEqual({
+      kind: 'NotFound',
+      reason: 'reference_missing',
+    });
+    expect(await verifyHint(rpc, { ...o, usedSignature: () => true }, signature)).toEqual({
+      kind: 'AlreadyUsed',
+      signature,
+    });
+    expect(await verifyHint(rpc, { ...o, amountBaseUnits: PRICE + 1n }, signature)).toMatchObject({
+      kind: 'Underpaid',
+      receivedBaseUnits: PRICE,
+    });
   });
 });

@@ -3,7 +3,11 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { connectionPaymentRpc, type PaymentRpc } from '../../src/server/payments/rpc.js';
-import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from '../../src/server/payments/watcher.js';
+import {
+  PaymentWatcher,
+  type PaymentWatcherOptions,
+  type WatcherEvent,
+} from '../../src/server/payments/watcher.js';
 import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
 
 // The watcher against real transactions on the localnet and the server's OrderService on a SQLite file.
@@ -45,7 +49,10 @@ describe('PaymentWatcher against the localnet and the order service', () => {
 
   function watcher(opts: Partial<PaymentWatcherOptions> & { ws?: boolean | string } = {}) {
     const events: WatcherEvent[] = [];
-    const feed = opts.ws === false ? undefined : new WsLogsFeed(typeof opts.ws === 'string' ? opts.ws : net.wsUrl, { reconnectMs: 100 });
+    const feed =
+      opts.ws === false
+        ? undefined
+        : new WsLogsFeed(typeof opts.ws === 'string' ? opts.ws : net.wsUrl, { reconnectMs: 100 });
     const w = new PaymentWatcher({
       rpc,
       orders: orders.service,
@@ -69,12 +76,23 @@ describe('PaymentWatcher against the localnet and the order service', () => {
   /** The order's 'recorded' event. The store shows the new status as soon as the row commits; the event follows
    * once the durable commit (group fsync) resolves, so wait for it rather than read it at once. */
   const recordedEvent = (events: WatcherEvent[], orderId: string) =>
-    waitFor(`recorded event for ${orderId}`, () => events.find((e) => e.type === 'recorded' && e.orderId === orderId), 5_000);
-  const payFor = (o: { ref: PublicKey; amountBaseUnits: bigint }, amount = o.amountBaseUnits, references = [o.ref]) =>
-    pay(connection, { from: buyer, recipientOwner: coopers, mint, amount, references });
+    waitFor(
+      `recorded event for ${orderId}`,
+      () => events.find((e) => e.type === 'recorded' && e.orderId === orderId),
+      5_000,
+    );
+  const payFor = (
+    o: { ref: PublicKey; amountBaseUnits: bigint },
+    amount = o.amountBaseUnits,
+    references = [o.ref],
+  ) => pay(connection, { from: buyer, recipientOwner: coopers, mint, amount, references });
   const ledger = async (orderId: string) => (await orders.service.getOrder(orderId))?.payments ?? [];
-  const emails = async (orderId: string) => ((await orders.service.getOrder(orderId))?.emails ?? []).map((e) => [e.kind, e.recipient]);
-  const statusIs = (orderId: string, ...wanted: string[]) => async () => (wanted.includes(await orders.status(orderId)) ? true : undefined);
+  const emails = async (orderId: string) =>
+    ((await orders.service.getOrder(orderId))?.emails ?? []).map((e) => [e.kind, e.recipient]);
+  const statusIs =
+    (orderId: string, ...wanted: string[]) =>
+    async () =>
+      wanted.includes(await orders.status(orderId)) ? true : undefined;
 
   it('marks an order paid from the WebSocket notification, then final once finalized', async () => {
     const o = await orders.place();
@@ -83,10 +101,18 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
     const signature = await payFor(o);
     await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
-    expect(await recordedEvent(events, o.orderId)).toMatchObject({ orderId: o.orderId, via: 'feed', outcome: { kind: 'Paid', signature } });
+    expect(await recordedEvent(events, o.orderId)).toMatchObject({
+      orderId: o.orderId,
+      via: 'feed',
+      outcome: { kind: 'Paid', signature },
+    });
     expect((await orders.get(o.orderId)).signature).toBe(signature);
     await waitFor('final', statusIs(o.orderId, 'final'));
-    await waitFor('final event', () => (events.some((e) => e.type === 'final' && e.orderId === o.orderId) ? true : undefined), 5_000);
+    await waitFor(
+      'final event',
+      () => (events.some((e) => e.type === 'final' && e.orderId === o.orderId) ? true : undefined),
+      5_000,
+    );
     expect(errors(events)).toEqual([]);
   });
 
@@ -101,7 +127,10 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     const second = watcher({ pollIntervalMs: 60_000 });
     await second.watcher.start();
     expect(['paid', 'final']).toContain(await orders.status(o.orderId));
-    expect(await recordedEvent(second.events, o.orderId)).toMatchObject({ via: 'start', outcome: { signature } });
+    expect(await recordedEvent(second.events, o.orderId)).toMatchObject({
+      via: 'start',
+      outcome: { signature },
+    });
   });
 
   it('reconciles from the vendor token account sweep when no notification arrives', async () => {
@@ -157,11 +186,15 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     await w.start();
     const shortSig = await payFor(short, short.amountBaseUnits - 1n);
     const dust = await payFor(dusted, 1n);
-    await waitFor('partial seen', () => (events.some((e) => e.type === 'partial' && e.orderId === short.orderId) ? true : undefined));
+    await waitFor('partial seen', () =>
+      events.some((e) => e.type === 'partial' && e.orderId === short.orderId) ? true : undefined,
+    );
     expect(await orders.status(short.orderId)).toBe('awaiting_payment');
     expect((await ledger(short.orderId)).map((p) => [p.signature, p.role])).toEqual([[shortSig, 'partial']]);
     const real = await payFor(dusted);
-    await waitFor('dusted order paid', async () => ((await orders.get(dusted.orderId)).signature === real ? true : undefined));
+    await waitFor('dusted order paid', async () =>
+      (await orders.get(dusted.orderId)).signature === real ? true : undefined,
+    );
     // The dust is in the ledger too, and visible.
     expect((await ledger(dusted.orderId)).map((p) => [p.signature, p.receivedBaseUnits, p.role])).toEqual([
       [dust, '1', 'partial'],
@@ -170,7 +203,9 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     offset = 16 * 60_000; // the quotes expire: the service's expiry turns the partial sum into underpaid
     await orders.service.expireOrders();
     expect(await orders.status(short.orderId)).toBe('underpaid');
-    expect((await orders.service.getOrder(short.orderId))?.receivedBaseUnits).toBe((short.amountBaseUnits - 1n).toString());
+    expect((await orders.service.getOrder(short.orderId))?.receivedBaseUnits).toBe(
+      (short.amountBaseUnits - 1n).toString(),
+    );
     expect(['paid', 'final']).toContain(await orders.status(dusted.orderId));
     expect(errors(events)).toEqual([]);
   });
@@ -189,16 +224,26 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     const loser = winner === a ? b : a;
     // A second payment to the winner's reference: recorded as an extra payment on the winner, never on the loser.
     const again = await payFor(winner);
-    await waitFor('extra recorded', () => (events.some((e) => e.type === 'recorded' && e.role === 'extra') ? true : undefined));
+    await waitFor('extra recorded', () =>
+      events.some((e) => e.type === 'recorded' && e.role === 'extra') ? true : undefined,
+    );
     await new Promise((r) => setTimeout(r, 500));
-    expect(events.filter((e) => e.type === 'recorded').map((e) => e.type === 'recorded' && [e.orderId, e.outcome.signature, e.role])).toEqual([
+    expect(
+      events
+        .filter((e) => e.type === 'recorded')
+        .map((e) => e.type === 'recorded' && [e.orderId, e.outcome.signature, e.role]),
+    ).toEqual([
       [winner.orderId, both, 'payment'],
       [winner.orderId, again, 'extra'],
     ]);
     expect((await orders.get(winner.orderId)).signature).toBe(both);
     expect(await ledger(loser.orderId)).toEqual([]);
     expect(await orders.status(loser.orderId)).toBe('awaiting_payment');
-    expect(events.some((e) => e.type === 'rejected' && e.orderId === loser.orderId && e.outcome.kind === 'AlreadyUsed')).toBe(true);
+    expect(
+      events.some(
+        (e) => e.type === 'rejected' && e.orderId === loser.orderId && e.outcome.kind === 'AlreadyUsed',
+      ),
+    ).toBe(true);
     expect(errors(events)).toEqual([]);
   });
 
@@ -209,7 +254,10 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     await w.start();
     const signature = await payFor(o);
     // Reported for the wrong order: rejected, nothing recorded.
-    expect(await w.onPaymentHint(await orders.get(other.orderId), signature)).toEqual({ kind: 'NotFound', reason: 'reference_missing' });
+    expect(await w.onPaymentHint(await orders.get(other.orderId), signature)).toEqual({
+      kind: 'NotFound',
+      reason: 'reference_missing',
+    });
     expect(await orders.status(other.orderId)).toBe('awaiting_payment');
     // Through the service's hook, as the HTTP route calls it.
     orders.service.setPaymentHintHandler(w.hintHandler());
@@ -225,7 +273,9 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       const first = await payFor(o);
       await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
       const second = await payFor(o);
-      await waitFor('extra recorded', async () => ((await ledger(o.orderId)).length === 2 ? true : undefined));
+      await waitFor('extra recorded', async () =>
+        (await ledger(o.orderId)).length === 2 ? true : undefined,
+      );
       expect((await ledger(o.orderId)).map((p) => [p.signature, p.role])).toEqual([
         [first, 'payment'],
         [second, 'extra'],
@@ -233,15 +283,27 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       expect(['paid', 'final']).toContain(await orders.status(o.orderId));
       await waitFor('final', statusIs(o.orderId, 'final'));
       const pub = await orders.service.getOrder(o.orderId);
-      expect(pub).toMatchObject({ status: 'final', signature: first, receivedBaseUnits: (2n * o.amountBaseUnits).toString() });
+      expect(pub).toMatchObject({
+        status: 'final',
+        signature: first,
+        receivedBaseUnits: (2n * o.amountBaseUnits).toString(),
+      });
       expect(await emails(o.orderId)).toEqual([
         ['order_confirmation', 'seller'],
         ['order_confirmation', 'buyer'],
         ['payment_received', 'seller'],
       ]);
-      const note = await orders.store.db.selectFrom('outbox').selectAll().where('order_id', '=', o.orderId).where('kind', '=', 'payment_received').executeTakeFirstOrThrow();
+      const note = await orders.store.db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('order_id', '=', o.orderId)
+        .where('kind', '=', 'payment_received')
+        .executeTakeFirstOrThrow();
       expect(note.payment_signature).toBe(second);
-      expect(JSON.parse(note.payload_json)).toMatchObject({ paymentSignature: second, receivedCLAIM: '95.000000' });
+      expect(JSON.parse(note.payload_json)).toMatchObject({
+        paymentSignature: second,
+        receivedCLAIM: '95.000000',
+      });
       expect(errors(events)).toEqual([]);
     });
 
@@ -251,7 +313,9 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       await w.start();
       const half = o.amountBaseUnits / 2n;
       const a = await payFor(o, half);
-      await waitFor('first half recorded', async () => ((await ledger(o.orderId)).length === 1 ? true : undefined));
+      await waitFor('first half recorded', async () =>
+        (await ledger(o.orderId)).length === 1 ? true : undefined,
+      );
       expect(await orders.status(o.orderId)).toBe('awaiting_payment');
       const b = await payFor(o, o.amountBaseUnits - half);
       await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
@@ -265,10 +329,15 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       ]);
       // Final once both transfers are finalized.
       await waitFor('final', statusIs(o.orderId, 'final'));
-      expect((await orders.store.db.selectFrom('payments').select('confirmation').where('order_id', '=', o.orderId).execute()).map((r) => r.confirmation)).toEqual([
-        'finalized',
-        'finalized',
-      ]);
+      expect(
+        (
+          await orders.store.db
+            .selectFrom('payments')
+            .select('confirmation')
+            .where('order_id', '=', o.orderId)
+            .execute()
+        ).map((r) => r.confirmation),
+      ).toEqual(['finalized', 'finalized']);
       expect(errors(events)).toEqual([]);
     });
 
@@ -309,14 +378,27 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
       const signature = await payFor(o);
       // Every path at once: the hint, the feed's notification, the 50 ms polls and sweeps.
-      await Promise.all([w.onPaymentHint(o, signature), w.onPaymentHint(o, signature), w.reconcile(), w.reconcile()]);
+      await Promise.all([
+        w.onPaymentHint(o, signature),
+        w.onPaymentHint(o, signature),
+        w.reconcile(),
+        w.reconcile(),
+      ]);
       await waitFor('paid', statusIs(o.orderId, 'paid', 'final'));
       await new Promise((r) => setTimeout(r, 600)); // more polls and sweeps pass over it
       await w.reconcile();
       await w.onPaymentHint(await orders.get(o.orderId), signature);
       expect(await ledger(o.orderId)).toHaveLength(1);
-      expect(await orders.store.db.selectFrom('payments').select('signature').where('signature', '=', signature).execute()).toHaveLength(1);
-      expect(events.filter((e) => e.type === 'recorded' && e.outcome.signature === signature)).toHaveLength(1);
+      expect(
+        await orders.store.db
+          .selectFrom('payments')
+          .select('signature')
+          .where('signature', '=', signature)
+          .execute(),
+      ).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'recorded' && e.outcome.signature === signature)).toHaveLength(
+        1,
+      );
       expect(await emails(o.orderId)).toHaveLength(2);
       expect(errors(events)).toEqual([]);
     });

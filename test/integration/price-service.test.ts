@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PriceHistory, PriceOk, PriceUnavailable } from '../../src/core/api';
-import { createMemoryPriceHistoryStore, createPriceService, demoPriceFeedPlugin, fetchDexScreenerPrice, pricePlugin, type PriceService } from '../../src/server/price';
+import {
+  createMemoryPriceHistoryStore,
+  createPriceService,
+  demoPriceFeedPlugin,
+  fetchDexScreenerPrice,
+  pricePlugin,
+  type PriceService,
+} from '../../src/server/price';
 import type { Settings } from '../../src/server/settings';
 
 const PAIR = 'DemoPair111111111111111111111111111111111111';
@@ -12,7 +19,8 @@ const PAIR = 'DemoPair111111111111111111111111111111111111';
 class FakeDex {
   server: Server;
   requests: string[] = [];
-  handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => this.json(res, 200, okBody('0.0001234'));
+  handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) =>
+    this.json(res, 200, okBody('0.0001234'));
   url = '';
   constructor() {
     this.server = createServer((req, res) => {
@@ -43,7 +51,11 @@ const okBody = (priceUsd: unknown, pairAddress = PAIR) =>
         url: `https://dexscreener.com/solana/${pairAddress}`,
         pairAddress,
         baseToken: { address: 'Mint', name: 'Reclaim', symbol: 'CLAIM' },
-        quoteToken: { address: 'So11111111111111111111111111111111111111112', name: 'Wrapped SOL', symbol: 'SOL' },
+        quoteToken: {
+          address: 'So11111111111111111111111111111111111111112',
+          name: 'Wrapped SOL',
+          symbol: 'SOL',
+        },
         priceNative: '0.0000009',
         priceUsd,
       },
@@ -83,7 +95,8 @@ describe('DexScreener adapter against a fake on loopback', () => {
     expect(fake.requests).toEqual([`/latest/dex/pairs/solana/${PAIR}`]);
   });
   it('no matching pair', async () => {
-    fake.handler = (_q, r) => fake.json(r, 200, okBody('1.0', 'Other111111111111111111111111111111111111111'));
+    fake.handler = (_q, r) =>
+      fake.json(r, 200, okBody('1.0', 'Other111111111111111111111111111111111111111'));
     expect(await call()).toMatchObject({ ok: false, kind: 'no_matching_pair' });
   });
   it('pairs null', async () => {
@@ -128,7 +141,10 @@ describe('price service and GET /api/price', () => {
   let app: FastifyInstance;
   let service: PriceService;
 
-  const build = async (over: Partial<Settings['price']> = {}, deps: Parameters<typeof createPriceService>[1] = {}) => {
+  const build = async (
+    over: Partial<Settings['price']> = {},
+    deps: Parameters<typeof createPriceService>[1] = {},
+  ) => {
     service = createPriceService(priceSettings(over), { now, ...deps });
     app = Fastify();
     await app.register(pricePlugin, { service });
@@ -145,7 +161,10 @@ describe('price service and GET /api/price', () => {
     const res = await fetch(`${base}/api/price`);
     expect(res.status).toBe(503);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect((await res.json()) as PriceUnavailable).toEqual({ error: 'price_unavailable', message: 'Failed to load $CLAIM price. Try again later.' });
+    expect((await res.json()) as PriceUnavailable).toEqual({
+      error: 'price_unavailable',
+      message: 'Failed to load $CLAIM price. Try again later.',
+    });
     expect(fake.requests).toHaveLength(0); // requests never call upstream
   });
 
@@ -156,12 +175,21 @@ describe('price service and GET /api/price', () => {
     const base = await build({ timeoutMs: 5_000 });
     const started = service.start();
     const joined = Array.from({ length: 50 }, () => service.refresh());
-    const during = await Promise.all(Array.from({ length: 200 }, () => fetch(`${base}/api/price`).then((r) => r.status)));
+    const during = await Promise.all(
+      Array.from({ length: 200 }, () => fetch(`${base}/api/price`).then((r) => r.status)),
+    );
     expect(during.every((s) => s === 503)).toBe(true); // requests did not wait on upstream
     release();
     await started;
     expect((await Promise.all(joined)).every((r) => r.ok)).toBe(true);
-    const after = await Promise.all(Array.from({ length: 200 }, () => fetch(`${base}/api/price`).then(async (r) => ({ status: r.status, body: (await r.json()) as PriceOk }))));
+    const after = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        fetch(`${base}/api/price`).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as PriceOk,
+        })),
+      ),
+    );
     expect(service.lastFailure()).toBeUndefined();
     expect(after.every((a) => a.status === 200 && a.body.priceUsd === '0.0001234')).toBe(true);
     expect(fake.requests).toHaveLength(1);
@@ -175,7 +203,12 @@ describe('price service and GET /api/price', () => {
     const res = await fetch(`${base}/api/price`);
     expect(res.status).toBe(200);
     expect(Number(/max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '')?.[1])).toBeLessThanOrEqual(5);
-    expect((await res.json()) as PriceOk).toEqual({ priceUsd: '0.0001234', fetchedAt, ageSeconds: 0, source: 'dexscreener' });
+    expect((await res.json()) as PriceOk).toEqual({
+      priceUsd: '0.0001234',
+      fetchedAt,
+      ageSeconds: 0,
+      source: 'dexscreener',
+    });
 
     clock += 12_500;
     expect(((await (await fetch(`${base}/api/price`)).json()) as PriceOk).ageSeconds).toBe(12);
@@ -220,7 +253,11 @@ describe('price service and GET /api/price', () => {
     expect(h.points.map((p) => p.priceUsd)).toEqual(['0.0001234', '0.0002', '0.0003']);
     expect(h.points[2]?.t).toBe(new Date(clock).toISOString());
     await new Promise((r) => setTimeout(r, 10));
-    expect((await store.since(new Date(0))).map((p) => p.priceUsd)).toEqual(['0.0001234', '0.0002', '0.0003']);
+    expect((await store.since(new Date(0))).map((p) => p.priceUsd)).toEqual([
+      '0.0001234',
+      '0.0002',
+      '0.0003',
+    ]);
 
     // a new service (restart) loads the last 24 h from the store; points older than 24 h are dropped
     await service.stop();
@@ -249,12 +286,18 @@ describe('demo feed', () => {
     await app.register(demoPriceFeedPlugin, { now: () => Date.parse('2025-01-01T00:00:00Z') });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/dexscreener`;
-    const service = createPriceService({ apiUrl, pairAddress: PAIR, refreshMs: 10_000, maxAgeMs: 60_000, timeoutMs: 1_000 }, { source: 'demo' });
+    const service = createPriceService(
+      { apiUrl, pairAddress: PAIR, refreshMs: 10_000, maxAgeMs: 60_000, timeoutMs: 1_000 },
+      { source: 'demo' },
+    );
     await service.start();
     const cur = service.current();
     expect(cur?.source).toBe('demo');
     expect(cur?.priceUsd).toMatch(/^0\.00[34]\d+$/);
-    const raw = (await (await fetch(`${apiUrl}/latest/dex/pairs/solana/${PAIR}`)).json()) as { schemaVersion: string; pairs: { pairAddress: string; priceUsd: string }[] };
+    const raw = (await (await fetch(`${apiUrl}/latest/dex/pairs/solana/${PAIR}`)).json()) as {
+      schemaVersion: string;
+      pairs: { pairAddress: string; priceUsd: string }[];
+    };
     expect(raw.schemaVersion).toBe('1.0.0');
     expect(raw.pairs[0]?.pairAddress).toBe(PAIR);
     await service.stop();

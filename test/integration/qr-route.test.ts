@@ -18,7 +18,13 @@ beforeAll(async () => {
   const k = demoKeys();
   const settings = loadSettings(
     { PORT: '0' },
-    { claimMint: k.mint.toBase58(), recipients: { coopersglass: k.recipients.coopersglass.toBase58(), gorilla: k.recipients.gorilla.toBase58() } },
+    {
+      claimMint: k.mint.toBase58(),
+      recipients: {
+        coopersglass: k.recipients.coopersglass.toBase58(),
+        gorilla: k.recipients.gorilla.toBase58(),
+      },
+    },
   );
   app = await buildApp({ settings, catalog });
 });

@@ -11,7 +11,13 @@
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
 import { demoKeys } from '../../src/localnet/demo-keys';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
@@ -33,7 +39,10 @@ export function testSettings(env: Record<string, string> = {}): Settings {
     { PORT: '0', ...env },
     {
       claimMint: keys.mint.toBase58(),
-      recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() },
+      recipients: {
+        coopersglass: keys.recipients.coopersglass.toBase58(),
+        gorilla: keys.recipients.gorilla.toBase58(),
+      },
     },
   );
 }
@@ -42,7 +51,10 @@ export function testSettings(env: Record<string, string> = {}): Settings {
  * The whole server (startServer: store, order routes, price service with the demo feed, file mail) on a random
  * port, with its own SQLite file and mail directory in a temporary directory, serving a snapshot of dist/web.
  */
-export async function startTestServer(env: Record<string, string> = {}, overrides: ServerOverrides = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: ServerOverrides = {},
+): Promise<TestServer> {
   if (!existsSync(resolve(WEB_DIR, 'index.html'))) {
     throw new Error(`No web build in ${WEB_DIR}: run \`npx vite build\` first (npm test does it).`);
   }
@@ -51,7 +63,11 @@ export async function startTestServer(env: Record<string, string> = {}, override
   // otherwise swap the hashed assets under the running suite.
   const webDir = join(dir, 'web');
   cpSync(WEB_DIR, webDir, { recursive: true });
-  const settings = testSettings({ DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail'), ...env });
+  const settings = testSettings({
+    DATABASE_URL: join(dir, 'store.sqlite'),
+    MAIL_DIR: join(dir, 'mail'),
+    ...env,
+  });
   let running: RunningServer;
   try {
     running = await startServer(settings, { webDir, expireEveryMs: 0, ...overrides });
@@ -70,10 +86,20 @@ export async function startTestServer(env: Record<string, string> = {}, override
   };
 }
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return chromium.launch({
+    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
 }
 
 export interface ConsoleProblem {
@@ -90,7 +116,11 @@ export interface OpenedPage {
 }
 
 /** A fresh context (own storage) and page whose console errors and page errors are recorded. */
-export async function openPage(browser: Browser, baseURL: string, options: BrowserContextOptions = {}): Promise<OpenedPage> {
+export async function openPage(
+  browser: Browser,
+  baseURL: string,
+  options: BrowserContextOptions = {},
+): Promise<OpenedPage> {
   const context = await browser.newContext({ baseURL, ...options });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -106,6 +136,12 @@ export async function openPage(browser: Browser, baseURL: string, options: Brows
  * The recorded problems minus expected ones: a failed resource load is expected when its URL matches one of
  * `allowFailedResources` (e.g. the 404 document of the not-found page, a price endpoint a test made fail).
  */
-export function unexpectedErrors(errors: ConsoleProblem[], allowFailedResources: RegExp[] = []): ConsoleProblem[] {
-  return errors.filter((e) => !(e.text.startsWith('Failed to load resource') && allowFailedResources.some((re) => re.test(e.url))));
+export function unexpectedErrors(
+  errors: ConsoleProblem[],
+  allowFailedResources: RegExp[] = [],
+): ConsoleProblem[] {
+  return errors.filter(
+    (e) =>
+      !(e.text.startsWith('Failed to load resource') && allowFailedResources.some((re) => re.test(e.url))),
+  );
 }

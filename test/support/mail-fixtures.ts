@@ -25,9 +25,19 @@ export const qrFacts: OrderEmailFacts = {
   items: [{ name: 'Strawberry Fritter Rosin', quantity: 2 }],
   totalCents: 10000,
   amountBaseUnits: undefined,
-  shipping: { kind: 'us', fullName: 'Grace Hopper', email: 'grace@example.com', address1: '1 Navy Way', address2: 'Apt 2', city: 'Arlington', usState: 'VA', zip: '22202' },
+  shipping: {
+    kind: 'us',
+    fullName: 'Grace Hopper',
+    email: 'grace@example.com',
+    address1: '1 Navy Way',
+    address2: 'Apt 2',
+    city: 'Arlington',
+    usState: 'VA',
+    zip: '22202',
+  },
   paymentMethod: 'qr',
-  solanaPayUrl: 'solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&spl-token=Mint1111&label=%24CLAIM',
+  solanaPayUrl:
+    'solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&spl-token=Mint1111&label=%24CLAIM',
 };
 
 export const EVIL = `Eve "O'Hara" <script>alert(1)</script>\r\nBcc: victim@example.com`;
@@ -52,7 +62,12 @@ export const evilFacts: OrderEmailFacts = {
   solanaPayUrl: `solana:abc?label="><script>alert(2)</script>`,
 };
 
-export function outgoing(facts: OrderEmailFacts, kind: OutgoingEmail['kind'] = 'order_confirmation', orderId = 'ord_123', paymentSeen = true): OutgoingEmail[] {
+export function outgoing(
+  facts: OrderEmailFacts,
+  kind: OutgoingEmail['kind'] = 'order_confirmation',
+  orderId = 'ord_123',
+  paymentSeen = true,
+): OutgoingEmail[] {
   return buildOrderEmails(facts, kind, SELLER).map((m, i) => ({
     id: `${orderId}-${kind}-${m.role}-${i}`,
     orderId,

@@ -54,7 +54,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     async waitFor(count, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} e-mails, got ${received.length} after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} e-mails, got ${received.length} after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 100));
       }
       return [...received];

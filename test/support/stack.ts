@@ -53,7 +53,11 @@ export interface Stack {
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'claim-stack-'));
-  const localnet = await startLocalnet({ port: 0, slotMs: opts.slotMs ?? 100, finalizeLag: opts.finalizeLag ?? 4 });
+  const localnet = await startLocalnet({
+    port: 0,
+    slotMs: opts.slotMs ?? 100,
+    finalizeLag: opts.finalizeLag ?? 4,
+  });
   const sink = await startSmtpSink();
   const keys = localnet.keys;
   if (!keys) throw new Error('localnet started without demo keys');
@@ -69,7 +73,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     },
     {
       claimMint: keys.mint.toBase58(),
-      recipients: { coopersglass: keys.recipients.coopersglass.toBase58(), gorilla: keys.recipients.gorilla.toBase58() },
+      recipients: {
+        coopersglass: keys.recipients.coopersglass.toBase58(),
+        gorilla: keys.recipients.gorilla.toBase58(),
+      },
     },
   );
   if (settings.solana.rpcUrl !== localnet.rpcUrl.replace(/\/+$/, '')) {
@@ -104,7 +111,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ address, sol: amounts.sol ?? 0, claim: amounts.claim ?? 0 }),
       });
-      const body = (await res.json()) as { error?: string; ata: string; claimBaseUnits: string; lamports: number };
+      const body = (await res.json()) as {
+        error?: string;
+        ata: string;
+        claimBaseUnits: string;
+        lamports: number;
+      };
       if (!res.ok) throw new Error(`faucet: ${res.status} ${body.error ?? ''}`);
       return { ata: body.ata, claimBaseUnits: body.claimBaseUnits, lamports: body.lamports };
     },

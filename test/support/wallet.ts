@@ -40,7 +40,12 @@ export interface WalletRequest {
 export type WalletReply = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
 const USER_REJECTED = { code: 4001, message: 'User rejected the request.' };
-const SIGN_METHODS = new Set(['signTransaction', 'signAllTransactions', 'signAndSendTransaction', 'signMessage']);
+const SIGN_METHODS = new Set([
+  'signTransaction',
+  'signAllTransactions',
+  'signAndSendTransaction',
+  'signMessage',
+]);
 
 function b64(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64');
@@ -81,7 +86,9 @@ export class TestWalletSigner {
     const me = this.keypair.publicKey.toBase58();
     const index = tx.message.staticAccountKeys.findIndex((k) => k.toBase58() === me);
     if (index < 0 || index >= tx.message.header.numRequiredSignatures) {
-      throw Object.assign(new Error('The wallet is not a required signer of this transaction.'), { code: -32603 });
+      throw Object.assign(new Error('The wallet is not a required signer of this transaction.'), {
+        code: -32603,
+      });
     }
     const signature = nacl.sign.detached(tx.message.serialize(), this.keypair.secretKey);
     tx.signatures[index] = signature;
@@ -91,16 +98,27 @@ export class TestWalletSigner {
   private async send(signed: Uint8Array, options: unknown): Promise<string> {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
     const config: Record<string, unknown> = { encoding: 'base64' };
-    for (const k of ['skipPreflight', 'preflightCommitment', 'maxRetries', 'minContextSlot']) if (o[k] !== undefined) config[k] = o[k];
+    for (const k of ['skipPreflight', 'preflightCommitment', 'maxRetries', 'minContextSlot'])
+      if (o[k] !== undefined) config[k] = o[k];
     const res = await fetch(this.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [b64(signed), config] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'sendTransaction',
+        params: [b64(signed), config],
+      }),
     });
     if (!res.ok) throw Object.assign(new Error(`RPC answered HTTP ${res.status}`), { code: -32603 });
-    const body = (await res.json()) as { result?: string; error?: { code: number; message: string; data?: unknown } };
-    if (body.error) throw Object.assign(new Error(body.error.message), { code: body.error.code, data: body.error.data });
-    if (typeof body.result !== 'string') throw Object.assign(new Error('RPC returned no signature'), { code: -32603 });
+    const body = (await res.json()) as {
+      result?: string;
+      error?: { code: number; message: string; data?: unknown };
+    };
+    if (body.error)
+      throw Object.assign(new Error(body.error.message), { code: body.error.code, data: body.error.data });
+    if (typeof body.result !== 'string')
+      throw Object.assign(new Error('RPC returned no signature'), { code: -32603 });
     this.sentSigs.push(body.result);
     return body.result;
   }
@@ -115,7 +133,10 @@ export class TestWalletSigner {
   async handle(req: WalletRequest): Promise<WalletReply> {
     this.log.push(req.method);
     if (this.rejected(req.method)) return { error: USER_REJECTED };
-    const p = (typeof req.payload === 'object' && req.payload !== null ? req.payload : {}) as Record<string, unknown>;
+    const p = (typeof req.payload === 'object' && req.payload !== null ? req.payload : {}) as Record<
+      string,
+      unknown
+    >;
     try {
       switch (req.method) {
         case 'connect':
@@ -128,7 +149,12 @@ export class TestWalletSigner {
         }
         case 'signAllTransactions': {
           if (!Array.isArray(p.txs)) throw new Error('txs must be an array');
-          return { result: p.txs.map((t) => { const s = this.sign(unb64(t)); return { signature: b64(s.signature), index: s.index }; }) };
+          return {
+            result: p.txs.map((t) => {
+              const s = this.sign(unb64(t));
+              return { signature: b64(s.signature), index: s.index };
+            }),
+          };
         }
         case 'signAndSendTransaction': {
           const s = this.sign(unb64(p.tx));
@@ -140,11 +166,19 @@ export class TestWalletSigner {
           return { result: { signature: b64(sig), publicKey: this.keypair.publicKey.toBase58() } };
         }
         default:
-          return { error: { code: -32601, message: `Method not supported by the test wallet: ${req.method}` } };
+          return {
+            error: { code: -32601, message: `Method not supported by the test wallet: ${req.method}` },
+          };
       }
     } catch (e) {
       const err = e as Error & { code?: number; data?: unknown };
-      return { error: { code: typeof err.code === 'number' ? err.code : -32603, message: err.message, data: err.data } };
+      return {
+        error: {
+          code: typeof err.code === 'number' ? err.code : -32603,
+          message: err.message,
+          data: err.data,
+        },
+      };
     }
   }
 }
@@ -152,7 +186,11 @@ export class TestWalletSigner {
 export const WALLET_BINDING = '__claimTestWallet';
 
 /** The in-page provider script (plain JS, no imports). */
-export function walletPageScript(publicKeyBase58: string, publicKeyBytes: Uint8Array, trusted: boolean): string {
+export function walletPageScript(
+  publicKeyBase58: string,
+  publicKeyBytes: Uint8Array,
+  trusted: boolean,
+): string {
   return `(() => {
   const BINDING = ${JSON.stringify(WALLET_BINDING)};
   const KEY = ${JSON.stringify(publicKeyBase58)};
@@ -247,7 +285,11 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
   if (!opts.absent) {
     await page.exposeFunction(WALLET_BINDING, (req: WalletRequest) => signer.handle(req));
     await page.addInitScript({
-      content: walletPageScript(opts.keypair.publicKey.toBase58(), opts.keypair.publicKey.toBytes(), opts.trusted === true),
+      content: walletPageScript(
+        opts.keypair.publicKey.toBase58(),
+        opts.keypair.publicKey.toBytes(),
+        opts.trusted === true,
+      ),
     });
   }
   return {

@@ -9,7 +9,8 @@ const body = (pairs: unknown) => JSON.stringify({ schemaVersion: '1.0.0', pairs 
 
 describe('parsePositiveDecimal', () => {
   it('keeps plain decimal strings exactly', () => {
-    for (const s of ['0.0001234', '1', '12.5', '0.00000000012345678901234']) expect(parsePositiveDecimal(s)).toEqual({ ok: true, value: s });
+    for (const s of ['0.0001234', '1', '12.5', '0.00000000012345678901234'])
+      expect(parsePositiveDecimal(s)).toEqual({ ok: true, value: s });
   });
   it('rewrites e-notation as a plain decimal without floats', () => {
     expect(parsePositiveDecimal('1.234e-7')).toEqual({ ok: true, value: '0.0000001234' });
@@ -18,19 +19,40 @@ describe('parsePositiveDecimal', () => {
     expect(parsePositiveDecimal('12.34E+1')).toEqual({ ok: true, value: '123.4' });
   });
   it('rejects missing, zero, negative and non-numeric prices', () => {
-    for (const bad of [undefined, null, 0.001, '', '0', '0.000', '-0.1', 'abc', '1.2.3', 'NaN', 'Infinity', '0x10', ' ', '1,5', '.5', '0e5']) {
+    for (const bad of [
+      undefined,
+      null,
+      0.001,
+      '',
+      '0',
+      '0.000',
+      '-0.1',
+      'abc',
+      '1.2.3',
+      'NaN',
+      'Infinity',
+      '0x10',
+      ' ',
+      '1,5',
+      '.5',
+      '0e5',
+    ]) {
       expect(parsePositiveDecimal(bad).ok, String(bad)).toBe(false);
     }
   });
   it('agrees with Number on the value for any plain decimal (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), fc.integer({ min: 0, max: 12 }), (units, scale) => {
-        const s = String(units).padStart(scale + 1, '0');
-        const dec = scale ? `${s.slice(0, -scale)}.${s.slice(-scale)}` : s;
-        const r = parsePositiveDecimal(dec);
-        expect(r.ok).toBe(true);
-        if (r.ok) expect(Number(r.value)).toBeCloseTo(units / 10 ** scale, 12);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000_000 }),
+        fc.integer({ min: 0, max: 12 }),
+        (units, scale) => {
+          const s = String(units).padStart(scale + 1, '0');
+          const dec = scale ? `${s.slice(0, -scale)}.${s.slice(-scale)}` : s;
+          const r = parsePositiveDecimal(dec);
+          expect(r.ok).toBe(true);
+          if (r.ok) expect(Number(r.value)).toBeCloseTo(units / 10 ** scale, 12);
+        },
+      ),
     );
   });
 });
@@ -46,13 +68,31 @@ describe('parseDexScreenerPairs', () => {
   it('classifies each failure', () => {
     expect(parseDexScreenerPairs(body(null), PAIR)).toMatchObject({ ok: false, kind: 'no_matching_pair' });
     expect(parseDexScreenerPairs(body([]), PAIR)).toMatchObject({ ok: false, kind: 'no_matching_pair' });
-    expect(parseDexScreenerPairs('{"schemaVersion":', PAIR)).toMatchObject({ ok: false, kind: 'malformed_json' });
+    expect(parseDexScreenerPairs('{"schemaVersion":', PAIR)).toMatchObject({
+      ok: false,
+      kind: 'malformed_json',
+    });
     expect(parseDexScreenerPairs('[1,2]', PAIR)).toMatchObject({ ok: false, kind: 'malformed_json' });
-    expect(parseDexScreenerPairs('{"pairs":{"a":1}}', PAIR)).toMatchObject({ ok: false, kind: 'malformed_json' });
-    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR }]), PAIR)).toMatchObject({ ok: false, kind: 'bad_price' });
-    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR, priceUsd: '0' }]), PAIR)).toMatchObject({ ok: false, kind: 'bad_price' });
-    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR, priceUsd: '-1' }]), PAIR)).toMatchObject({ ok: false, kind: 'bad_price' });
-    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR, priceUsd: 0.5 }]), PAIR)).toMatchObject({ ok: false, kind: 'bad_price' });
+    expect(parseDexScreenerPairs('{"pairs":{"a":1}}', PAIR)).toMatchObject({
+      ok: false,
+      kind: 'malformed_json',
+    });
+    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR }]), PAIR)).toMatchObject({
+      ok: false,
+      kind: 'bad_price',
+    });
+    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR, priceUsd: '0' }]), PAIR)).toMatchObject({
+      ok: false,
+      kind: 'bad_price',
+    });
+    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR, priceUsd: '-1' }]), PAIR)).toMatchObject({
+      ok: false,
+      kind: 'bad_price',
+    });
+    expect(parseDexScreenerPairs(body([{ pairAddress: PAIR, priceUsd: 0.5 }]), PAIR)).toMatchObject({
+      ok: false,
+      kind: 'bad_price',
+    });
   });
 });
 

@@ -14,11 +14,14 @@ export interface OrderRoutesDeps {
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
-const HintSchema = z.object({ signature: z.string({ required_error: 'signature is required' }).min(1).max(128) }).strict();
+const HintSchema = z
+  .object({ signature: z.string({ required_error: 'signature is required' }).min(1).max(128) })
+  .strict();
 
 function idOf(params: unknown): string {
   const id = (params as { id?: unknown }).id;
-  if (typeof id !== 'string') throw new ApiProblem(400, 'invalid_order_id', 'That is not an order id.', { field: 'id' });
+  if (typeof id !== 'string')
+    throw new ApiProblem(400, 'invalid_order_id', 'That is not an order id.', { field: 'id' });
   return id;
 }
 
@@ -32,9 +35,14 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     const raw = req.headers['idempotency-key'];
     const key = Array.isArray(raw) ? undefined : raw;
     if (key === undefined || !IDEMPOTENCY_KEY.test(key)) {
-      throw new ApiProblem(400, 'idempotency_key_required', 'The Idempotency-Key header is required (1–128 visible ASCII characters).', {
-        field: 'Idempotency-Key',
-      });
+      throw new ApiProblem(
+        400,
+        'idempotency_key_required',
+        'The Idempotency-Key header is required (1–128 visible ASCII characters).',
+        {
+          field: 'Idempotency-Key',
+        },
+      );
     }
     const result = await deps.orders.createOrder(req.body, key);
     return reply
@@ -51,7 +59,11 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   });
 
   app.post('/api/orders/:id/confirmation', async (req, reply) => {
-    if (req.body !== undefined && req.body !== null && (typeof req.body !== 'object' || Object.keys(req.body).length > 0)) {
+    if (
+      req.body !== undefined &&
+      req.body !== null &&
+      (typeof req.body !== 'object' || Object.keys(req.body).length > 0)
+    ) {
       throw new ApiProblem(400, 'invalid_request', 'This request takes no body fields.');
     }
     const order = await deps.orders.requestConfirmation(idOf(req.params));
@@ -62,7 +74,12 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     const id = idOf(req.params);
     const body = HintSchema.safeParse(req.body);
     if (!body.success) {
-      throw new ApiProblem(400, 'invalid_signature', body.error.issues[0]?.message ?? 'signature is required', { field: 'signature' });
+      throw new ApiProblem(
+        400,
+        'invalid_signature',
+        body.error.issues[0]?.message ?? 'signature is required',
+        { field: 'signature' },
+      );
     }
     const order = await deps.orders.paymentHint(id, body.data.signature);
     return reply.header('cache-control', 'no-store').status(202).send(order);

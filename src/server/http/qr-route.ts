@@ -21,17 +21,34 @@ export function qrRoute(app: FastifyInstance): void {
   app.get(QR_ROUTE, async (req, reply) => {
     const raw = (req.query as Record<string, unknown> | undefined)?.data;
     if (typeof raw !== 'string' || raw === '') {
-      throw new ApiProblem(400, 'bad_request', 'Query parameter `data` is required: the solana: payment link to draw.', { field: 'data' });
+      throw new ApiProblem(
+        400,
+        'bad_request',
+        'Query parameter `data` is required: the solana: payment link to draw.',
+        { field: 'data' },
+      );
     }
     if (raw.length > MAX_QR_DATA) {
-      throw new ApiProblem(400, 'bad_request', `Query parameter \`data\` is too long (at most ${MAX_QR_DATA} characters).`, { field: 'data' });
+      throw new ApiProblem(
+        400,
+        'bad_request',
+        `Query parameter \`data\` is too long (at most ${MAX_QR_DATA} characters).`,
+        { field: 'data' },
+      );
     }
     if (!/^solana:[^\s]+$/.test(raw)) {
-      throw new ApiProblem(400, 'bad_request', 'Query parameter `data` must be a solana: payment link.', { field: 'data' });
+      throw new ApiProblem(400, 'bad_request', 'Query parameter `data` must be a solana: payment link.', {
+        field: 'data',
+      });
     }
     let svg = cache.get(raw);
     if (svg === undefined) {
-      svg = await qrToString(raw, { type: 'svg', margin: 4, errorCorrectionLevel: 'M', color: { dark: '#000000', light: '#ffffff' } });
+      svg = await qrToString(raw, {
+        type: 'svg',
+        margin: 4,
+        errorCorrectionLevel: 'M',
+        color: { dark: '#000000', light: '#ffffff' },
+      });
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(raw, svg);
     }

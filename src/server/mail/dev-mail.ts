@@ -110,7 +110,11 @@ export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (ap
   const limit = opts.limit ?? 200;
   const list = async (): Promise<string[]> => {
     try {
-      return (await readdir(opts.dir)).filter((f) => FILE.test(f)).sort().reverse().slice(0, limit);
+      return (await readdir(opts.dir))
+        .filter((f) => FILE.test(f))
+        .sort()
+        .reverse()
+        .slice(0, limit);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
@@ -125,9 +129,15 @@ export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (ap
         return `<tr><td><a href="/dev/mail/${encodeURIComponent(f)}">${escapeHtml(m.subject || '(no subject)')}</a></td><td>${escapeHtml(m.to)}</td><td>${escapeHtml(m.date)}</td></tr>`;
       }),
     );
-    const body = `<h1>Mail (demo)</h1><p>${files.length} message(s) in ${escapeHtml(opts.dir)}, newest first.</p>` +
-      (rows.length ? `<table><thead><tr><th>Subject</th><th>To</th><th>Date</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : '<p>No messages yet.</p>');
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page('Mail (demo)', body));
+    const body =
+      `<h1>Mail (demo)</h1><p>${files.length} message(s) in ${escapeHtml(opts.dir)}, newest first.</p>` +
+      (rows.length
+        ? `<table><thead><tr><th>Subject</th><th>To</th><th>Date</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+        : '<p>No messages yet.</p>');
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(page('Mail (demo)', body));
   });
 
   app.get<{ Params: { file: string } }>('/dev/mail/:file', async (req, reply) => {
@@ -140,9 +150,13 @@ export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (ap
       return reply.status(404).send({ error: 'not_found', message: 'No such message' });
     }
     const m = readEml(raw);
-    const body = `<p><a href="/dev/mail">← all mail</a></p><h1>${escapeHtml(m.subject || '(no subject)')}</h1>` +
+    const body =
+      `<p><a href="/dev/mail">← all mail</a></p><h1>${escapeHtml(m.subject || '(no subject)')}</h1>` +
       `<table><tr><th>From</th><td>${escapeHtml(m.from)}</td></tr><tr><th>To</th><td>${escapeHtml(m.to)}</td></tr><tr><th>Date</th><td>${escapeHtml(m.date)}</td></tr></table>` +
       `<pre>${escapeHtml(m.text)}</pre>`;
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page(m.subject || 'Message', body));
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(page(m.subject || 'Message', body));
   });
 };

@@ -21,7 +21,8 @@ export interface EmailJsDeps {
 }
 
 export function emailJsRequestBody(cfg: EmailJsSettings, message: OutgoingEmail): Record<string, unknown> {
-  const template_id = message.role === 'buyer' ? cfg.templates.buyer : cfg.templates.seller[message.payoutGroup];
+  const template_id =
+    message.role === 'buyer' ? cfg.templates.buyer : cfg.templates.seller[message.payoutGroup];
   return {
     lib_version: EMAILJS_LIB_VERSION,
     user_id: cfg.userId,

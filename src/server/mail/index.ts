@@ -9,7 +9,12 @@ export { PermanentMailError } from './types';
 export { renderEmail, subjectFor, escapeHtml, headerSafe, type RenderedEmail } from './templates';
 export { createFileTransport, type FileTransportOptions } from './file-transport';
 export { createSmtpTransport, type SmtpTransportOptions } from './smtp-transport';
-export { createEmailJsTransport, emailJsRequestBody, EMAILJS_LIB_VERSION, type EmailJsDeps } from './emailjs-transport';
+export {
+  createEmailJsTransport,
+  emailJsRequestBody,
+  EMAILJS_LIB_VERSION,
+  type EmailJsDeps,
+} from './emailjs-transport';
 export { devMailPlugin, readEml, type DevMailPluginOptions } from './dev-mail';
 
 export interface MailTransportDeps extends EmailJsDeps {
@@ -23,7 +28,11 @@ export function createMailTransport(mail: Settings['mail'], deps: MailTransportD
       return createFileTransport({ dir: mail.dir, from: mail.from, ...(deps.now ? { now: deps.now } : {}) });
     case 'smtp':
       if (!mail.smtpUrl) throw new Error('settings.mail.smtpUrl is required for the smtp transport');
-      return createSmtpTransport({ smtpUrl: mail.smtpUrl, from: mail.from, ...(deps.now ? { now: deps.now } : {}) });
+      return createSmtpTransport({
+        smtpUrl: mail.smtpUrl,
+        from: mail.from,
+        ...(deps.now ? { now: deps.now } : {}),
+      });
     case 'emailjs':
       if (!mail.emailjs) throw new Error('settings.mail.emailjs is required for the emailjs transport');
       return createEmailJsTransport(mail.emailjs, deps);

@@ -82,7 +82,13 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       .where((eb) =>
         eb.or([
           eb('o.after_id', 'is', null),
-          eb.exists(eb.selectFrom('outbox as p').select('p.id').whereRef('p.id', '=', 'o.after_id').where('p.state', 'in', ['sent', 'failed'])),
+          eb.exists(
+            eb
+              .selectFrom('outbox as p')
+              .select('p.id')
+              .whereRef('p.id', '=', 'o.after_id')
+              .where('p.state', 'in', ['sent', 'failed']),
+          ),
         ]),
       )
       .orderBy('o.created_at')
@@ -99,10 +105,17 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         .set({ locked_until: until, lock_token: token })
         .where('id', '=', id)
         .where('state', 'in', ['pending', 'retrying'])
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', claimAt.toISOString())]))
+        .where((eb) =>
+          eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', claimAt.toISOString())]),
+        )
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) continue; // another worker has it
-      const row = await db.selectFrom('outbox').selectAll().where('id', '=', id).where('lock_token', '=', token).executeTakeFirst();
+      const row = await db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('id', '=', id)
+        .where('lock_token', '=', token)
+        .executeTakeFirst();
       if (row) claimed.push({ row, token });
     }
     return claimed;
@@ -128,8 +141,11 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       opts.onError?.(err, row);
       const at = now();
       const attempts = Number(row.attempts) + 1;
-      const giveUp = err instanceof PermanentMailError || at.getTime() - Date.parse(row.created_at) >= retryForMs;
-      const next = new Date(at.getTime() + backoffMs(attempts, random(), opts.baseDelayMs, opts.maxDelayMs)).toISOString();
+      const giveUp =
+        err instanceof PermanentMailError || at.getTime() - Date.parse(row.created_at) >= retryForMs;
+      const next = new Date(
+        at.getTime() + backoffMs(attempts, random(), opts.baseDelayMs, opts.maxDelayMs),
+      ).toISOString();
       await db
         .updateTable('outbox')
         .set({
@@ -150,7 +166,14 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const at = now().toISOString();
     await db
       .updateTable('outbox')
-      .set({ state: 'sent', attempts: Number(row.attempts) + 1, delivered_at: at, locked_until: null, lock_token: null, last_error: null })
+      .set({
+        state: 'sent',
+        attempts: Number(row.attempts) + 1,
+        delivered_at: at,
+        locked_until: null,
+        lock_token: null,
+        last_error: null,
+      })
       .where('id', '=', row.id)
       .where('lock_token', '=', token)
       .execute();

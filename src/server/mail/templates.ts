@@ -13,7 +13,13 @@ export interface RenderedEmail {
   html: string;
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
@@ -21,8 +27,11 @@ export function escapeHtml(value: string): string {
 
 /** One header-safe line: control characters (CR, LF, NUL, U+2028/9…) become spaces, runs collapse, length capped. */
 export function headerSafe(value: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = value
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -34,8 +43,13 @@ function oneLine(value: string): string {
 export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'payload'>): string {
   const product = headerSafe(message.payload.product, 150);
   if (message.kind === 'payment_received') {
-    if (message.payload.paymentSignature !== undefined) return headerSafe(`Extra payment received (order already paid): ${product}`);
-    return headerSafe(message.role === 'seller' ? `Payment received: ${product}` : `Payment received for your $CLAIM order: ${product}`);
+    if (message.payload.paymentSignature !== undefined)
+      return headerSafe(`Extra payment received (order already paid): ${product}`);
+    return headerSafe(
+      message.role === 'seller'
+        ? `Payment received: ${product}`
+        : `Payment received for your $CLAIM order: ${product}`,
+    );
   }
   if (message.kind === 'payment_underpaid') return headerSafe(`Payment short of the total: ${product}`);
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
@@ -60,7 +74,9 @@ function intro(message: OutgoingEmail): string {
     : qr
       ? 'Payment has not been seen on-chain yet; the seller will be told when it lands.'
       : 'Payment has not been confirmed on-chain yet.';
-  return message.role === 'seller' ? `A new order has been placed. ${paid}` : `Thank you for your order. ${paid}`;
+  return message.role === 'seller'
+    ? `A new order has been placed. ${paid}`
+    : `Thank you for your order. ${paid}`;
 }
 
 function fields(p: OrderEmailPayload): [string, string][] {
@@ -87,7 +103,18 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   const lead = intro(message);
   const rows = fields(p).map(([k, v]) => [k, oneLine(v)] as const);
 
-  const text = [greeting, '', lead, '', ...rows.map(([k, v]) => `${k}: ${v}`), '', `Order: ${oneLine(message.orderId)}`, '', '— $CLAIM Store', ''].join('\n');
+  const text = [
+    greeting,
+    '',
+    lead,
+    '',
+    ...rows.map(([k, v]) => `${k}: ${v}`),
+    '',
+    `Order: ${oneLine(message.orderId)}`,
+    '',
+    '— $CLAIM Store',
+    '',
+  ].join('\n');
 
   const cell = (k: string, v: string): string => {
     const isPayLink = k === 'Solana Pay link' && /^solana:[^\s"'<>]+$/.test(v);

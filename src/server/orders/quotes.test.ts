@@ -8,11 +8,17 @@ import { ApiProblem } from '../http/errors';
 import { createQuote, signQuote, verifyQuote, type QuoteDeps } from './quotes';
 
 const t0 = new Date('2030-01-01T00:00:00Z');
-const openCatalog: Catalog = { ...catalog, products: catalog.products.map((p) => ({ ...p, soldOut: false })) };
+const openCatalog: Catalog = {
+  ...catalog,
+  products: catalog.products.map((p) => ({ ...p, soldOut: false })),
+};
 const deps = (priceUsd: string, over: Partial<QuoteDeps> = {}): QuoteDeps => ({
   catalog: openCatalog,
   settings: {
-    recipients: { coopersglass: Keypair.generate().publicKey.toBase58(), gorilla: Keypair.generate().publicKey.toBase58() },
+    recipients: {
+      coopersglass: Keypair.generate().publicKey.toBase58(),
+      gorilla: Keypair.generate().publicKey.toBase58(),
+    },
     claimMint: Keypair.generate().publicKey.toBase58(),
     quote: { secret: 's'.repeat(32), ttlMs: 15 * 60_000 },
     price: { apiUrl: '', pairAddress: '', refreshMs: 10_000, maxAgeMs: 60_000, timeoutMs: 1000 },
@@ -24,13 +30,19 @@ const deps = (priceUsd: string, over: Partial<QuoteDeps> = {}): QuoteDeps => ({
 
 describe('createQuote', () => {
   it('prices BathSalts variants (18ths 40, zips 200) and names them in the message', () => {
-    const { response } = createQuote(deps('3'), { items: [{ productId: 'bathsalts-flower', variantId: 'zips', quantity: 1 }] });
+    const { response } = createQuote(deps('3'), {
+      items: [{ productId: 'bathsalts-flower', variantId: 'zips', quantity: 1 }],
+    });
     expect(response.totalCents).toBe(20_000);
     expect(response.amountBaseUnits).toBe('66666667'); // 66.666666… → 66.666667
     expect(response.solanaPayUrl).toContain('message=1%20%C3%97%20BathSalts%20Flower%20(zips)');
-    const eighths = createQuote(deps('3'), { items: [{ productId: 'bathsalts-flower', variantId: '18ths', quantity: 3 }] });
+    const eighths = createQuote(deps('3'), {
+      items: [{ productId: 'bathsalts-flower', variantId: '18ths', quantity: 3 }],
+    });
     expect(eighths.response.totalCents).toBe(12_000);
-    expect(() => createQuote(deps('3'), { items: [{ productId: 'bathsalts-flower', quantity: 1 }] })).toThrow(ApiProblem);
+    expect(() => createQuote(deps('3'), { items: [{ productId: 'bathsalts-flower', quantity: 1 }] })).toThrow(
+      ApiProblem,
+    );
   });
 
   it('token amount = total / price, exact and half-up, for random prices and quantities (property)', () => {
@@ -45,10 +57,14 @@ describe('createQuote', () => {
           const total = 5000 * quantity;
           const expected = tokenBaseUnitsForCents(total, price);
           if (expected === 0n) {
-            expect(() => createQuote(deps(price), { items: [{ productId: 'garlic-amaretto-live-resin', quantity }] })).toThrow(ApiProblem);
+            expect(() =>
+              createQuote(deps(price), { items: [{ productId: 'garlic-amaretto-live-resin', quantity }] }),
+            ).toThrow(ApiProblem);
             return;
           }
-          const { response } = createQuote(deps(price), { items: [{ productId: 'garlic-amaretto-live-resin', quantity }] });
+          const { response } = createQuote(deps(price), {
+            items: [{ productId: 'garlic-amaretto-live-resin', quantity }],
+          });
           expect(response.totalCents).toBe(total);
           expect(BigInt(response.amountBaseUnits)).toBe(expected);
           // Exact rational check: |amount·price·100 − total·10^6| ≤ price·100/2 (in units of the price's scale)
@@ -64,18 +80,25 @@ describe('createQuote', () => {
 
 describe('signed quotes', () => {
   it('verifies its own tokens and rejects any change (property)', () => {
-    const { token, quote } = createQuote(deps('0.25'), { items: [{ productId: 'lilac-tiptop', quantity: 1 }] });
+    const { token, quote } = createQuote(deps('0.25'), {
+      items: [{ productId: 'lilac-tiptop', quantity: 1 }],
+    });
     expect(verifyQuote(token, 's'.repeat(32), t0)).toEqual({ ok: true, quote });
     expect(verifyQuote(token, 't'.repeat(32), t0)).toMatchObject({ ok: false, reason: 'bad_signature' });
-    expect(verifyQuote(token, 's'.repeat(32), new Date(Date.parse(quote.expiresAt)))).toMatchObject({ ok: false, reason: 'expired' });
+    expect(verifyQuote(token, 's'.repeat(32), new Date(Date.parse(quote.expiresAt)))).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    });
     fc.assert(
       fc.property(fc.nat({ max: token.length - 1 }), fc.constantFrom(...'ABCabc012_-'.split('')), (i, ch) => {
         if (token[i] === ch || token[i] === '.') return;
         const changed = token.slice(0, i) + ch + token.slice(i + 1);
         const r = verifyQuote(changed, 's'.repeat(32), t0);
         // base64url's last character can carry unused bits; a change there may decode to the same bytes.
-        const same = Buffer.from(changed.split('.')[1] ?? '', 'base64url').equals(Buffer.from(token.split('.')[1] ?? '', 'base64url')) &&
-          changed.split('.')[0] === token.split('.')[0];
+        const same =
+          Buffer.from(changed.split('.')[1] ?? '', 'base64url').equals(
+            Buffer.from(token.split('.')[1] ?? '', 'base64url'),
+          ) && changed.split('.')[0] === token.split('.')[0];
         expect(r.ok).toBe(same);
       }),
     );

@@ -70,17 +70,26 @@ export function signQuote(q: SignedQuote, secret: string): string {
   return `${body}.${b64(mac)}`;
 }
 
-export type QuoteCheck = { ok: true; quote: SignedQuote } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired'; quote?: SignedQuote };
+export type QuoteCheck =
+  | { ok: true; quote: SignedQuote }
+  | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired'; quote?: SignedQuote };
 
 /** Verifies the signature first, then the shape, then the expiry. */
 export function verifyQuote(token: string, secret: string, now: Date): QuoteCheck {
   const parts = token.split('.');
-  if (parts.length !== 2 || !parts[0] || !parts[1] || !/^[A-Za-z0-9_-]+$/.test(parts[0]) || !/^[A-Za-z0-9_-]+$/.test(parts[1])) {
+  if (
+    parts.length !== 2 ||
+    !parts[0] ||
+    !parts[1] ||
+    !/^[A-Za-z0-9_-]+$/.test(parts[0]) ||
+    !/^[A-Za-z0-9_-]+$/.test(parts[1])
+  ) {
     return { ok: false, reason: 'malformed' };
   }
   const expected = createHmac('sha256', secret).update(parts[0]).digest();
   const given = Buffer.from(parts[1], 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad_signature' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
@@ -93,7 +102,8 @@ export function verifyQuote(token: string, secret: string, now: Date): QuoteChec
   return { ok: true, quote: q.data };
 }
 
-export const PRICE_UNAVAILABLE = 'The $CLAIM price is not available right now, so we cannot quote. Please try again in a minute.';
+export const PRICE_UNAVAILABLE =
+  'The $CLAIM price is not available right now, so we cannot quote. Please try again in a minute.';
 
 /** How old (since issue) a quote may be and still lend its reference to a renewed quote. */
 export const RENEW_MAX_AGE_MS = 24 * 3600_000;
@@ -103,34 +113,60 @@ export const RENEW_MAX_AGE_MS = 24 * 3600_000;
  * and it must be for the same vendor and payment mode. A raw reference is never accepted from the browser: only a
  * token we signed can lend one, so nobody can attach someone else's on-chain payment to their order.
  */
-function renewedReference(token: string, secret: string, now: Date, vendorId: string, payment: 'wallet' | 'qr'): string {
+function renewedReference(
+  token: string,
+  secret: string,
+  now: Date,
+  vendorId: string,
+  payment: 'wallet' | 'qr',
+): string {
   const check = verifyQuote(token, secret, now);
   const old = check.ok ? check.quote : check.reason === 'expired' ? check.quote : undefined;
-  if (!old) throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is not valid (altered or not issued by this store).', { field: 'renew' });
+  if (!old)
+    throw new ApiProblem(
+      400,
+      'invalid_renew',
+      'The quote to renew is not valid (altered or not issued by this store).',
+      { field: 'renew' },
+    );
   const issued = Date.parse(old.issuedAt);
   if (!Number.isFinite(issued) || now.getTime() - issued > RENEW_MAX_AGE_MS) {
-    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is too old; start a new order.', { field: 'renew' });
+    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is too old; start a new order.', {
+      field: 'renew',
+    });
   }
   if (old.vendorId !== vendorId || old.payment !== payment) {
-    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is for another vendor or payment mode.', { field: 'renew' });
+    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is for another vendor or payment mode.', {
+      field: 'renew',
+    });
   }
   return old.reference;
 }
 
 /** A priced quote (wallet and QR pages with a known price); refuses `unpriced` requests. */
-export function createQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote; token: string; response: QuoteResponse } {
+export function createQuote(
+  deps: QuoteDeps,
+  body: unknown,
+): { quote: SignedQuote; token: string; response: QuoteResponse } {
   const issued = issueQuote(deps, body);
   const { response } = issued;
-  if (response.amount === null) throw new ApiProblem(400, 'unpriced_not_allowed', 'A priced quote was expected.');
+  if (response.amount === null)
+    throw new ApiProblem(400, 'unpriced_not_allowed', 'A priced quote was expected.');
   return { ...issued, response };
 }
 
 /** POST /api/quotes: a priced quote, or (QR products, no fresh price, `unpriced: true`) an unpriced one. */
-export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
+export function issueQuote(
+  deps: QuoteDeps,
+  body: unknown,
+): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
   const req = QuoteRequestSchema.safeParse(body);
   if (!req.success) {
     const issues = describeIssues(req.error);
-    throw new ApiProblem(400, 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', { field: issues[0]?.path, issues });
+    throw new ApiProblem(400, 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
+      field: issues[0]?.path,
+      issues,
+    });
   }
   const now = deps.now();
   const items: SignedQuote['items'] = [];
@@ -140,17 +176,30 @@ export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote
   for (const [i, it] of req.data.items.entries()) {
     const field = `items.${i}`;
     const product = deps.catalog.products.find((p) => p.id === it.productId);
-    if (!product) throw new ApiProblem(400, 'unknown_product', `Unknown product '${it.productId}'.`, { field: `${field}.productId` });
+    if (!product)
+      throw new ApiProblem(400, 'unknown_product', `Unknown product '${it.productId}'.`, {
+        field: `${field}.productId`,
+      });
     // Sold out marks the catalogue tile only (not clickable); the product's own page keeps selling, as the
     // original's pages did (docs/decisions/catalogue.md).
     const key = `${it.productId}/${it.variantId ?? ''}`;
-    if (seen.has(key)) throw new ApiProblem(400, 'duplicate_item', `${product.name} is listed twice; send one line with its quantity.`, { field });
+    if (seen.has(key))
+      throw new ApiProblem(
+        400,
+        'duplicate_item',
+        `${product.name} is listed twice; send one line with its quantity.`,
+        { field },
+      );
     seen.add(key);
     if (vendorId !== undefined && product.vendorId !== vendorId) {
-      throw new ApiProblem(400, 'mixed_vendors', 'All items of one order must come from the same vendor.', { field: `${field}.productId` });
+      throw new ApiProblem(400, 'mixed_vendors', 'All items of one order must come from the same vendor.', {
+        field: `${field}.productId`,
+      });
     }
     if (payment !== undefined && product.payment !== payment) {
-      throw new ApiProblem(400, 'mixed_payment', 'Wallet and QR products cannot be ordered together.', { field: `${field}.productId` });
+      throw new ApiProblem(400, 'mixed_payment', 'Wallet and QR products cannot be ordered together.', {
+        field: `${field}.productId`,
+      });
     }
     vendorId = product.vendorId;
     payment = product.payment;
@@ -161,7 +210,9 @@ export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote
       throw new ApiProblem(400, 'invalid_variant', (err as Error).message, { field: `${field}.variantId` });
     }
     if (!product.quantity && it.quantity !== 1) {
-      throw new ApiProblem(400, 'invalid_quantity', `${product.name} is sold one at a time (quantity 1).`, { field: `${field}.quantity` });
+      throw new ApiProblem(400, 'invalid_quantity', `${product.name} is sold one at a time (quantity 1).`, {
+        field: `${field}.quantity`,
+      });
     }
     const variantLabel = product.variants?.find((v) => v.id === it.variantId)?.label;
     items.push({
@@ -192,9 +243,14 @@ export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote
     // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
     // a price, and with a price the payment link must be used.
     if (payment !== 'qr') {
-      throw new ApiProblem(400, 'unpriced_not_allowed', 'Only QR products can be ordered without a price.', { field: 'unpriced' });
+      throw new ApiProblem(400, 'unpriced_not_allowed', 'Only QR products can be ordered without a price.', {
+        field: 'unpriced',
+      });
     }
-    if (price) throw new ApiProblem(409, 'price_available', 'The price is known: ask for a priced quote.', { field: 'unpriced' });
+    if (price)
+      throw new ApiProblem(409, 'price_available', 'The price is known: ask for a priced quote.', {
+        field: 'unpriced',
+      });
   } else {
     if (!price) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
     const amount = tokenBaseUnitsForCents(totalCents, price);
@@ -205,7 +261,12 @@ export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote
       splToken: mint,
       reference,
       label: vendor.name,
-      message: quantityMessage(items.map((i) => ({ quantity: i.quantity, name: i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name }))),
+      message: quantityMessage(
+        items.map((i) => ({
+          quantity: i.quantity,
+          name: i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name,
+        })),
+      ),
     });
     priced = { priceUsd: price.text, amount, solanaPayUrl };
   }
@@ -259,7 +320,8 @@ export function issueQuote(deps: QuoteDeps, body: unknown): { quote: SignedQuote
 /** The current price when known, fresh (spec: at most `price.maxAgeMs` old) and usable; undefined otherwise. */
 function freshPrice(deps: QuoteDeps, now: Date): ReturnType<typeof parsePriceUsd> | undefined {
   const current = deps.priceSource.current();
-  if (!current || now.getTime() - current.fetchedAt.getTime() > deps.settings.price.maxAgeMs) return undefined;
+  if (!current || now.getTime() - current.fetchedAt.getTime() > deps.settings.price.maxAgeMs)
+    return undefined;
   try {
     return parsePriceUsd(current.priceUsd);
   } catch (err) {

@@ -134,7 +134,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 const MAX_BODY_DEPTH = 32;
 
 function stableStringify(v: unknown, depth = 0): string {
-  if (depth > MAX_BODY_DEPTH) throw new ApiProblem(400, 'invalid_order_request', 'The request is nested too deeply.');
+  if (depth > MAX_BODY_DEPTH)
+    throw new ApiProblem(400, 'invalid_order_request', 'The request is nested too deeply.');
   if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, depth + 1)).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
@@ -178,27 +179,49 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     return q.selectFrom('payments').selectAll().where('order_id', '=', orderId).orderBy('seq').execute();
   }
 
-  const sumOf = (ledger: PaymentRow[]): bigint => ledger.reduce((sum, p) => sum + BigInt(p.received_base_units), 0n);
+  const sumOf = (ledger: PaymentRow[]): bigint =>
+    ledger.reduce((sum, p) => sum + BigInt(p.received_base_units), 0n);
 
-  const isPriced = (o: OrderRow): o is OrderRow & { amount_base_units: string } => o.amount_base_units !== null;
+  const isPriced = (o: OrderRow): o is OrderRow & { amount_base_units: string } =>
+    o.amount_base_units !== null;
 
   async function loadOrder(q: Db, target: PaymentTarget, lock: boolean): Promise<OrderRow | undefined> {
     let sel = q.selectFrom('orders').selectAll();
-    sel = 'orderId' in target ? sel.where('id', '=', target.orderId) : sel.where('reference', '=', target.reference);
+    sel =
+      'orderId' in target
+        ? sel.where('id', '=', target.orderId)
+        : sel.where('reference', '=', target.reference);
     if (lock && isPg) sel = sel.forUpdate();
     return sel.executeTakeFirst();
   }
 
-  async function addHistory(q: Db, orderId: string, status: OrderStatus, event: string, at: string): Promise<void> {
-    const last = await q.selectFrom('order_history').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', orderId).executeTakeFirst();
+  async function addHistory(
+    q: Db,
+    orderId: string,
+    status: OrderStatus,
+    event: string,
+    at: string,
+  ): Promise<void> {
+    const last = await q
+      .selectFrom('order_history')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('order_id', '=', orderId)
+      .executeTakeFirst();
     const seq = Number(last?.seq ?? 0) + 1;
-    await q.insertInto('order_history').values({ id: randomUUID(), order_id: orderId, seq, status, event, at }).execute();
+    await q
+      .insertInto('order_history')
+      .values({ id: randomUUID(), order_id: orderId, seq, status, event, at })
+      .execute();
   }
 
   function factsOf(o: OrderRow, extraPayment?: OrderEmailFacts['extraPayment']): OrderEmailFacts {
     const items = JSON.parse(o.items_json) as StoredItem[];
     return {
-      items: items.map((i) => ({ name: i.name, quantity: i.quantity, ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}) })),
+      items: items.map((i) => ({
+        name: i.name,
+        quantity: i.quantity,
+        ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}),
+      })),
       totalCents: o.total_cents,
       // Unpriced QR order: 'N/A' for both (spec §3 keeps the field list).
       amountBaseUnits: o.amount_base_units === null ? undefined : BigInt(o.amount_base_units),
@@ -214,7 +237,14 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
    * Writes the messages of `kind` for the order (seller first; the buyer row waits for the seller row). With
    * `payment`, the message is about that one ledger transfer (one row per transfer, e.g. an extra payment).
    */
-  async function enqueue(q: Db, o: OrderRow, kind: EmailKind, paymentSeen: boolean, at: string, payment?: { signature: string; receivedBaseUnits: bigint; extra: boolean }): Promise<number> {
+  async function enqueue(
+    q: Db,
+    o: OrderRow,
+    kind: EmailKind,
+    paymentSeen: boolean,
+    at: string,
+    payment?: { signature: string; receivedBaseUnits: bigint; extra: boolean },
+  ): Promise<number> {
     const paymentSignature = payment?.signature ?? '';
     const existing = await q
       .selectFrom('outbox')
@@ -225,7 +255,9 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       .execute();
     let sellerId = existing.find((r) => r.role === 'seller')?.id;
     let added = 0;
-    const extra = payment?.extra ? { signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits } : undefined;
+    const extra = payment?.extra
+      ? { signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits }
+      : undefined;
     for (const mail of buildOrderEmails(factsOf(o, extra), kind, deps.settings.mail.sellerEmail)) {
       if (existing.some((r) => r.role === mail.role)) continue;
       const id = randomUUID();
@@ -260,7 +292,12 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
   }
 
   async function publicOf(q: Db, o: OrderRow): Promise<OrderPublic> {
-    const history = await q.selectFrom('order_history').select(['status', 'at']).where('order_id', '=', o.id).orderBy('seq').execute();
+    const history = await q
+      .selectFrom('order_history')
+      .select(['status', 'at'])
+      .where('order_id', '=', o.id)
+      .orderBy('seq')
+      .execute();
     const mails = await q
       .selectFrom('outbox')
       .select(['kind', 'role', 'state', 'attempts', 'delivered_at', 'created_at'])
@@ -301,25 +338,37 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
   }
 
   function checkOrderId(orderId: string): void {
-    if (!ORDER_ID.test(orderId)) throw new ApiProblem(400, 'invalid_order_id', 'That is not an order id.', { field: 'id' });
+    if (!ORDER_ID.test(orderId))
+      throw new ApiProblem(400, 'invalid_order_id', 'That is not an order id.', { field: 'id' });
   }
 
   async function replayOrConflict(key: string, hash: string): Promise<CreateOrderResult | undefined> {
     const row = await db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirst();
     if (!row) return undefined;
     if (row.request_hash !== hash) {
-      throw new ApiProblem(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new order.', {
-        field: 'Idempotency-Key',
-      });
+      throw new ApiProblem(
+        409,
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request. Use a new key for a new order.',
+        {
+          field: 'Idempotency-Key',
+        },
+      );
     }
-    return { status: Number(row.status_code), body: JSON.parse(row.response_json) as AnyOrderCreated, replayed: true };
+    return {
+      status: Number(row.status_code),
+      body: JSON.parse(row.response_json) as AnyOrderCreated,
+      replayed: true,
+    };
   }
 
   function shippingProblem(quote: SignedQuote, shipping: unknown): ApiProblem | { ok: ShippingInput } {
     const expectedKind = quote.payment === 'wallet' ? 'international' : 'us';
     const kind = (shipping as { kind?: unknown } | null)?.kind;
     if (shipping === null || typeof shipping !== 'object' || Array.isArray(shipping)) {
-      return new ApiProblem(400, 'invalid_shipping', missingShippingMessage(quote.payment), { field: 'shipping' });
+      return new ApiProblem(400, 'invalid_shipping', missingShippingMessage(quote.payment), {
+        field: 'shipping',
+      });
     }
     if (kind !== expectedKind) {
       const msg =
@@ -332,10 +381,15 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     if (r.success) return { ok: r.data };
     const issues = describeIssues(r.error, 'shipping');
     const missing = r.error.issues.some((i) => i.message.endsWith('is required'));
-    return new ApiProblem(400, 'invalid_shipping', missing ? missingShippingMessage(quote.payment) : (issues[0]?.message ?? 'Invalid shipping details'), {
-      field: issues[0]?.path,
-      issues,
-    });
+    return new ApiProblem(
+      400,
+      'invalid_shipping',
+      missing ? missingShippingMessage(quote.payment) : (issues[0]?.message ?? 'Invalid shipping details'),
+      {
+        field: issues[0]?.path,
+        issues,
+      },
+    );
   }
 
   const service: OrderService = {
@@ -347,31 +401,57 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       const req = OrderRequestSchema.safeParse(body);
       if (!req.success) {
         const issues = describeIssues(req.error);
-        throw new ApiProblem(400, 'invalid_order_request', issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order', {
-          field: issues[0]?.path,
-          issues,
-        });
+        throw new ApiProblem(
+          400,
+          'invalid_order_request',
+          issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order',
+          {
+            field: issues[0]?.path,
+            issues,
+          },
+        );
       }
       const now = deps.now();
       const check = verifyQuote(req.data.quote, deps.settings.quote.secret, now);
       if (!check.ok) {
         if (check.reason === 'expired') {
-          throw new ApiProblem(410, 'quote_expired', 'This price quote has expired. Please reload the page to get a new quote.', { field: 'quote' });
+          throw new ApiProblem(
+            410,
+            'quote_expired',
+            'This price quote has expired. Please reload the page to get a new quote.',
+            { field: 'quote' },
+          );
         }
-        throw new ApiProblem(400, 'invalid_quote', 'The quote is not valid (altered or not issued by this store). Please reload the page.', { field: 'quote' });
+        throw new ApiProblem(
+          400,
+          'invalid_quote',
+          'The quote is not valid (altered or not issued by this store). Please reload the page.',
+          { field: 'quote' },
+        );
       }
       const quote = check.quote;
       if (req.data.paymentMethod !== quote.payment) {
-        throw new ApiProblem(400, 'invalid_payment_method', `This product is paid by ${quote.payment === 'qr' ? 'QR code' : 'wallet'} (paymentMethod '${quote.payment}').`, {
-          field: 'paymentMethod',
-        });
+        throw new ApiProblem(
+          400,
+          'invalid_payment_method',
+          `This product is paid by ${quote.payment === 'qr' ? 'QR code' : 'wallet'} (paymentMethod '${quote.payment}').`,
+          {
+            field: 'paymentMethod',
+          },
+        );
       }
       const ship = shippingProblem(quote, req.data.shipping);
       if (ship instanceof ApiProblem) throw ship;
 
       const orderId = randomUUID();
       const at = now.toISOString();
-      const common = { orderId, reference: quote.reference, recipient: quote.recipient, mint: quote.mint, expiresAt: quote.expiresAt };
+      const common = {
+        orderId,
+        reference: quote.reference,
+        recipient: quote.recipient,
+        mint: quote.mint,
+        expiresAt: quote.expiresAt,
+      };
       const created: AnyOrderCreated =
         quote.amountBaseUnits !== null && quote.solanaPayUrl !== null
           ? {
@@ -414,7 +494,14 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           await addHistory(trx, orderId, 'awaiting_payment', 'created', at);
           await trx
             .insertInto('idempotency_keys')
-            .values({ key: idempotencyKey, request_hash: hash, status_code: 201, response_json: JSON.stringify(created), order_id: orderId, created_at: at })
+            .values({
+              key: idempotencyKey,
+              request_hash: hash,
+              status_code: 201,
+              response_json: JSON.stringify(created),
+              order_id: orderId,
+              created_at: at,
+            })
             .execute();
         });
       } catch (err) {
@@ -422,9 +509,14 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         const again = await replayOrConflict(idempotencyKey, hash);
         if (again) return again;
         if (/reference/.test(uniqueViolationTarget(err))) {
-          throw new ApiProblem(409, 'quote_already_used', 'This quote has already been used for an order. Please reload the page to get a new quote.', {
-            field: 'quote',
-          });
+          throw new ApiProblem(
+            409,
+            'quote_already_used',
+            'This quote has already been used for an order. Please reload the page to get a new quote.',
+            {
+              field: 'quote',
+            },
+          );
         }
         throw err;
       }
@@ -443,7 +535,8 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     },
 
     async recordPayment(target, report) {
-      if (!SIGNATURE.test(report.signature)) throw new Error(`recordPayment: malformed signature '${report.signature}'`);
+      if (!SIGNATURE.test(report.signature))
+        throw new Error(`recordPayment: malformed signature '${report.signature}'`);
       if (report.receivedBaseUnits <= 0n) throw new Error('recordPayment: the amount must be positive');
       let added = 0;
       const result = await db
@@ -452,10 +545,21 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           const o = await loadOrder(trx, target, true);
           if (!o) return { ok: false, reason: 'order_not_found' };
           // An unpriced order has no amount to verify against: the seller arranges its payment.
-          if (!isPriced(o)) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
-          const recorded = await trx.selectFrom('payments').selectAll().where('signature', '=', report.signature).executeTakeFirst();
-          if (recorded && recorded.order_id !== o.id) return { ok: false, reason: 'signature_used', otherOrderId: recorded.order_id };
-          const legacy = await trx.selectFrom('orders').select('id').where('signature', '=', report.signature).where('id', '!=', o.id).executeTakeFirst();
+          if (!isPriced(o))
+            return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
+          const recorded = await trx
+            .selectFrom('payments')
+            .selectAll()
+            .where('signature', '=', report.signature)
+            .executeTakeFirst();
+          if (recorded && recorded.order_id !== o.id)
+            return { ok: false, reason: 'signature_used', otherOrderId: recorded.order_id };
+          const legacy = await trx
+            .selectFrom('orders')
+            .select('id')
+            .where('signature', '=', report.signature)
+            .where('id', '!=', o.id)
+            .executeTakeFirst();
           if (legacy) return { ok: false, reason: 'signature_used', otherOrderId: legacy.id };
           const now = deps.now();
           const at = now.toISOString();
@@ -465,20 +569,42 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           if (recorded) {
             // Seen before: only news of finality changes anything.
             if (!report.finalized || recorded.confirmation === 'finalized') {
-              return { ok: true, changed: false, status: o.status, role: recorded.role, order: await publicOf(trx, o) };
+              return {
+                ok: true,
+                changed: false,
+                status: o.status,
+                role: recorded.role,
+                order: await publicOf(trx, o),
+              };
             }
-            await trx.updateTable('payments').set({ confirmation: 'finalized' }).where('signature', '=', recorded.signature).execute();
-            const after = ledger.map((p) => (p.signature === recorded.signature ? { ...p, confirmation: 'finalized' as const } : p));
+            await trx
+              .updateTable('payments')
+              .set({ confirmation: 'finalized' })
+              .where('signature', '=', recorded.signature)
+              .execute();
+            const after = ledger.map((p) =>
+              p.signature === recorded.signature ? { ...p, confirmation: 'finalized' as const } : p,
+            );
             const allFinal = counting(after).every((p) => p.confirmation === 'finalized');
             let updated = o;
             if (allFinal && FULLY_PAID.has(o.status)) {
               const t = transition(o.status, { type: 'finalized' });
               const next = t.ok ? t.next : o.status;
               updated = { ...o, status: next, finalized: 1, updated_at: at };
-              await trx.updateTable('orders').set({ status: next, finalized: 1, updated_at: at }).where('id', '=', o.id).execute();
+              await trx
+                .updateTable('orders')
+                .set({ status: next, finalized: 1, updated_at: at })
+                .where('id', '=', o.id)
+                .execute();
               if (next !== o.status) await addHistory(trx, o.id, next, 'finalized', at);
             }
-            return { ok: true, changed: true, status: updated.status, role: recorded.role, order: await publicOf(trx, updated) };
+            return {
+              ok: true,
+              changed: true,
+              status: updated.status,
+              role: recorded.role,
+              order: await publicOf(trx, updated),
+            };
           }
 
           const before = sumOf(ledger);
@@ -491,7 +617,8 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
             finalized: report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'),
             late: paidAtMs > Date.parse(o.expires_at),
           });
-          if (!t.ok || !t.role) return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
+          if (!t.ok || !t.role)
+            return { ok: false, reason: 'refused', status: o.status, order: await publicOf(trx, o) };
           const role = t.role;
           await trx
             .insertInto('payments')
@@ -515,7 +642,11 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
             signature: completes ? report.signature : o.signature,
             received_base_units: sum.toString(),
             block_time: completes ? report.blockTime : o.block_time,
-            finalized: t.next === 'final' || (completes && report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized')) ? 1 : o.finalized,
+            finalized:
+              t.next === 'final' ||
+              (completes && report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'))
+                ? 1
+                : o.finalized,
             updated_at: at,
           };
           await trx
@@ -530,21 +661,35 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
             })
             .where('id', '=', o.id)
             .execute();
-          if (t.next !== o.status) await addHistory(trx, o.id, t.next, role === 'top_up' ? 'top_up' : 'payment', at);
+          if (t.next !== o.status)
+            await addHistory(trx, o.id, t.next, role === 'top_up' ? 'top_up' : 'payment', at);
           // The payment that completes the amount (first time, or a top-up of an underpaid order) causes the
           // e-mails: wallet orders get the confirmation pair, QR orders a note to the seller (their confirmation
           // pair is the buyer's "Send Order Confirmation").
           if (completes && FULLY_PAID.has(t.next)) {
-            added += await enqueue(trx, updated, o.payment_method === 'wallet' ? 'order_confirmation' : 'payment_received', true, at);
+            added += await enqueue(
+              trx,
+              updated,
+              o.payment_method === 'wallet' ? 'order_confirmation' : 'payment_received',
+              true,
+              at,
+            );
           }
           // After the full amount: the seller is told of each extra payment (to refund or credit).
           if (role === 'extra') {
-            added += await enqueue(trx, updated, 'payment_received', true, at, { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits, extra: true });
+            added += await enqueue(trx, updated, 'payment_received', true, at, {
+              signature: report.signature,
+              receivedBaseUnits: report.receivedBaseUnits,
+              extra: true,
+            });
           }
           // A short sum once the window has closed is never dropped: the seller is told what arrived, once when the
           // order becomes underpaid and again for each later partial transfer.
           if (role === 'partial' && t.next === 'underpaid') {
-            const again = o.status === 'underpaid' ? { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits, extra: false } : undefined;
+            const again =
+              o.status === 'underpaid'
+                ? { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits, extra: false }
+                : undefined;
             added += await enqueue(trx, updated, 'payment_underpaid', true, at, again);
           }
           return { ok: true, changed: true, status: t.next, role, order: await publicOf(trx, updated) };
@@ -566,11 +711,19 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
         const o = await loadOrder(trx, { orderId }, true);
         if (!o) throw new ApiProblem(404, 'order_not_found', 'No such order.');
         if (o.payment_method !== 'qr') {
-          throw new ApiProblem(409, 'not_a_qr_order', 'Wallet orders are confirmed by e-mail automatically once the payment is verified.');
+          throw new ApiProblem(
+            409,
+            'not_a_qr_order',
+            'Wallet orders are confirmed by e-mail automatically once the payment is verified.',
+          );
         }
         const at = deps.now().toISOString();
         if (!o.confirmation_requested_at) {
-          await trx.updateTable('orders').set({ confirmation_requested_at: at, updated_at: at }).where('id', '=', o.id).execute();
+          await trx
+            .updateTable('orders')
+            .set({ confirmation_requested_at: at, updated_at: at })
+            .where('id', '=', o.id)
+            .execute();
         }
         added = await enqueue(trx, o, 'order_confirmation', FULLY_PAID.has(o.status), at);
         return publicOf(trx, o);
@@ -599,10 +752,21 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
           const received = sumOf(await ledgerOf(trx, id));
           const t = transition(o.status, { type: 'expire', receivedBaseUnits: received });
           if (!t.ok) return false;
-          await trx.updateTable('orders').set({ status: t.next, updated_at: at }).where('id', '=', id).where('status', '=', o.status).execute();
+          await trx
+            .updateTable('orders')
+            .set({ status: t.next, updated_at: at })
+            .where('id', '=', id)
+            .where('status', '=', o.status)
+            .execute();
           await addHistory(trx, id, t.next, 'expire', at);
           if (t.next === 'underpaid') {
-            added += await enqueue(trx, { ...o, status: t.next, received_base_units: received.toString() }, 'payment_underpaid', true, at);
+            added += await enqueue(
+              trx,
+              { ...o, status: t.next, received_base_units: received.toString() },
+              'payment_underpaid',
+              true,
+              at,
+            );
           }
           return true;
         });
@@ -632,7 +796,12 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       const ledgers = new Map<string, PaymentRow[]>();
       for (let i = 0; i < priced.length; i += 500) {
         const ids = priced.slice(i, i + 500).map((o) => o.id);
-        const rowsOf = await db.selectFrom('payments').selectAll().where('order_id', 'in', ids).orderBy('seq').execute();
+        const rowsOf = await db
+          .selectFrom('payments')
+          .selectAll()
+          .where('order_id', 'in', ids)
+          .orderBy('seq')
+          .execute();
         for (const p of rowsOf) ledgers.set(p.order_id, [...(ledgers.get(p.order_id) ?? []), p]);
       }
       return priced.map((o) => toWatched(o, ledgers.get(o.id) ?? []));
@@ -650,12 +819,18 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     async paymentHint(orderId, signature) {
       checkOrderId(orderId);
       if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
-        throw new ApiProblem(400, 'invalid_signature', 'signature must be a base58 transaction signature.', { field: 'signature' });
+        throw new ApiProblem(400, 'invalid_signature', 'signature must be a base58 transaction signature.', {
+          field: 'signature',
+        });
       }
       const o = await loadOrder(db, { orderId }, false);
       if (!o) throw new ApiProblem(404, 'order_not_found', 'No such order.');
       if (!isPriced(o)) {
-        throw new ApiProblem(409, 'order_unpriced', 'This order was placed without a price; the seller arranges its payment.');
+        throw new ApiProblem(
+          409,
+          'order_unpriced',
+          'This order was placed without a price; the seller arranges its payment.',
+        );
       }
       const handler = hintHandler;
       if (handler) {

@@ -126,13 +126,21 @@ export class WsLogsFeed implements ReferenceFeed {
   }
 
   private subscribe(address: string, w: Watch): void {
-    w.requestId = this.send('logsSubscribe', [{ mentions: [address] }, { commitment: this.options.commitment ?? 'confirmed' }], {
-      address,
-      kind: 'subscribe',
-    });
+    w.requestId = this.send(
+      'logsSubscribe',
+      [{ mentions: [address] }, { commitment: this.options.commitment ?? 'confirmed' }],
+      {
+        address,
+        kind: 'subscribe',
+      },
+    );
   }
 
-  private send(method: string, params: unknown[], pending: { address: string; kind: 'subscribe' | 'unsubscribe' }): number {
+  private send(
+    method: string,
+    params: unknown[],
+    pending: { address: string; kind: 'subscribe' | 'unsubscribe' },
+  ): number {
     const id = this.nextId++;
     this.pending.set(id, pending);
     // A send racing a close fails through the callback (the close handler resubscribes); never throws.
@@ -143,7 +151,13 @@ export class WsLogsFeed implements ReferenceFeed {
   }
 
   private onMessage(text: string): void {
-    let msg: { id?: unknown; result?: unknown; error?: { message?: string }; method?: unknown; params?: unknown };
+    let msg: {
+      id?: unknown;
+      result?: unknown;
+      error?: { message?: string };
+      method?: unknown;
+      params?: unknown;
+    };
     try {
       msg = JSON.parse(text) as typeof msg;
     } catch {
@@ -155,7 +169,9 @@ export class WsLogsFeed implements ReferenceFeed {
       if (!p || p.kind !== 'subscribe') return;
       const w = this.watches.get(p.address);
       if (msg.error || typeof msg.result !== 'number') {
-        this.options.onError?.(new Error(`logsSubscribe ${p.address} refused: ${msg.error?.message ?? 'no subscription id'}`));
+        this.options.onError?.(
+          new Error(`logsSubscribe ${p.address} refused: ${msg.error?.message ?? 'no subscription id'}`),
+        );
         return;
       }
       if (!w || w.requestId !== msg.id) {
@@ -168,7 +184,8 @@ export class WsLogsFeed implements ReferenceFeed {
       return;
     }
     if (msg.method !== 'logsNotification') return;
-    const params = msg.params as { subscription?: unknown; result?: { value?: { signature?: unknown } } } | undefined;
+    const params = msg.params as
+      { subscription?: unknown; result?: { value?: { signature?: unknown } } } | undefined;
     const sub = params?.subscription;
     const signature = params?.result?.value?.signature;
     if (typeof sub !== 'number' || typeof signature !== 'string') return;

@@ -22,7 +22,9 @@ export interface StartPaymentsDeps {
   /** Watcher events (recorded, rejected, partial, final, error). Default: errors to console.warn, rate-limited. */
   onEvent?: (event: WatcherEvent) => void;
   /** Timing and limits (tests, benchmarks). */
-  watcher?: Partial<Omit<PaymentWatcherOptions, 'rpc' | 'orders' | 'feed' | 'recipients' | 'mint' | 'now' | 'onEvent'>>;
+  watcher?: Partial<
+    Omit<PaymentWatcherOptions, 'rpc' | 'orders' | 'feed' | 'recipients' | 'mint' | 'now' | 'onEvent'>
+  >;
   /** Time limit of each RPC call (ms). Default 5000. */
   rpcTimeoutMs?: number;
 }
@@ -41,13 +43,19 @@ function defaultOnEvent(): (event: WatcherEvent) => void {
     const now = Date.now();
     if ((lastLogged.get(key) ?? 0) > now - 30_000) return;
     lastLogged.set(key, now);
-    console.warn(`payments: ${event.where}:`, event.error instanceof Error ? event.error.message : event.error);
+    console.warn(
+      `payments: ${event.where}:`,
+      event.error instanceof Error ? event.error.message : event.error,
+    );
   };
 }
 
 /** Starts watching payments for the order service; `stop()` undoes everything. */
 export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPayments> {
-  const connection = new Connection(deps.settings.solana.rpcUrl, { commitment: 'confirmed', wsEndpoint: deps.settings.solana.wsUrl });
+  const connection = new Connection(deps.settings.solana.rpcUrl, {
+    commitment: 'confirmed',
+    wsEndpoint: deps.settings.solana.wsUrl,
+  });
   const rpc = connectionPaymentRpc(connection, { timeoutMs: deps.rpcTimeoutMs ?? 5_000 });
   const onEvent = deps.onEvent ?? defaultOnEvent();
   const feed = new WsLogsFeed(deps.settings.solana.wsUrl, {

@@ -107,7 +107,10 @@ function toCommitment(s: string | null | undefined): ChainCommitment | null {
  * Adapts a web3.js Connection to the port. Every call has a time limit (`timeoutMs`, default 5 s); reads use
  * commitment `confirmed` and accept versioned (v0) transactions.
  */
-export function connectionPaymentRpc(connection: Connection, options: { timeoutMs?: number } = {}): PaymentRpc {
+export function connectionPaymentRpc(
+  connection: Connection,
+  options: { timeoutMs?: number } = {},
+): PaymentRpc {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
     getSignaturesForAddress: (address, query) =>
@@ -128,7 +131,10 @@ export function connectionPaymentRpc(connection: Connection, options: { timeoutM
 
     getTransaction: (signature) =>
       withTimeout('getTransaction', timeoutMs, async () => {
-        const tx = await connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+        const tx = await connection.getTransaction(signature, {
+          commitment: 'confirmed',
+          maxSupportedTransactionVersion: 0,
+        });
         if (!tx) return null;
         const meta = tx.meta;
         const message = tx.transaction.message;
@@ -139,7 +145,12 @@ export function connectionPaymentRpc(connection: Connection, options: { timeoutM
           if (k) accountKeys.push(k.toBase58());
         }
         const balances = (list: TokenBalance[] | null | undefined): TokenBalanceEntry[] =>
-          (list ?? []).map((b) => ({ accountIndex: b.accountIndex, mint: b.mint, owner: b.owner ?? null, amount: b.uiTokenAmount.amount }));
+          (list ?? []).map((b) => ({
+            accountIndex: b.accountIndex,
+            mint: b.mint,
+            owner: b.owner ?? null,
+            amount: b.uiTokenAmount.amount,
+          }));
         return {
           signature,
           slot: tx.slot,
@@ -155,7 +166,11 @@ export function connectionPaymentRpc(connection: Connection, options: { timeoutM
     getSignatureStatuses: (signatures) =>
       withTimeout('getSignatureStatuses', timeoutMs, async () => {
         const res = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
-        return res.value.map((s) => (s ? { slot: s.slot, err: s.err ?? null, confirmationStatus: toCommitment(s.confirmationStatus) } : null));
+        return res.value.map((s) =>
+          s
+            ? { slot: s.slot, err: s.err ?? null, confirmationStatus: toCommitment(s.confirmationStatus) }
+            : null,
+        );
       }),
   };
 }

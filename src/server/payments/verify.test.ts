@@ -15,7 +15,11 @@ const otherMint = key();
 const recipient = key();
 const payer = key();
 const reference = key();
-const recipientAta = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(recipient), true).toBase58();
+const recipientAta = getAssociatedTokenAddressSync(
+  new PublicKey(mint),
+  new PublicKey(recipient),
+  true,
+).toBase58();
 
 interface Entry {
   info: SignatureInfo;
@@ -23,7 +27,15 @@ interface Entry {
   mentions: string[];
 }
 
-function transfer(opts: { amount: bigint; pre?: bigint; toOwner?: string; mint?: string; err?: unknown; slot: number; ownerless?: boolean }): Entry {
+function transfer(opts: {
+  amount: bigint;
+  pre?: bigint;
+  toOwner?: string;
+  mint?: string;
+  err?: unknown;
+  slot: number;
+  ownerless?: boolean;
+}): Entry {
   const signature = newSignature();
   const toOwner = opts.toOwner ?? recipient;
   const m = opts.mint ?? mint;
@@ -37,15 +49,33 @@ function transfer(opts: { amount: bigint; pre?: bigint; toOwner?: string; mint?:
     accountKeys: keys,
     preTokenBalances: [
       { accountIndex: 1, mint: m, owner: payer, amount: '1000000000' },
-      ...(pre > 0n ? [{ accountIndex: 2, mint: m, owner: opts.ownerless ? null : toOwner, amount: pre.toString() }] : []),
+      ...(pre > 0n
+        ? [{ accountIndex: 2, mint: m, owner: opts.ownerless ? null : toOwner, amount: pre.toString() }]
+        : []),
     ],
     postTokenBalances: [
-      { accountIndex: 1, mint: m, owner: payer, amount: (1_000_000_000n - (opts.err ? 0n : opts.amount)).toString() },
-      { accountIndex: 2, mint: m, owner: opts.ownerless ? null : toOwner, amount: (pre + (opts.err ? 0n : opts.amount)).toString() },
+      {
+        accountIndex: 1,
+        mint: m,
+        owner: payer,
+        amount: (1_000_000_000n - (opts.err ? 0n : opts.amount)).toString(),
+      },
+      {
+        accountIndex: 2,
+        mint: m,
+        owner: opts.ownerless ? null : toOwner,
+        amount: (pre + (opts.err ? 0n : opts.amount)).toString(),
+      },
     ],
   };
   return {
-    info: { signature, slot: opts.slot, err: opts.err ?? null, blockTime: tx.blockTime, confirmationStatus: 'confirmed' },
+    info: {
+      signature,
+      slot: opts.slot,
+      err: opts.err ?? null,
+      blockTime: tx.blockTime,
+      confirmationStatus: 'confirmed',
+    },
     tx,
     mentions: keys,
   };
@@ -74,7 +104,9 @@ function fakeRpc(entries: Entry[], opts: { hang?: boolean } = {}): PaymentRpc & 
     async getSignatureStatuses(signatures) {
       return signatures.map((s) => {
         const e = entries.find((x) => x.info.signature === s);
-        return e ? { slot: e.info.slot, err: e.info.err, confirmationStatus: e.info.confirmationStatus } : null;
+        return e
+          ? { slot: e.info.slot, err: e.info.err, confirmationStatus: e.info.confirmationStatus }
+          : null;
       });
     },
   };
@@ -92,8 +124,12 @@ describe('classifyTransaction', () => {
     expect(classifyTransaction(e.tx, expected)).toEqual({ kind: 'Transfer', receivedBaseUnits: 7n });
   });
   it('reports a wrong mint and a wrong recipient', () => {
-    expect(classifyTransaction(transfer({ amount: 5_000_000n, mint: otherMint, slot: 1 }).tx, expected).kind).toBe('WrongMint');
-    expect(classifyTransaction(transfer({ amount: 5_000_000n, toOwner: key(), slot: 1 }).tx, expected).kind).toBe('WrongRecipient');
+    expect(
+      classifyTransaction(transfer({ amount: 5_000_000n, mint: otherMint, slot: 1 }).tx, expected).kind,
+    ).toBe('WrongMint');
+    expect(
+      classifyTransaction(transfer({ amount: 5_000_000n, toOwner: key(), slot: 1 }).tx, expected).kind,
+    ).toBe('WrongRecipient');
   });
 });
 
@@ -103,14 +139,22 @@ describe('verifyPayment (port level)', () => {
     const real = transfer({ amount: 5_000_000n, slot: 100 });
     const rpc = fakeRpc([...dust, real, transfer({ amount: 3n, slot: 101 })]);
     const out = await verifyPayment(rpc, expected, { pageSize: 10 });
-    expect(out).toMatchObject({ kind: 'Paid', signature: real.info.signature, receivedBaseUnits: 5_000_000n, overpaid: false });
+    expect(out).toMatchObject({
+      kind: 'Paid',
+      signature: real.info.signature,
+      receivedBaseUnits: 5_000_000n,
+      overpaid: false,
+    });
     expect(rpc.calls.filter((c) => c.startsWith('sigs')).length).toBe(3);
   });
 
   it('picks the earliest full payment, deterministically', async () => {
     const first = transfer({ amount: 6_000_000n, slot: 5 });
     const second = transfer({ amount: 5_000_000n, slot: 9 });
-    const out = await verifyPayment(fakeRpc([second, first].sort((a, b) => a.info.slot - b.info.slot)), expected);
+    const out = await verifyPayment(
+      fakeRpc([second, first].sort((a, b) => a.info.slot - b.info.slot)),
+      expected,
+    );
     expect(out).toMatchObject({ kind: 'Paid', signature: first.info.signature, overpaid: true });
   });
 
@@ -119,12 +163,16 @@ describe('verifyPayment (port level)', () => {
     const small = transfer({ amount: 10n, slot: 2 });
     const bigger = transfer({ amount: 20n, slot: 3 });
     const usedSignature = (s: string) => s === full.info.signature;
-    expect(await verifyPayment(fakeRpc([full, small, bigger]), { ...expected, usedSignature })).toMatchObject({
-      kind: 'Underpaid',
-      signature: bigger.info.signature,
-      receivedBaseUnits: 20n,
-    });
-    expect(await verifyPayment(fakeRpc([full]), { ...expected, usedSignature: async (s) => usedSignature(s) })).toEqual({
+    expect(await verifyPayment(fakeRpc([full, small, bigger]), { ...expected, usedSignature })).toMatchObject(
+      {
+        kind: 'Underpaid',
+        signature: bigger.info.signature,
+        receivedBaseUnits: 20n,
+      },
+    );
+    expect(
+      await verifyPayment(fakeRpc([full]), { ...expected, usedSignature: async (s) => usedSignature(s) }),
+    ).toEqual({
       kind: 'AlreadyUsed',
       signature: full.info.signature,
     });
@@ -132,12 +180,20 @@ describe('verifyPayment (port level)', () => {
 
   it('reports failures and absence as typed outcomes', async () => {
     const failed = transfer({ amount: 5_000_000n, slot: 1, err: { InstructionError: [0, { Custom: 1 }] } });
-    expect(await verifyPayment(fakeRpc([failed]), expected)).toMatchObject({ kind: 'Failed', signature: failed.info.signature });
-    expect(await verifyPayment(fakeRpc([]), expected)).toEqual({ kind: 'NotFound', reason: 'no_transactions' });
+    expect(await verifyPayment(fakeRpc([failed]), expected)).toMatchObject({
+      kind: 'Failed',
+      signature: failed.info.signature,
+    });
+    expect(await verifyPayment(fakeRpc([]), expected)).toEqual({
+      kind: 'NotFound',
+      reason: 'no_transactions',
+    });
   });
 
   it('times out a hanging RPC with a typed error', async () => {
-    await expect(listSignatures(fakeRpc([], { hang: true }), reference, { timeoutMs: 50 })).rejects.toBeInstanceOf(PaymentRpcTimeoutError);
+    await expect(
+      listSignatures(fakeRpc([], { hang: true }), reference, { timeoutMs: 50 }),
+    ).rejects.toBeInstanceOf(PaymentRpcTimeoutError);
   });
 });
 
@@ -145,10 +201,22 @@ describe('verifyHint', () => {
   it('re-reads the chain and requires the order reference', async () => {
     const real = transfer({ amount: 5_000_000n, slot: 1 });
     const rpc = fakeRpc([real]);
-    expect(await verifyHint(rpc, expected, real.info.signature)).toMatchObject({ kind: 'Paid', signature: real.info.signature });
-    expect(await verifyHint(rpc, { ...expected, reference: key() }, real.info.signature)).toEqual({ kind: 'NotFound', reason: 'reference_missing' });
-    expect(await verifyHint(rpc, expected, newSignature())).toEqual({ kind: 'NotFound', reason: 'not_confirmed' });
-    expect(await verifyHint(rpc, expected, 'not-a-signature')).toEqual({ kind: 'NotFound', reason: 'malformed_signature' });
+    expect(await verifyHint(rpc, expected, real.info.signature)).toMatchObject({
+      kind: 'Paid',
+      signature: real.info.signature,
+    });
+    expect(await verifyHint(rpc, { ...expected, reference: key() }, real.info.signature)).toEqual({
+      kind: 'NotFound',
+      reason: 'reference_missing',
+    });
+    expect(await verifyHint(rpc, expected, newSignature())).toEqual({
+      kind: 'NotFound',
+      reason: 'not_confirmed',
+    });
+    expect(await verifyHint(rpc, expected, 'not-a-signature')).toEqual({
+      kind: 'NotFound',
+      reason: 'malformed_signature',
+    });
     expect(isSignature(real.info.signature)).toBe(true);
   });
 });

@@ -11,7 +11,13 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { withTimeout, type ChainCommitment, type PaymentRpc, type PaymentTransaction, type SignatureInfo } from './rpc';
+import {
+  withTimeout,
+  type ChainCommitment,
+  type PaymentRpc,
+  type PaymentTransaction,
+  type SignatureInfo,
+} from './rpc';
 
 export interface ExpectedPayment {
   /** The order's Solana Pay reference (base58). */
@@ -93,11 +99,15 @@ function rawAmount(s: string): bigint {
  * the recipient (or, when the node omits owners, of the recipient's associated token account). An account
  * created in the same transaction has no pre balance and counts from zero.
  */
-export function classifyTransaction(tx: PaymentTransaction, expected: Pick<ExpectedPayment, 'recipientOwner' | 'mint'>): TransactionVerdict {
+export function classifyTransaction(
+  tx: PaymentTransaction,
+  expected: Pick<ExpectedPayment, 'recipientOwner' | 'mint'>,
+): TransactionVerdict {
   if (tx.err !== null && tx.err !== undefined) return { kind: 'Failed', err: tx.err };
   const ata = associatedTokenAccount(expected.mint, expected.recipientOwner);
   const accounts = new Map<number, { mint: string; owner: string | null; pre: bigint; post: bigint }>();
-  for (const b of tx.preTokenBalances) accounts.set(b.accountIndex, { mint: b.mint, owner: b.owner, pre: rawAmount(b.amount), post: 0n });
+  for (const b of tx.preTokenBalances)
+    accounts.set(b.accountIndex, { mint: b.mint, owner: b.owner, pre: rawAmount(b.amount), post: 0n });
   for (const b of tx.postTokenBalances) {
     const seen = accounts.get(b.accountIndex);
     if (seen) seen.post = rawAmount(b.amount);
@@ -108,7 +118,8 @@ export function classifyTransaction(tx: PaymentTransaction, expected: Pick<Expec
   let wrongRecipient = false;
   for (const [index, a] of accounts) {
     const address = tx.accountKeys[index];
-    const isRecipient = a.owner !== null ? a.owner === expected.recipientOwner : address !== undefined && address === ata;
+    const isRecipient =
+      a.owner !== null ? a.owner === expected.recipientOwner : address !== undefined && address === ata;
     const delta = a.post - a.pre;
     if (a.mint === expected.mint && isRecipient) received += delta;
     else if (delta > 0n && a.mint !== expected.mint) wrongMint = true;
@@ -172,7 +183,11 @@ interface Candidate extends LandedPayment {
  * Precedence when several transactions mention the reference: the earliest unused full payment (Paid), else
  * the largest unused partial payment (Underpaid), else AlreadyUsed, WrongMint, WrongRecipient, Failed, NotFound.
  */
-export async function verifyPayment(rpc: PaymentRpc, expected: ExpectedPayment, options: VerifyOptions = {}): Promise<PaymentOutcome> {
+export async function verifyPayment(
+  rpc: PaymentRpc,
+  expected: ExpectedPayment,
+  options: VerifyOptions = {},
+): Promise<PaymentOutcome> {
   const { known: _known, ...rest } = options;
   return (await verifyPayments(rpc, expected, rest)).outcome;
 }
@@ -191,16 +206,22 @@ export interface PaymentsFound {
  * verifyPayment, plus the list of every transfer: the payment ledger records each one once (split payments,
  * top-ups, extra payments), so nothing that paid the order is dropped.
  */
-export async function verifyPayments(rpc: PaymentRpc, expected: ExpectedPayment, options: VerifyOptions = {}): Promise<PaymentsFound> {
+export async function verifyPayments(
+  rpc: PaymentRpc,
+  expected: ExpectedPayment,
+  options: VerifyOptions = {},
+): Promise<PaymentsFound> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const known = options.known ?? new Set<string>();
   const signatures = (await listSignatures(rpc, expected.reference, options)).filter(
     (s) => (isConfirmed(s.confirmationStatus) || s.confirmationStatus === null) && !known.has(s.signature),
   );
-  if (signatures.length === 0) return { outcome: { kind: 'NotFound', reason: 'no_transactions' }, transfers: [] };
+  if (signatures.length === 0)
+    return { outcome: { kind: 'NotFound', reason: 'no_transactions' }, transfers: [] };
 
   const fetched = await mapBounded(signatures, options.concurrency ?? 4, async (info) => {
-    if (info.err !== null && info.err !== undefined) return { info, tx: null, verdict: { kind: 'Failed', err: info.err } as TransactionVerdict };
+    if (info.err !== null && info.err !== undefined)
+      return { info, tx: null, verdict: { kind: 'Failed', err: info.err } as TransactionVerdict };
     const tx = await withTimeout('getTransaction', timeoutMs, () => rpc.getTransaction(info.signature));
     if (!tx) return { info, tx: null, verdict: null };
     return { info, tx, verdict: classifyTransaction(tx, expected) };
@@ -240,7 +261,8 @@ export async function verifyPayments(rpc: PaymentRpc, expected: ExpectedPayment,
     }
   });
 
-  const used = async (signature: string): Promise<boolean> => (expected.usedSignature ? await expected.usedSignature(signature) : false);
+  const used = async (signature: string): Promise<boolean> =>
+    expected.usedSignature ? await expected.usedSignature(signature) : false;
   const usedBy = new Map<string, boolean>();
   for (const c of [...full, ...partial]) usedBy.set(c.signature, await used(c.signature));
   const landedOf = ({ order: _order, ...landed }: Candidate): LandedPayment => landed;
@@ -297,8 +319,11 @@ export async function verifyHint(
 ): Promise<PaymentOutcome> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   if (!isSignature(signature)) return { kind: 'NotFound', reason: 'malformed_signature' };
-  const [status] = await withTimeout('getSignatureStatuses', timeoutMs, () => rpc.getSignatureStatuses([signature]));
-  if (!status || !isConfirmed(status.confirmationStatus)) return { kind: 'NotFound', reason: 'not_confirmed' };
+  const [status] = await withTimeout('getSignatureStatuses', timeoutMs, () =>
+    rpc.getSignatureStatuses([signature]),
+  );
+  if (!status || !isConfirmed(status.confirmationStatus))
+    return { kind: 'NotFound', reason: 'not_confirmed' };
   const tx = await withTimeout('getTransaction', timeoutMs, () => rpc.getTransaction(signature));
   if (!tx) return { kind: 'NotFound', reason: 'not_confirmed' };
   if (!tx.accountKeys.includes(expected.reference)) return { kind: 'NotFound', reason: 'reference_missing' };
@@ -313,7 +338,8 @@ export async function verifyHint(
     case 'NoTransfer':
       return { kind: 'NotFound', reason: 'no_transfer' };
     case 'Transfer': {
-      if (expected.usedSignature && (await expected.usedSignature(signature))) return { kind: 'AlreadyUsed', signature };
+      if (expected.usedSignature && (await expected.usedSignature(signature)))
+        return { kind: 'AlreadyUsed', signature };
       const landed: LandedPayment = {
         signature,
         receivedBaseUnits: verdict.receivedBaseUnits,

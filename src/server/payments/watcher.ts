@@ -27,7 +27,15 @@ import type { OrderService, RecordPaymentResult, WatchedOrder } from '../orders/
 import type { ReferenceFeed } from './feed';
 import type { PaymentRpc } from './rpc';
 import { withTimeout } from './rpc';
-import { listSignatures, verifyHint, verifyPayments, type ExpectedPayment, type LandedPayment, type PaymentOutcome, type VerifyOptions } from './verify';
+import {
+  listSignatures,
+  verifyHint,
+  verifyPayments,
+  type ExpectedPayment,
+  type LandedPayment,
+  type PaymentOutcome,
+  type VerifyOptions,
+} from './verify';
 
 export type { WatchedOrder };
 
@@ -45,7 +53,14 @@ export type WatcherEvent =
    * A transfer was recorded in the order's ledger. `outcome.kind` judges the transfer alone against the amount
    * (Paid: at least the amount); `role` is its place in the ledger, `status` the order's status after it.
    */
-  | { type: 'recorded'; orderId: string; outcome: RecordablePayment; role: PaymentRole; status: OrderStatus; via: Via }
+  | {
+      type: 'recorded';
+      orderId: string;
+      outcome: RecordablePayment;
+      role: PaymentRole;
+      status: OrderStatus;
+      via: Via;
+    }
   | { type: 'rejected'; orderId: string; outcome: PaymentOutcome }
   /** A partial sum while the quote is still open: recorded (role partial), the order stays awaiting_payment. */
   | { type: 'partial'; orderId: string; outcome: Extract<PaymentOutcome, { kind: 'Underpaid' }> }
@@ -88,7 +103,11 @@ export interface PaymentWatcherOptions {
 export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start';
 
 function describeRefusal(r: Exclude<RecordPaymentResult, { ok: true }>): string {
-  return r.reason === 'signature_used' ? `signature already pays order ${r.otherOrderId}` : 'status' in r ? `${r.reason} (status ${r.status})` : r.reason;
+  return r.reason === 'signature_used'
+    ? `signature already pays order ${r.otherOrderId}`
+    : 'status' in r
+      ? `${r.reason} (status ${r.status})`
+      : r.reason;
 }
 
 class Semaphore {
@@ -112,7 +131,12 @@ export class PaymentWatcher {
   private readonly orders: PaymentOrders;
   private readonly feed: ReferenceFeed | undefined;
   private readonly now: () => Date;
-  private readonly o: Required<Omit<PaymentWatcherOptions, 'rpc' | 'orders' | 'feed' | 'now' | 'verify' | 'onEvent' | 'recipients' | 'mint'>>;
+  private readonly o: Required<
+    Omit<
+      PaymentWatcherOptions,
+      'rpc' | 'orders' | 'feed' | 'now' | 'verify' | 'onEvent' | 'recipients' | 'mint'
+    >
+  >;
   private readonly verifyOptions: VerifyOptions;
   private readonly emit: (e: WatcherEvent) => void;
   private readonly tokenAccounts: string[];
@@ -160,7 +184,9 @@ export class PaymentWatcher {
     };
     this.limiter = new Semaphore(this.o.concurrency);
     const mint = new PublicKey(options.mint);
-    this.tokenAccounts = [...new Set(options.recipients)].map((r) => getAssociatedTokenAddressSync(mint, new PublicKey(r), true).toBase58());
+    this.tokenAccounts = [...new Set(options.recipients)].map((r) =>
+      getAssociatedTokenAddressSync(mint, new PublicKey(r), true).toBase58(),
+    );
   }
 
   /** Loads open orders, subscribes, verifies every followed order once (catch-up after downtime), starts the loops. */
@@ -213,22 +239,35 @@ export class PaymentWatcher {
   /** One reconciliation sweep over the vendors' token accounts (exposed for tests and operators). */
   async reconcile(): Promise<void> {
     const payable = [...this.open.values()].filter((o) => this.isFollowed(o));
-    const oldestQuote = payable.reduce((min, o) => Math.min(min, o.expiresAt.getTime() - this.o.quoteTtlMs), Infinity);
+    const oldestQuote = payable.reduce(
+      (min, o) => Math.min(min, o.expiresAt.getTime() - this.o.quoteTtlMs),
+      Infinity,
+    );
     for (const account of this.tokenAccounts) {
       const until = this.sweepCursor.get(account);
-      const sigs = await listSignatures(this.rpc, account, { ...this.verifyOptions, until, maxSignatures: until ? undefined : 1000 });
+      const sigs = await listSignatures(this.rpc, account, {
+        ...this.verifyOptions,
+        until,
+        maxSignatures: until ? undefined : 1000,
+      });
       const newest = sigs[sigs.length - 1];
       if (payable.length) {
         const fresh = sigs.filter(
-          (s) => (s.err === null || s.err === undefined) && (s.blockTime === null || s.blockTime * 1000 >= oldestQuote - 5 * 60_000),
+          (s) =>
+            (s.err === null || s.err === undefined) &&
+            (s.blockTime === null || s.blockTime * 1000 >= oldestQuote - 5 * 60_000),
         );
         const matched = new Set<string>();
         await Promise.all(
           fresh.map((s) =>
             this.limiter.run(async () => {
-              const tx = await withTimeout('getTransaction', this.verifyOptions.timeoutMs ?? 5000, () => this.rpc.getTransaction(s.signature));
+              const tx = await withTimeout('getTransaction', this.verifyOptions.timeoutMs ?? 5000, () =>
+                this.rpc.getTransaction(s.signature),
+              );
               for (const key of tx?.accountKeys ?? []) {
-                const id = this.byReference.get(key) ?? [...this.open.values()].find((o) => o.reference === key)?.orderId;
+                const id =
+                  this.byReference.get(key) ??
+                  [...this.open.values()].find((o) => o.reference === key)?.orderId;
                 if (id) matched.add(id);
               }
             }),
@@ -242,7 +281,9 @@ export class PaymentWatcher {
 
   /** Reports the ledger's transfers that reached finalized (paid → final once all count) (exposed for tests). */
   async checkFinality(): Promise<void> {
-    const pending = [...this.open.values()].flatMap((o) => o.payments.filter((p) => !p.finalized).map((p) => ({ order: o, payment: p })));
+    const pending = [...this.open.values()].flatMap((o) =>
+      o.payments.filter((p) => !p.finalized).map((p) => ({ order: o, payment: p })),
+    );
     for (let i = 0; i < pending.length; i += 200) {
       const batch = pending.slice(i, i + 200);
       const statuses = await withTimeout('getSignatureStatuses', this.verifyOptions.timeoutMs ?? 5000, () =>
@@ -256,7 +297,12 @@ export class PaymentWatcher {
         const result = await this.recordLock.run(() =>
           this.orders.recordPayment(
             { orderId: order.orderId },
-            { signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits, finalized: true, blockTime: null },
+            {
+              signature: payment.signature,
+              receivedBaseUnits: payment.receivedBaseUnits,
+              finalized: true,
+              blockTime: null,
+            },
           ),
         );
         const current = this.open.get(order.orderId) ?? order;
@@ -265,10 +311,17 @@ export class PaymentWatcher {
             ...current,
             status: result.status,
             finalized: result.status === 'final' || current.finalized,
-            payments: current.payments.map((p) => (p.signature === payment.signature ? { ...p, finalized: true } : p)),
+            payments: current.payments.map((p) =>
+              p.signature === payment.signature ? { ...p, finalized: true } : p,
+            ),
           });
           this.emit({ type: 'final', orderId: order.orderId, signature: payment.signature });
-        } else this.emit({ type: 'error', where: `finalize ${order.orderId}`, error: new Error(describeRefusal(result)) });
+        } else
+          this.emit({
+            type: 'error',
+            where: `finalize ${order.orderId}`,
+            error: new Error(describeRefusal(result)),
+          });
       }
     }
   }
@@ -308,7 +361,9 @@ export class PaymentWatcher {
 
   /** Any status, until the late window after the quote expiry closes (awaiting_payment until it expires). */
   private isFollowed(o: WatchedOrder): boolean {
-    return o.status === 'awaiting_payment' || this.now().getTime() <= o.expiresAt.getTime() + this.o.lateWindowMs;
+    return (
+      o.status === 'awaiting_payment' || this.now().getTime() <= o.expiresAt.getTime() + this.o.lateWindowMs
+    );
   }
 
   private async poll(): Promise<void> {
@@ -354,7 +409,10 @@ export class PaymentWatcher {
     const order = this.open.get(orderId);
     if (!order || !this.isFollowed(order)) return;
     const known = new Set(order.payments.map((p) => p.signature));
-    const { outcome, transfers } = await verifyPayments(this.rpc, this.expected(order), { ...this.verifyOptions, known });
+    const { outcome, transfers } = await verifyPayments(this.rpc, this.expected(order), {
+      ...this.verifyOptions,
+      known,
+    });
     if (transfers.length === 0) {
       if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId, outcome });
       return;
@@ -396,12 +454,20 @@ export class PaymentWatcher {
           : { kind: 'Underpaid', ...landed };
       if (!result.ok) {
         if (result.reason === 'signature_used') {
-          this.emit({ type: 'rejected', orderId: order.orderId, outcome: { kind: 'AlreadyUsed', signature: landed.signature } });
+          this.emit({
+            type: 'rejected',
+            orderId: order.orderId,
+            outcome: { kind: 'AlreadyUsed', signature: landed.signature },
+          });
         } else if (result.reason === 'order_not_found') {
           this.open.delete(order.orderId);
         } else {
           this.open.set(order.orderId, { ...current, status: result.status });
-          this.emit({ type: 'error', where: `record ${order.orderId}`, error: new Error(describeRefusal(result)) });
+          this.emit({
+            type: 'error',
+            where: `record ${order.orderId}`,
+            error: new Error(describeRefusal(result)),
+          });
         }
         return;
       }
@@ -414,11 +480,23 @@ export class PaymentWatcher {
         receivedBaseUnits: current.receivedBaseUnits + landed.receivedBaseUnits,
         payments: [
           ...current.payments,
-          { signature: landed.signature, receivedBaseUnits: landed.receivedBaseUnits, role: result.role, finalized: landed.confirmationStatus === 'finalized' },
+          {
+            signature: landed.signature,
+            receivedBaseUnits: landed.receivedBaseUnits,
+            role: result.role,
+            finalized: landed.confirmationStatus === 'finalized',
+          },
         ],
       });
       if (!result.changed) return;
-      this.emit({ type: 'recorded', orderId: order.orderId, outcome, role: result.role, status: result.status, via });
+      this.emit({
+        type: 'recorded',
+        orderId: order.orderId,
+        outcome,
+        role: result.role,
+        status: result.status,
+        via,
+      });
       // Already finalized when first seen (e.g. found late): the order went straight to final.
       if (result.status === 'final' && current.status !== 'final') {
         this.emit({ type: 'final', orderId: order.orderId, signature: landed.signature });

@@ -12,7 +12,11 @@ export type DecimalCheck = { ok: true; value: string } | { ok: false; reason: st
 
 /** Accepts a positive decimal string (plain, or in e-notation which is rewritten as plain). */
 export function parsePositiveDecimal(raw: unknown): DecimalCheck {
-  if (typeof raw !== 'string') return { ok: false, reason: `priceUsd is ${raw === undefined ? 'missing' : `not a string (${raw === null ? 'null' : typeof raw})`}` };
+  if (typeof raw !== 'string')
+    return {
+      ok: false,
+      reason: `priceUsd is ${raw === undefined ? 'missing' : `not a string (${raw === null ? 'null' : typeof raw})`}`,
+    };
   const s = raw.trim();
   if (s === '') return { ok: false, reason: 'priceUsd is empty' };
   if (s.length > MAX_LENGTH) return { ok: false, reason: 'priceUsd is too long' };

@@ -23,8 +23,16 @@ export function demoPairsResponse(pairAddress: string, timeMs: number): unknown 
     dexId: 'raydium',
     url: `https://dexscreener.com/solana/${pairAddress.toLowerCase()}`,
     pairAddress,
-    baseToken: { address: 'DemoC1aim11111111111111111111111111111111111', name: 'Reclaim (demo)', symbol: 'CLAIM' },
-    quoteToken: { address: 'So11111111111111111111111111111111111111112', name: 'Wrapped SOL', symbol: 'SOL' },
+    baseToken: {
+      address: 'DemoC1aim11111111111111111111111111111111111',
+      name: 'Reclaim (demo)',
+      symbol: 'CLAIM',
+    },
+    quoteToken: {
+      address: 'So11111111111111111111111111111111111111112',
+      name: 'Wrapped SOL',
+      symbol: 'SOL',
+    },
     priceNative: '0.00003',
     priceUsd,
   };
@@ -40,7 +48,8 @@ export const demoPriceFeedPlugin: FastifyPluginAsync<DemoPriceFeedOptions> = asy
   const now = opts.now ?? Date.now;
   app.get<{ Params: { pair: string } }>('/demo/dexscreener/latest/dex/pairs/solana/:pair', (req, reply) => {
     const pair = req.params.pair;
-    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(pair)) return reply.status(200).send({ schemaVersion: '1.0.0', pairs: null, pair: null });
+    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(pair))
+      return reply.status(200).send({ schemaVersion: '1.0.0', pairs: null, pair: null });
     return reply.header('cache-control', 'no-store').send(demoPairsResponse(pair, now()));
   });
 };

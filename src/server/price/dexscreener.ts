@@ -7,7 +7,8 @@ import { parsePositiveDecimal } from './decimal';
  * The entry whose pairAddress matches is taken and its priceUsd kept as the exact decimal string.
  */
 
-export type PriceFetchErrorKind = 'http' | 'timeout' | 'network' | 'malformed_json' | 'no_matching_pair' | 'bad_price';
+export type PriceFetchErrorKind =
+  'http' | 'timeout' | 'network' | 'malformed_json' | 'no_matching_pair' | 'bad_price';
 
 export type PriceFetchResult =
   | { ok: true; priceUsd: string }
@@ -35,7 +36,10 @@ export function dexScreenerPairUrl(apiUrl: string, pairAddress: string): string 
   return `${apiUrl.replace(/\/+$/, '')}/latest/dex/pairs/solana/${encodeURIComponent(pairAddress)}`;
 }
 
-export async function fetchDexScreenerPrice(req: DexScreenerRequest, fetchImpl: typeof fetch = fetch): Promise<PriceFetchResult> {
+export async function fetchDexScreenerPrice(
+  req: DexScreenerRequest,
+  fetchImpl: typeof fetch = fetch,
+): Promise<PriceFetchResult> {
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
   let text: string;
@@ -51,13 +55,17 @@ export async function fetchDexScreenerPrice(req: DexScreenerRequest, fetchImpl: 
         ok: false,
         kind: 'http',
         status: res.status,
-        message: res.status === 429 ? 'DexScreener rate limit (429)' : `DexScreener answered HTTP ${res.status}`,
-        ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMs: Math.min(retryAfter, 3600) * 1000 } : {}),
+        message:
+          res.status === 429 ? 'DexScreener rate limit (429)' : `DexScreener answered HTTP ${res.status}`,
+        ...(Number.isFinite(retryAfter) && retryAfter > 0
+          ? { retryAfterMs: Math.min(retryAfter, 3600) * 1000 }
+          : {}),
       };
     }
     text = await res.text();
   } catch (err) {
-    if (timeout.aborted) return { ok: false, kind: 'timeout', message: `DexScreener did not answer within ${req.timeoutMs} ms` };
+    if (timeout.aborted)
+      return { ok: false, kind: 'timeout', message: `DexScreener did not answer within ${req.timeoutMs} ms` };
     return { ok: false, kind: 'network', message: `DexScreener unreachable: ${(err as Error).message}` };
   }
   return parseDexScreenerPairs(text, req.pairAddress);
@@ -65,7 +73,8 @@ export async function fetchDexScreenerPrice(req: DexScreenerRequest, fetchImpl: 
 
 /** Pure: the response body → the price of the matching pair, or why there is none. */
 export function parseDexScreenerPairs(text: string, pairAddress: string): PriceFetchResult {
-  if (text.length > MAX_BODY_CHARS) return { ok: false, kind: 'malformed_json', message: 'DexScreener response too large' };
+  if (text.length > MAX_BODY_CHARS)
+    return { ok: false, kind: 'malformed_json', message: 'DexScreener response too large' };
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -80,9 +89,11 @@ export function parseDexScreenerPairs(text: string, pairAddress: string): PriceF
     return { ok: false, kind: 'malformed_json', message: 'DexScreener "pairs" is not an array' };
   }
   const entry = (pairs ?? []).find(
-    (p: unknown): p is Record<string, unknown> => typeof p === 'object' && p !== null && (p as { pairAddress?: unknown }).pairAddress === pairAddress,
+    (p: unknown): p is Record<string, unknown> =>
+      typeof p === 'object' && p !== null && (p as { pairAddress?: unknown }).pairAddress === pairAddress,
   );
-  if (!entry) return { ok: false, kind: 'no_matching_pair', message: `DexScreener returned no pair ${pairAddress}` };
+  if (!entry)
+    return { ok: false, kind: 'no_matching_pair', message: `DexScreener returned no pair ${pairAddress}` };
   const price = parsePositiveDecimal(entry.priceUsd);
   if (!price.ok) return { ok: false, kind: 'bad_price', message: price.reason };
   return { ok: true, priceUsd: price.value };

@@ -21,6 +21,9 @@ export const pricePlugin: FastifyPluginAsync<PricePluginOptions> = async (app, o
       .send(r.body);
   });
   app.get('/api/price/history', (_req, reply) =>
-    reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(service.historyResponse()),
+    reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('cache-control', 'public, max-age=5')
+      .send(service.historyResponse()),
   );
 };

@@ -84,7 +84,12 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
 
   const historyPoints = (): PriceHistory => {
     const from = now() - DAY_MS;
-    return { points: ring.toArray().filter((p) => p.t.getTime() >= from).map((p) => ({ t: p.t.toISOString(), priceUsd: p.priceUsd })) };
+    return {
+      points: ring
+        .toArray()
+        .filter((p) => p.t.getTime() >= from)
+        .map((p) => ({ t: p.t.toISOString(), priceUsd: p.priceUsd })),
+    };
   };
 
   const accept = (priceUsd: string): void => {
@@ -106,12 +111,22 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
   const doRefresh = async (): Promise<PriceFetchResult> => {
     calls++;
     const result = await fetchDexScreenerPrice(
-      { apiUrl: settings.apiUrl, pairAddress: settings.pairAddress, timeoutMs: settings.timeoutMs, signal: stopController.signal },
+      {
+        apiUrl: settings.apiUrl,
+        pairAddress: settings.pairAddress,
+        timeoutMs: settings.timeoutMs,
+        signal: stopController.signal,
+      },
       fetchImpl,
     );
     if (result.ok) accept(result.priceUsd);
     else {
-      failure = { kind: result.kind, message: result.message, ...(result.status ? { status: result.status } : {}), at: new Date(now()) };
+      failure = {
+        kind: result.kind,
+        message: result.message,
+        ...(result.status ? { status: result.status } : {}),
+        at: new Date(now()),
+      };
       deps.log?.warn(`price refresh failed (${result.kind}): ${result.message}`);
     }
     return result;

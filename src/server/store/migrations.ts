@@ -35,7 +35,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('orders_status_expires').on('orders').columns(['status', 'expires_at']).execute();
+      await db.schema
+        .createIndex('orders_status_expires')
+        .on('orders')
+        .columns(['status', 'expires_at'])
+        .execute();
 
       await db.schema
         .createTable('order_history')
@@ -101,7 +105,10 @@ export const migrations: Record<string, Migration> = {
       for (const column of ['price_usd', 'amount_base_units', 'solana_pay_url']) {
         const tmp = `${column}_n`;
         await db.schema.alterTable('orders').addColumn(tmp, 'text').execute();
-        await db.updateTable('orders').set((eb: any) => ({ [tmp]: eb.ref(column) })).execute();
+        await db
+          .updateTable('orders')
+          .set((eb: any) => ({ [tmp]: eb.ref(column) }))
+          .execute();
         await db.schema.alterTable('orders').dropColumn(column).execute();
         await db.schema.alterTable('orders').renameColumn(tmp, column).execute();
       }
@@ -130,7 +137,17 @@ export const migrations: Record<string, Migration> = {
         .execute();
       await db
         .insertInto('payments')
-        .columns(['signature', 'order_id', 'seq', 'received_base_units', 'slot', 'block_time', 'confirmation', 'role', 'recorded_at'])
+        .columns([
+          'signature',
+          'order_id',
+          'seq',
+          'received_base_units',
+          'slot',
+          'block_time',
+          'confirmation',
+          'role',
+          'recorded_at',
+        ])
         .expression(
           db
             .selectFrom('orders')
@@ -141,8 +158,20 @@ export const migrations: Record<string, Migration> = {
               eb.fn.coalesce('received_base_units', sql.lit('0')).as('received_base_units'),
               sql.lit(null).as('slot'),
               'block_time',
-              eb.case().when('finalized', '=', 1).then(sql.lit('finalized')).else(sql.lit('confirmed')).end().as('confirmation'),
-              eb.case().when('status', '=', 'underpaid').then(sql.lit('partial')).else(sql.lit('payment')).end().as('role'),
+              eb
+                .case()
+                .when('finalized', '=', 1)
+                .then(sql.lit('finalized'))
+                .else(sql.lit('confirmed'))
+                .end()
+                .as('confirmation'),
+              eb
+                .case()
+                .when('status', '=', 'underpaid')
+                .then(sql.lit('partial'))
+                .else(sql.lit('payment'))
+                .end()
+                .as('role'),
               'updated_at',
             ])
             .where('signature', 'is not', null),
@@ -151,9 +180,20 @@ export const migrations: Record<string, Migration> = {
 
       const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
       if (!sqlite) {
-        await db.schema.alterTable('outbox').addColumn('payment_signature', 'text', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema
+          .alterTable('outbox')
+          .addColumn('payment_signature', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
         await db.schema.alterTable('outbox').dropConstraint('outbox_order_role_kind').execute();
-        await db.schema.alterTable('outbox').addUniqueConstraint('outbox_order_role_kind_payment', ['order_id', 'role', 'kind', 'payment_signature']).execute();
+        await db.schema
+          .alterTable('outbox')
+          .addUniqueConstraint('outbox_order_role_kind_payment', [
+            'order_id',
+            'role',
+            'kind',
+            'payment_signature',
+          ])
+          .execute();
         return;
       }
       // SQLite cannot change a table constraint in place: rebuild the outbox (nothing references it).
@@ -177,7 +217,12 @@ export const migrations: Record<string, Migration> = {
         .addColumn('delivered_at', 'text')
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('payment_signature', 'text', (c) => c.notNull().defaultTo(''))
-        .addUniqueConstraint('outbox_order_role_kind_payment', ['order_id', 'role', 'kind', 'payment_signature'])
+        .addUniqueConstraint('outbox_order_role_kind_payment', [
+          'order_id',
+          'role',
+          'kind',
+          'payment_signature',
+        ])
         .execute();
       const columns = [
         'id',
@@ -198,7 +243,11 @@ export const migrations: Record<string, Migration> = {
         'delivered_at',
         'created_at',
       ];
-      await db.insertInto('outbox_v4').columns(columns).expression(db.selectFrom('outbox').select(columns)).execute();
+      await db
+        .insertInto('outbox_v4')
+        .columns(columns)
+        .expression(db.selectFrom('outbox').select(columns))
+        .execute();
       await db.schema.dropTable('outbox').execute();
       await db.schema.alterTable('outbox_v4').renameTo('outbox').execute();
       await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();

@@ -12,7 +12,8 @@ import { createGroupSync, GroupCommitSqliteDialect, walSync } from './durable-sq
 import { migrations } from './migrations';
 import type { Database } from './schema';
 
-export type StoreConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
+export type StoreConfig =
+  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -42,9 +43,12 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(sqlite, createGroupSync(walSync(config.file))) });
+    db = new Kysely<Database>({
+      dialect: new GroupCommitSqliteDialect(sqlite, createGroupSync(walSync(config.file))),
+    });
   } else {
-    if (config.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) throw new StoreError(`bad schema name '${config.schema}'`);
+    if (config.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema))
+      throw new StoreError(`bad schema name '${config.schema}'`);
     const pool = new pg.Pool({
       connectionString: config.url,
       max: config.poolSize ?? 10,
@@ -66,7 +70,8 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
     });
     const { error } = await migrator.migrateToLatest();
-    if (error) throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (error)
+      throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
     migrated = true;
   } catch (err) {
     await db.destroy();
@@ -97,7 +102,11 @@ export async function openStore(config: StoreConfig): Promise<Store> {
 /** UNIQUE / PRIMARY KEY violation on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown } | null;
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /** Names the unique constraint/column a violation hit, where the driver says. */

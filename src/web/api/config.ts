@@ -9,7 +9,8 @@ export function fetchConfig(): Promise<PublicConfig | null> {
     .then(async (res) => {
       if (!res.ok) throw new Error(String(res.status));
       const body = (await res.json()) as Partial<PublicConfig>;
-      if (typeof body.claimMint !== 'string' || typeof body.pairAddress !== 'string') throw new Error('bad config');
+      if (typeof body.claimMint !== 'string' || typeof body.pairAddress !== 'string')
+        throw new Error('bad config');
       return body as PublicConfig;
     })
     .catch(() => {
@@ -19,7 +20,8 @@ export function fetchConfig(): Promise<PublicConfig | null> {
   return cached;
 }
 
-export type ConfigState = { status: 'loading' } | { status: 'known'; config: PublicConfig } | { status: 'failed' };
+export type ConfigState =
+  { status: 'loading' } | { status: 'known'; config: PublicConfig } | { status: 'failed' };
 
 export function useConfig(): ConfigState {
   const [state, setState] = useState<ConfigState>({ status: 'loading' });

@@ -60,7 +60,8 @@ export function usePrice(): PriceState {
   return state;
 }
 
-export type HistoryState = { status: 'loading' } | { status: 'known'; points: { t: number; price: number }[] } | { status: 'none' };
+export type HistoryState =
+  { status: 'loading' } | { status: 'known'; points: { t: number; price: number }[] } | { status: 'none' };
 
 /** GET /api/price/history for the sparkline (display only, so floats are fine here). */
 export function usePriceHistory(): HistoryState {
@@ -75,7 +76,8 @@ export function usePriceHistory(): HistoryState {
         const points = (Array.isArray(body.points) ? body.points : [])
           .map((p) => ({ t: Date.parse(p.t), price: Number(p.priceUsd) }))
           .filter((p) => Number.isFinite(p.t) && Number.isFinite(p.price) && p.price > 0);
-        if (!controller.signal.aborted) setState(points.length >= 2 ? { status: 'known', points } : { status: 'none' });
+        if (!controller.signal.aborted)
+          setState(points.length >= 2 ? { status: 'known', points } : { status: 'none' });
       } catch {
         if (!controller.signal.aborted) setState({ status: 'none' });
       }

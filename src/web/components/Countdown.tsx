@@ -12,10 +12,18 @@ const UNITS: { key: keyof Omit<Remaining, 'totalMs'>; label: string }[] = [
 export function Countdown() {
   const [state, setState] = useState(() => countdownTick(new Date(), undefined, AIRDROP_TIME_ZONE));
   useEffect(() => {
-    const timer = window.setInterval(() => setState((s) => countdownTick(new Date(), s.target, AIRDROP_TIME_ZONE)), 1000);
+    const timer = window.setInterval(
+      () => setState((s) => countdownTick(new Date(), s.target, AIRDROP_TIME_ZONE)),
+      1000,
+    );
     return () => window.clearInterval(timer);
   }, []);
-  const local = new Intl.DateTimeFormat(undefined, { weekday: 'long', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(state.target);
+  const local = new Intl.DateTimeFormat(undefined, {
+    weekday: 'long',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(state.target);
   const spoken = `${state.left.days} days, ${state.left.hours} hours, ${state.left.minutes} minutes`;
   return (
     <section className="card countdown" aria-labelledby="countdown-title">

@@ -4,7 +4,9 @@ export const CREDITS_STEP_PX = 0.5;
 export const CREDITS_INTERVAL_MS = 50;
 
 function prefersReducedMotion(): boolean {
-  return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  return (
+    typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches
+  );
 }
 
 /**
@@ -61,7 +63,12 @@ export function Credits({ label, children }: { label: string; children: ReactNod
         <div className="credits-inner">{children}</div>
       </div>
       {!reduced && (
-        <button type="button" className="button secondary small" aria-pressed={paused} onClick={() => setPaused((p) => !p)}>
+        <button
+          type="button"
+          className="button secondary small"
+          aria-pressed={paused}
+          onClick={() => setPaused((p) => !p)}
+        >
           {paused ? 'Resume scrolling' : 'Pause scrolling'}
         </button>
       )}

@@ -12,10 +12,15 @@ export function PriceCard() {
         {price.status === 'loading' && <p>Loading $CLAIM price...</p>}
         {price.status === 'known' && (
           <p>
-            <strong className="big" data-testid="claim-price">${price.priceUsd}</strong> <span className="muted">USD per $CLAIM</span>
+            <strong className="big" data-testid="claim-price">
+              ${price.priceUsd}
+            </strong>{' '}
+            <span className="muted">USD per $CLAIM</span>
           </p>
         )}
-        {price.status === 'unavailable' && <p className="error">Failed to load $CLAIM price. Try again later.</p>}
+        {price.status === 'unavailable' && (
+          <p className="error">Failed to load $CLAIM price. Try again later.</p>
+        )}
         {price.status === 'error' && <p className="error">Error loading price.</p>}
       </div>
       {history.status === 'known' && <Sparkline points={history.points} />}

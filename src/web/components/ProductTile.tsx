@@ -19,7 +19,14 @@ export function ProductTile({ product, eager }: { product: Product; eager: boole
     </span>
   );
   const img = (
-    <img src={product.image} alt={product.soldOut ? product.imageAlt : ''} width={600} height={600} loading={eager ? 'eager' : 'lazy'} decoding="async" />
+    <img
+      src={product.image}
+      alt={product.soldOut ? product.imageAlt : ''}
+      width={600}
+      height={600}
+      loading={eager ? 'eager' : 'lazy'}
+      decoding="async"
+    />
   );
   if (product.soldOut) {
     return (

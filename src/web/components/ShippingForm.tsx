@@ -1,6 +1,13 @@
 import { useId } from 'react';
 import { US_STATES } from '../data/us-states';
-import { FIELD_LABELS, fieldsOf, isRequired, type FormKind, type ShippingField, type ShippingValues } from '../lib/shipping';
+import {
+  FIELD_LABELS,
+  fieldsOf,
+  isRequired,
+  type FormKind,
+  type ShippingField,
+  type ShippingValues,
+} from '../lib/shipping';
 
 const AUTOCOMPLETE: Record<ShippingField, string> = {
   fullName: 'name',
@@ -16,7 +23,15 @@ const AUTOCOMPLETE: Record<ShippingField, string> = {
 };
 
 /** The 8-field international form (wallet pages) or the 7-field US form (QR pages). Controlled. */
-export function ShippingForm({ kind, values, onChange }: { kind: FormKind; values: ShippingValues; onChange: (field: ShippingField, value: string) => void }) {
+export function ShippingForm({
+  kind,
+  values,
+  onChange,
+}: {
+  kind: FormKind;
+  values: ShippingValues;
+  onChange: (field: ShippingField, value: string) => void;
+}) {
   const id = useId();
   return (
     <fieldset className="shipping-form" data-form={kind}>
@@ -29,7 +44,14 @@ export function ShippingForm({ kind, values, onChange }: { kind: FormKind; value
           <div className="field" key={field}>
             <label htmlFor={inputId}>{label}</label>
             {field === 'usState' ? (
-              <select id={inputId} name={field} value={values[field] ?? ''} aria-required="true" autoComplete={AUTOCOMPLETE[field]} onChange={(e) => onChange(field, e.target.value)}>
+              <select
+                id={inputId}
+                name={field}
+                value={values[field] ?? ''}
+                aria-required="true"
+                autoComplete={AUTOCOMPLETE[field]}
+                onChange={(e) => onChange(field, e.target.value)}
+              >
                 <option value="">Select a state</option>
                 {US_STATES.map((s) => (
                   <option key={s.code} value={s.code}>

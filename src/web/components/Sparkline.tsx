@@ -1,5 +1,13 @@
 /** A tiny inline SVG line of recent prices (display only). */
-export function Sparkline({ points, width = 160, height = 40 }: { points: { t: number; price: number }[]; width?: number; height?: number }) {
+export function Sparkline({
+  points,
+  width = 160,
+  height = 40,
+}: {
+  points: { t: number; price: number }[];
+  width?: number;
+  height?: number;
+}) {
   if (points.length < 2) return null;
   const prices = points.map((p) => p.price);
   const min = Math.min(...prices);
@@ -11,8 +19,22 @@ export function Sparkline({ points, width = 160, height = 40 }: { points: { t: n
   const d = points.map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p.price).toFixed(1)}`).join('');
   const up = (points[points.length - 1]?.price ?? 0) >= (points[0]?.price ?? 0);
   return (
-    <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Price over the last 24 hours, ${up ? 'up' : 'down'}`}>
-      <path d={d} fill="none" stroke={up ? 'var(--up)' : 'var(--down)'} strokeWidth="2" strokeLinejoin="round" strokeLinecap="round" />
+    <svg
+      className="sparkline"
+      width={width}
+      height={height}
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={`Price over the last 24 hours, ${up ? 'up' : 'down'}`}
+    >
+      <path
+        d={d}
+        fill="none"
+        stroke={up ? 'var(--up)' : 'var(--down)'}
+        strokeWidth="2"
+        strokeLinejoin="round"
+        strokeLinecap="round"
+      />
     </svg>
   );
 }

@@ -4,7 +4,14 @@ import type { Vendor } from '../../core/catalog';
 export function VendorHeader({ vendor, full = false }: { vendor: Vendor; full?: boolean }) {
   return (
     <header className="vendor-header">
-      <img className="vendor-banner" src={vendor.headerImage} alt={full ? '' : `${vendor.name} banner`} width={1200} height={300} fetchPriority="high" />
+      <img
+        className="vendor-banner"
+        src={vendor.headerImage}
+        alt={full ? '' : `${vendor.name} banner`}
+        width={1200}
+        height={300}
+        fetchPriority="high"
+      />
       {full && (
         <div className="vendor-intro">
           <h1>{vendor.name}</h1>

@@ -4,5 +4,6 @@
  */
 export const TELEGRAM_GROUP_URL = 'https://t.me/reclaim_claim';
 export const PHANTOM_DOWNLOAD_URL = 'https://phantom.com/download';
-export const dexscreenerUrl = (pairAddress: string) => `https://dexscreener.com/solana/${encodeURIComponent(pairAddress)}`;
+export const dexscreenerUrl = (pairAddress: string) =>
+  `https://dexscreener.com/solana/${encodeURIComponent(pairAddress)}`;
 export const jupiterSwapUrl = (mint: string) => `https://jup.ag/swap/SOL-${encodeURIComponent(mint)}`;

@@ -7,7 +7,11 @@ export function referralFromSearch(search: string): string | null {
   const raw = new URLSearchParams(search).get('ref');
   if (raw === null) return null;
   // Trimmed, control characters removed, capped.
-  const clean = raw.replace(/\p{Cc}/gu, '').trim().slice(0, REFERRER_MAX_LENGTH).trim();
+  const clean = raw
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+    .slice(0, REFERRER_MAX_LENGTH)
+    .trim();
   return clean === '' ? null : clean;
 }
 

@@ -10,7 +10,16 @@ export const MISSING_SHIPPING_QR = 'Please fill out all required shipping detail
 
 export type FormKind = 'international' | 'us';
 
-export const INTERNATIONAL_FIELDS = ['fullName', 'email', 'address1', 'address2', 'city', 'stateProvince', 'postalCode', 'country'] as const;
+export const INTERNATIONAL_FIELDS = [
+  'fullName',
+  'email',
+  'address1',
+  'address2',
+  'city',
+  'stateProvince',
+  'postalCode',
+  'country',
+] as const;
 export const US_FIELDS = ['fullName', 'email', 'address1', 'address2', 'city', 'usState', 'zip'] as const;
 export type ShippingField = (typeof INTERNATIONAL_FIELDS)[number] | (typeof US_FIELDS)[number];
 export type ShippingValues = Partial<Record<ShippingField, string>>;
@@ -28,7 +37,8 @@ export const FIELD_LABELS: Record<ShippingField, string> = {
   zip: 'ZIP Code',
 };
 
-export const fieldsOf = (kind: FormKind): readonly ShippingField[] => (kind === 'us' ? US_FIELDS : INTERNATIONAL_FIELDS);
+export const fieldsOf = (kind: FormKind): readonly ShippingField[] =>
+  kind === 'us' ? US_FIELDS : INTERNATIONAL_FIELDS;
 export const isRequired = (field: ShippingField) => field !== 'address2';
 
 /** The typed shipping value, or null when a required field is empty. */
@@ -37,7 +47,15 @@ export function shippingFromValues(kind: FormKind, values: ShippingValues): Ship
   if (fieldsOf(kind).some((f) => isRequired(f) && v(f) === '')) return null;
   const address2 = v('address2') || undefined;
   if (kind === 'us') {
-    const s: ShippingUS = { kind: 'us', fullName: v('fullName'), email: v('email'), address1: v('address1'), city: v('city'), usState: v('usState'), zip: v('zip') };
+    const s: ShippingUS = {
+      kind: 'us',
+      fullName: v('fullName'),
+      email: v('email'),
+      address1: v('address1'),
+      city: v('city'),
+      usState: v('usState'),
+      zip: v('zip'),
+    };
     return address2 ? { ...s, address2 } : s;
   }
   const s: ShippingInternational = {

@@ -27,7 +27,10 @@ export default function AboutPage() {
           <li>Vendor discounts for holders</li>
           <li>Referral rewards and LP/staking rewards</li>
         </ul>
-        <p>Reclaim was started by people who lost money to fraudulent projects and decided to build something honest instead.</p>
+        <p>
+          Reclaim was started by people who lost money to fraudulent projects and decided to build something
+          honest instead.
+        </p>
       </Credits>
       <section className="card" aria-labelledby="contract-title">
         <h2 id="contract-title">Contract address</h2>

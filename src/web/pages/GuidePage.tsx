@@ -26,7 +26,11 @@ export default function GuidePage() {
       <h1>Get Started with Reclaim</h1>
       <ol className="stepper" aria-label="Progress">
         {[1, 2, 3].map((n) => (
-          <li key={n} className={n === step ? 'current' : n < step ? 'done' : ''} aria-current={n === step ? 'step' : undefined}>
+          <li
+            key={n}
+            className={n === step ? 'current' : n < step ? 'done' : ''}
+            aria-current={n === step ? 'step' : undefined}
+          >
             Step {n}
           </li>
         ))}
@@ -54,7 +58,10 @@ export default function GuidePage() {
             <h2 id="guide-step-title" ref={heading} tabIndex={-1}>
               Step 2: Buy Solana
             </h2>
-            <p>In your wallet, choose Buy and purchase SOL with a card or bank transfer. Keep a little SOL for network fees.</p>
+            <p>
+              In your wallet, choose Buy and purchase SOL with a card or bank transfer. Keep a little SOL for
+              network fees.
+            </p>
             <button type="button" className="button" onClick={() => next(3)}>
               I Bought SOL - Next Step
             </button>
@@ -65,7 +72,10 @@ export default function GuidePage() {
             <h2 id="guide-step-title" ref={heading} tabIndex={-1}>
               Step 3: Swap SOL for $CLAIM
             </h2>
-            <p>Open the swap in your wallet (or on Jupiter), choose SOL to pay and paste the $CLAIM token mint address to receive:</p>
+            <p>
+              Open the swap in your wallet (or on Jupiter), choose SOL to pay and paste the $CLAIM token mint
+              address to receive:
+            </p>
             {config.status === 'known' ? (
               <>
                 <p className="mono address" data-testid="mint-address">
@@ -82,7 +92,9 @@ export default function GuidePage() {
             ) : (
               <p className="error">The mint address could not be loaded. Please reload the page.</p>
             )}
-            <p className="congrats">Congratulations! You now hold $CLAIM and are part of the Reclaim community.</p>
+            <p className="congrats">
+              Congratulations! You now hold $CLAIM and are part of the Reclaim community.
+            </p>
           </>
         )}
       </section>

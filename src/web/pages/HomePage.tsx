@@ -10,7 +10,16 @@ export default function HomePage() {
   return (
     <div className="page home">
       <section className="hero" aria-labelledby="hero-title">
-        {glass && <img className="hero-image" src={glass.headerImage} alt="" width={1200} height={300} fetchPriority="high" />}
+        {glass && (
+          <img
+            className="hero-image"
+            src={glass.headerImage}
+            alt=""
+            width={1200}
+            height={300}
+            fetchPriority="high"
+          />
+        )}
         <div className="hero-text">
           <p className="eyebrow">Featured vendor</p>
           <h1 id="hero-title">{glass?.name ?? 'Coopers Glass'}</h1>

@@ -5,7 +5,13 @@ import { ShippingForm } from '../components/ShippingForm';
 import { VendorHeader } from '../components/VendorHeader';
 import { claimBaseUnits, formatBaseUnits, formatUsd } from '../lib/claim-amount';
 import { TELEGRAM_GROUP_URL } from '../lib/links';
-import { MISSING_SHIPPING_QR, MISSING_SHIPPING_WALLET, shippingFromValues, type ShippingField, type ShippingValues } from '../lib/shipping';
+import {
+  MISSING_SHIPPING_QR,
+  MISSING_SHIPPING_WALLET,
+  shippingFromValues,
+  type ShippingField,
+  type ShippingValues,
+} from '../lib/shipping';
 import { usePageTitle } from '../lib/title';
 import type { CheckoutProps } from '../checkout/types';
 import { NotFoundPage } from './NotFoundPage';
@@ -30,7 +36,8 @@ function claimText(price: PriceState, units: bigint | null): string {
 }
 
 function priceError(price: PriceState, qr: boolean): string | null {
-  if (price.status === 'unavailable') return qr ? 'Failed to load price. Try again later.' : 'Failed to load $CLAIM price. Try again later.';
+  if (price.status === 'unavailable')
+    return qr ? 'Failed to load price. Try again later.' : 'Failed to load $CLAIM price. Try again later.';
   if (price.status === 'error') return 'Error loading price.';
   return null;
 }
@@ -60,12 +67,30 @@ export default function ProductPage({ productId }: { productId: string }) {
   const units = claimBaseUnits(totalCents, price.status === 'known' ? price.priceUsd : undefined);
   const error = priceError(price, qr);
   const onField = (field: ShippingField, value: string) => setValues((v) => ({ ...v, [field]: value }));
-  const seam: CheckoutProps = { product, vendor, variantId, quantity, totalCents, price, claimBaseUnits: units, validateShipping };
+  const seam: CheckoutProps = {
+    product,
+    vendor,
+    variantId,
+    quantity,
+    totalCents,
+    price,
+    claimBaseUnits: units,
+    validateShipping,
+  };
 
   const quantityInput = product.quantity && (
     <div className="field quantity">
       <label htmlFor="quantity">Quantity</label>
-      <input id="quantity" name="quantity" type="number" min={1} step={1} inputMode="numeric" value={quantityText} onChange={(e) => setQuantityText(e.target.value)} />
+      <input
+        id="quantity"
+        name="quantity"
+        type="number"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        value={quantityText}
+        onChange={(e) => setQuantityText(e.target.value)}
+      />
     </div>
   );
   const variants = product.variants && (
@@ -73,14 +98,26 @@ export default function ProductPage({ productId }: { productId: string }) {
       <legend>Size</legend>
       {product.variants.map((v) => (
         <label key={v.id} className="radio">
-          <input type="radio" name="variant" value={v.id} checked={variantId === v.id} onChange={() => setVariantId(v.id)} /> {v.label} ({formatUsd(v.priceCents)})
+          <input
+            type="radio"
+            name="variant"
+            value={v.id}
+            checked={variantId === v.id}
+            onChange={() => setVariantId(v.id)}
+          />{' '}
+          {v.label} ({formatUsd(v.priceCents)})
         </label>
       ))}
     </fieldset>
   );
   const badge = product.freeShipping && <p className="badge free-shipping">Free Shipping</p>;
   const form = (
-    <form className="order-form" noValidate onSubmit={(e) => e.preventDefault()} aria-label="Shipping details">
+    <form
+      className="order-form"
+      noValidate
+      onSubmit={(e) => e.preventDefault()}
+      aria-label="Shipping details"
+    >
       <ShippingForm kind={qr ? 'us' : 'international'} values={values} onChange={onField} />
     </form>
   );
@@ -99,7 +136,14 @@ export default function ProductPage({ productId }: { productId: string }) {
       <div className="page product qr" data-product={product.id}>
         <VendorHeader vendor={vendor} />
         <section className="card product-card" aria-labelledby="product-title">
-          <img className="product-image" src={product.image} alt={product.imageAlt} width={600} height={600} fetchPriority="high" />
+          <img
+            className="product-image"
+            src={product.image}
+            alt={product.imageAlt}
+            width={600}
+            height={600}
+            fetchPriority="high"
+          />
           <div className="product-info">
             <h1 id="product-title">{product.name}</h1>
             {product.retailCents !== undefined && (
@@ -124,7 +168,10 @@ export default function ProductPage({ productId }: { productId: string }) {
             <section className="card instructions" aria-labelledby="qr-steps-title">
               <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
               <ol>
-                <li>Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the payment.</li>
+                <li>
+                  Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the
+                  payment.
+                </li>
                 <li>Fill in your shipping details below (US addresses only).</li>
                 <li>Click the button to send the order confirmation to the seller and to you.</li>
               </ol>
@@ -141,7 +188,14 @@ export default function ProductPage({ productId }: { productId: string }) {
     <div className="page product wallet" data-product={product.id}>
       <VendorHeader vendor={vendor} />
       <div className="product-layout">
-        <img className="product-image" src={product.image} alt={product.imageAlt} width={600} height={600} fetchPriority="high" />
+        <img
+          className="product-image"
+          src={product.image}
+          alt={product.imageAlt}
+          width={600}
+          height={600}
+          fetchPriority="high"
+        />
         <div className="product-info">
           <h1>{product.name}</h1>
           {product.retailCents !== undefined && (
@@ -181,8 +235,9 @@ export default function ProductPage({ productId }: { productId: string }) {
           <li>Confirmation e-mails are sent automatically to you and to the seller.</li>
         </ol>
         <p className="note">
-          Phantom may show a warning when you pay: this comes from its automated security filters, not from a problem with the order. If you are unsure,
-          you can pay manually via direct message to the seller, or use a fresh wallet.
+          Phantom may show a warning when you pay: this comes from its automated security filters, not from a
+          problem with the order. If you are unsure, you can pay manually via direct message to the seller, or
+          use a fresh wallet.
         </p>
       </section>
       {help}

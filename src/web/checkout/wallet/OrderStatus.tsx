@@ -52,12 +52,18 @@ const STATUS_TEXT: Record<OrderPublic['status'], string> = {
   paid_late: 'Payment received after the quote expired; the seller will contact you',
 };
 
-const MAIL_TEXT = { pending: 'queued', sent: 'sent', retrying: 'not delivered yet, retrying', failed: 'failed' } as const;
+const MAIL_TEXT = {
+  pending: 'queued',
+  sent: 'sent',
+  retrying: 'not delivered yet, retrying',
+  failed: 'failed',
+} as const;
 
 export function explorerTxUrl(signature: string, config: Pick<PublicConfig, 'cluster' | 'rpcUrl'>): string {
   const base = `https://explorer.solana.com/tx/${encodeURIComponent(signature)}`;
   if (config.cluster === 'mainnet-beta') return base;
-  if (config.cluster === 'localnet') return `${base}?cluster=custom&customUrl=${encodeURIComponent(config.rpcUrl)}`;
+  if (config.cluster === 'localnet')
+    return `${base}?cluster=custom&customUrl=${encodeURIComponent(config.rpcUrl)}`;
   return `${base}?cluster=${config.cluster}`;
 }
 
@@ -66,7 +72,12 @@ export function OrderStatusPanel({ view, config }: { view: OrderView; config: Pu
   const o = view.order;
   const mails = o.emails.filter((e) => e.kind === 'order_confirmation');
   return (
-    <section className="card order-status" aria-labelledby="order-status-title" data-order-id={o.orderId} data-status={o.status}>
+    <section
+      className="card order-status"
+      aria-labelledby="order-status-title"
+      data-order-id={o.orderId}
+      data-status={o.status}
+    >
       <h2 id="order-status-title">Your order</h2>
       <p role="status">
         Status: <strong data-testid="order-status">{STATUS_TEXT[o.status]}</strong>
@@ -75,7 +86,12 @@ export function OrderStatusPanel({ view, config }: { view: OrderView; config: Pu
       {o.signature && (
         <p>
           Transaction:{' '}
-          <a href={explorerTxUrl(o.signature, config)} target="_blank" rel="noopener noreferrer" className="tx-link">
+          <a
+            href={explorerTxUrl(o.signature, config)}
+            target="_blank"
+            rel="noopener noreferrer"
+            className="tx-link"
+          >
             {`${o.signature.slice(0, 8)}…${o.signature.slice(-8)}`}
           </a>
         </p>

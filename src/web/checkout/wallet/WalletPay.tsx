@@ -20,7 +20,15 @@ import { useConfig } from '../../api/config';
 import { ApiRequestError, createOrder, getOrder, newIdempotencyKey, requestQuote } from '../../api/orders';
 import { storedReferrer } from '../../lib/referral';
 import type { CheckoutProps } from '../types';
-import { CONFIRMATION_FAILED, CONFIRMATION_SENT, DECLINED_NOTE, flowFailed, MAIL_PENDING_NOTE, NO_PHANTOM, paymentSuccessful } from './messages';
+import {
+  CONFIRMATION_FAILED,
+  CONFIRMATION_SENT,
+  DECLINED_NOTE,
+  flowFailed,
+  MAIL_PENDING_NOTE,
+  NO_PHANTOM,
+  paymentSuccessful,
+} from './messages';
 import { inputHash, loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
 import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
 import { sendPaymentHint, waitForConfirmation } from './order-api';
@@ -54,7 +62,10 @@ export default function WalletPay(props: CheckoutProps) {
     );
   }
   return (
-    <ConnectionProvider endpoint={config.config.rpcUrl} config={{ commitment: 'confirmed', wsEndpoint: config.config.wsUrl }}>
+    <ConnectionProvider
+      endpoint={config.config.rpcUrl}
+      config={{ commitment: 'confirmed', wsEndpoint: config.config.wsUrl }}
+    >
       <WalletProvider wallets={wallets} autoConnect onError={onError}>
         <WalletModalProvider>
           <WalletCheckout {...props} config={config.config} />
@@ -97,7 +108,11 @@ function connectAdapter(adapter: Adapter): Promise<PublicKey> {
 /** A declined wallet request: Phantom's code 4001, wrapped by the adapter (WalletSendTransactionError etc.). */
 function isUserRejection(err: unknown): boolean {
   const e = err as { code?: unknown; error?: { code?: unknown }; message?: unknown };
-  return e.code === 4001 || e.error?.code === 4001 || (typeof e.message === 'string' && /user rejected/i.test(e.message));
+  return (
+    e.code === 4001 ||
+    e.error?.code === 4001 ||
+    (typeof e.message === 'string' && /user rejected/i.test(e.message))
+  );
 }
 
 function messageOf(err: unknown): string {
@@ -121,7 +136,14 @@ interface Attempt {
   order?: OrderCreated;
 }
 
-function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validateShipping, config }: CheckoutProps & { config: PublicConfig }) {
+function WalletCheckout({
+  product,
+  variantId,
+  quantity,
+  claimBaseUnits,
+  validateShipping,
+  config,
+}: CheckoutProps & { config: PublicConfig }) {
   const { connection } = useConnection();
   const { wallets, wallet, select } = useWallet();
   const { setVisible } = useWalletModal();
@@ -131,7 +153,10 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
   const [initial] = useState(() => {
     const open = loadOpenOrder(product.id);
     // A reload keeps the unpaid order's attempt, so Buy Now with the same inputs pays that order (no second one).
-    const attempt: Attempt | null = open?.unpaid && !open.signature ? { fingerprint: open.unpaid.inputHash, key: open.unpaid.key, order: open.unpaid.order } : null;
+    const attempt: Attempt | null =
+      open?.unpaid && !open.signature
+        ? { fingerprint: open.unpaid.inputHash, key: open.unpaid.key, order: open.unpaid.order }
+        : null;
     return { open, attempt };
   });
   const [openOrder, setOpenOrder] = useState<OpenOrder | null>(initial.open);
@@ -163,7 +188,9 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
 
   /** The server records the order before any money moves. */
   const ensureOrder = async (shipping: Shipping, qty: number): Promise<OrderCreated> => {
-    const fingerprint = inputHash(JSON.stringify({ p: product.id, v: variantId ?? null, q: qty, s: shipping }));
+    const fingerprint = inputHash(
+      JSON.stringify({ p: product.id, v: variantId ?? null, q: qty, s: shipping }),
+    );
     let a = attemptRef.current;
     if (a?.order && a.fingerprint === fingerprint) {
       // Paying the same order again after a decline or a failure: only while it still awaits payment.
@@ -173,20 +200,30 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
       }
       a = null;
     }
-    if (!a || a.fingerprint !== fingerprint || (a.quote && Date.parse(a.quote.expiresAt) - Date.now() < 30_000)) {
+    if (
+      !a ||
+      a.fingerprint !== fingerprint ||
+      (a.quote && Date.parse(a.quote.expiresAt) - Date.now() < 30_000)
+    ) {
       a = { fingerprint, key: newIdempotencyKey() };
     }
     attemptRef.current = a;
     try {
-      a.quote ??= await requestQuote({ items: [{ productId: product.id, ...(variantId ? { variantId } : {}), quantity: qty }] });
+      a.quote ??= await requestQuote({
+        items: [{ productId: product.id, ...(variantId ? { variantId } : {}), quantity: qty }],
+      });
       const ref = referrer();
-      a.order = await createOrder({ quote: a.quote.quote, shipping, paymentMethod: 'wallet', ...(ref ? { referrer: ref } : {}) }, a.key);
+      a.order = await createOrder(
+        { quote: a.quote.quote, shipping, paymentMethod: 'wallet', ...(ref ? { referrer: ref } : {}) },
+        a.key,
+      );
     } catch (err) {
       // A refusal will not change on a replay: start the next attempt afresh. A network failure keeps the key.
       if (err instanceof ApiRequestError && err.status !== 0) attemptRef.current = null;
       throw err;
     }
-    if (a.order.mint !== config.claimMint) throw new Error('the order names a different token mint than this store');
+    if (a.order.mint !== config.claimMint)
+      throw new Error('the order names a different token mint than this store');
     return a.order;
   };
 
@@ -207,7 +244,11 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
       if (!conn) return;
       const order = await ensureOrder(shipping, quantity);
       const attempt = attemptRef.current;
-      remember({ orderId: order.orderId, savedAt: Date.now(), ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}) });
+      remember({
+        orderId: order.orderId,
+        savedAt: Date.now(),
+        ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}),
+      });
       const signature = await payOrder(
         {
           connection,
@@ -251,7 +292,13 @@ function WalletCheckout({ product, variantId, quantity, claimBaseUnits, validate
       <div className="wallet-connect">
         <WalletMultiButton />
       </div>
-      <button type="button" className="button big buy-now" disabled={!ready || busy} aria-busy={busy} onClick={() => void onBuy()}>
+      <button
+        type="button"
+        className="button big buy-now"
+        disabled={!ready || busy}
+        aria-busy={busy}
+        onClick={() => void onBuy()}
+      >
         {!ready ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
       </button>
       {note && (

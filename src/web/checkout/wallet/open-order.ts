@@ -31,11 +31,23 @@ export function loadOpenOrder(productId: string): OpenOrder | null {
     const raw = storage()?.getItem(KEY_PREFIX + productId);
     if (!raw) return null;
     const v = JSON.parse(raw) as Partial<OpenOrder>;
-    if (typeof v.orderId !== 'string' || typeof v.savedAt !== 'number' || Date.now() - v.savedAt > MAX_AGE_MS) return null;
+    if (typeof v.orderId !== 'string' || typeof v.savedAt !== 'number' || Date.now() - v.savedAt > MAX_AGE_MS)
+      return null;
     const u = v.unpaid;
     const unpaid =
-      u && typeof u.inputHash === 'string' && typeof u.key === 'string' && typeof u.order?.orderId === 'string' && u.order.orderId === v.orderId ? u : undefined;
-    return { orderId: v.orderId, savedAt: v.savedAt, ...(typeof v.signature === 'string' ? { signature: v.signature } : {}), ...(unpaid ? { unpaid } : {}) };
+      u &&
+      typeof u.inputHash === 'string' &&
+      typeof u.key === 'string' &&
+      typeof u.order?.orderId === 'string' &&
+      u.order.orderId === v.orderId
+        ? u
+        : undefined;
+    return {
+      orderId: v.orderId,
+      savedAt: v.savedAt,
+      ...(typeof v.signature === 'string' ? { signature: v.signature } : {}),
+      ...(unpaid ? { unpaid } : {}),
+    };
   } catch {
     return null;
   }

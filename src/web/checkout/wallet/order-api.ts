@@ -25,15 +25,21 @@ const PAID = new Set(['paid', 'final', 'paid_late']);
 /** Both confirmation e-mails delivered. */
 export function mailsDelivered(o: OrderPublic): boolean {
   const mails = o.emails.filter((e) => e.kind === 'order_confirmation');
-  return mails.some((e) => e.recipient === 'seller' && e.state === 'sent') && mails.some((e) => e.recipient === 'buyer' && e.state === 'sent');
+  return (
+    mails.some((e) => e.recipient === 'seller' && e.state === 'sent') &&
+    mails.some((e) => e.recipient === 'buyer' && e.state === 'sent')
+  );
 }
 
 /** A delivery attempt failed (the outbox retries it; the page reports it). */
 export function mailsFailing(o: OrderPublic): boolean {
-  return o.emails.some((e) => e.kind === 'order_confirmation' && (e.state === 'retrying' || e.state === 'failed'));
+  return o.emails.some(
+    (e) => e.kind === 'order_confirmation' && (e.state === 'retrying' || e.state === 'failed'),
+  );
 }
 
-export type ConfirmationOutcome = { delivered: true; order: OrderPublic } | { delivered: false; order: OrderPublic | null };
+export type ConfirmationOutcome =
+  { delivered: true; order: OrderPublic } | { delivered: false; order: OrderPublic | null };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,7 +47,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Polls GET /api/orders/:id until the server has verified the payment and delivered both e-mails (delivered),
  * or a delivery attempt failed, or `timeoutMs` passed (not delivered).
  */
-export async function waitForConfirmation(orderId: string, timeoutMs = 30_000, everyMs = 500): Promise<ConfirmationOutcome> {
+export async function waitForConfirmation(
+  orderId: string,
+  timeoutMs = 30_000,
+  everyMs = 500,
+): Promise<ConfirmationOutcome> {
   const deadline = Date.now() + timeoutMs;
   let last: OrderPublic | null = null;
   while (Date.now() < deadline) {

@@ -9,7 +9,13 @@ const key = () => Keypair.generate().publicKey;
 describe('paymentInstruction', () => {
   it('is a TransferChecked of exactly the base units, 6 decimals, buyer ATA → seller ATA, reference read-only last', () => {
     const buyer = key();
-    const target = { orderId: 'o', mint: key(), recipient: key(), reference: key(), amountBaseUnits: 190_000_123_456n };
+    const target = {
+      orderId: 'o',
+      mint: key(),
+      recipient: key(),
+      reference: key(),
+      amountBaseUnits: 190_000_123_456n,
+    };
     const ix = paymentInstruction(buyer, target);
     expect(ix.programId.equals(TOKEN_PROGRAM_ID)).toBe(true);
     expect(ix.data[0]).toBe(12); // TransferChecked
@@ -26,13 +32,21 @@ describe('paymentInstruction', () => {
 });
 
 describe('targetOf', () => {
-  const order = { orderId: 'o', mint: key().toBase58(), recipient: key().toBase58(), reference: key().toBase58() };
+  const order = {
+    orderId: 'o',
+    mint: key().toBase58(),
+    recipient: key().toBase58(),
+    reference: key().toBase58(),
+  };
   it('parses the amount as a bigint without floats', () => {
-    expect(targetOf({ ...order, amountBaseUnits: '9007199254740993' }).amountBaseUnits).toBe(9007199254740993n);
+    expect(targetOf({ ...order, amountBaseUnits: '9007199254740993' }).amountBaseUnits).toBe(
+      9007199254740993n,
+    );
     expect(targetOf({ ...order, amountBaseUnits: '1' }).reference).toBeInstanceOf(PublicKey);
   });
   it('refuses malformed amounts and keys', () => {
-    for (const bad of ['1.5', '-1', '', '1e6', ' 1']) expect(() => targetOf({ ...order, amountBaseUnits: bad })).toThrow();
+    for (const bad of ['1.5', '-1', '', '1e6', ' 1'])
+      expect(() => targetOf({ ...order, amountBaseUnits: bad })).toThrow();
     expect(() => targetOf({ ...order, mint: 'nope', amountBaseUnits: '1' })).toThrow();
   });
 });

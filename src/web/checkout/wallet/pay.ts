@@ -12,7 +12,13 @@ import {
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token';
-import { PublicKey, Transaction, type BlockhashWithExpiryBlockHeight, type Connection, type TransactionInstruction } from '@solana/web3.js';
+import {
+  PublicKey,
+  Transaction,
+  type BlockhashWithExpiryBlockHeight,
+  type Connection,
+  type TransactionInstruction,
+} from '@solana/web3.js';
 import { BLOCKHASH_FAILED, NO_TOKEN_ACCOUNT } from './messages';
 
 export const CLAIM_DECIMALS = 6;
@@ -61,7 +67,11 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 
 async function finalizedBlockhash(connection: Connection): Promise<BlockhashWithExpiryBlockHeight> {
   try {
-    const bh = await withTimeout(connection.getLatestBlockhash('finalized'), RPC_TIMEOUT_MS, 'getLatestBlockhash');
+    const bh = await withTimeout(
+      connection.getLatestBlockhash('finalized'),
+      RPC_TIMEOUT_MS,
+      'getLatestBlockhash',
+    );
     if (!bh.blockhash) throw new Error('empty blockhash');
     return bh;
   } catch {
@@ -73,16 +83,37 @@ async function finalizedBlockhash(connection: Connection): Promise<BlockhashWith
 export function paymentInstruction(buyer: PublicKey, target: PaymentTarget): TransactionInstruction {
   const source = getAssociatedTokenAddressSync(target.mint, buyer);
   const destination = getAssociatedTokenAddressSync(target.mint, target.recipient);
-  const ix = createTransferCheckedInstruction(source, target.mint, destination, buyer, target.amountBaseUnits, CLAIM_DECIMALS);
+  const ix = createTransferCheckedInstruction(
+    source,
+    target.mint,
+    destination,
+    buyer,
+    target.amountBaseUnits,
+    CLAIM_DECIMALS,
+  );
   ix.keys.push({ pubkey: target.reference, isSigner: false, isWritable: false });
   return ix;
 }
 
-async function sendAndConfirm(deps: PayDeps, ix: TransactionInstruction, bh: BlockhashWithExpiryBlockHeight, onSent?: (sig: string) => void): Promise<string> {
-  const tx = new Transaction({ feePayer: deps.buyer, blockhash: bh.blockhash, lastValidBlockHeight: bh.lastValidBlockHeight }).add(ix);
-  const signature = await deps.adapter.sendTransaction(tx, deps.connection, { preflightCommitment: 'confirmed' });
+async function sendAndConfirm(
+  deps: PayDeps,
+  ix: TransactionInstruction,
+  bh: BlockhashWithExpiryBlockHeight,
+  onSent?: (sig: string) => void,
+): Promise<string> {
+  const tx = new Transaction({
+    feePayer: deps.buyer,
+    blockhash: bh.blockhash,
+    lastValidBlockHeight: bh.lastValidBlockHeight,
+  }).add(ix);
+  const signature = await deps.adapter.sendTransaction(tx, deps.connection, {
+    preflightCommitment: 'confirmed',
+  });
   onSent?.(signature);
-  const res = await deps.connection.confirmTransaction({ signature, blockhash: bh.blockhash, lastValidBlockHeight: bh.lastValidBlockHeight }, 'confirmed');
+  const res = await deps.connection.confirmTransaction(
+    { signature, blockhash: bh.blockhash, lastValidBlockHeight: bh.lastValidBlockHeight },
+    'confirmed',
+  );
   if (res.value.err) throw new Error(`the transaction failed on chain (${JSON.stringify(res.value.err)})`);
   return signature;
 }
@@ -95,14 +126,22 @@ export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<st
 
   const buyerAta = getAssociatedTokenAddressSync(target.mint, buyer);
   const sellerAta = getAssociatedTokenAddressSync(target.mint, target.recipient);
-  const [buyerAccount, sellerAccount] = await withTimeout(connection.getMultipleAccountsInfo([buyerAta, sellerAta], 'confirmed'), RPC_TIMEOUT_MS, 'reading token accounts');
+  const [buyerAccount, sellerAccount] = await withTimeout(
+    connection.getMultipleAccountsInfo([buyerAta, sellerAta], 'confirmed'),
+    RPC_TIMEOUT_MS,
+    'reading token accounts',
+  );
   if (!buyerAccount) throw new CheckoutStop(NO_TOKEN_ACCOUNT);
 
   if (!sellerAccount) {
     // The seller has no $CLAIM account yet: the buyer creates it (pays its rent) in a separate approval.
     // The idempotent form of the instruction, so a concurrent creation by another buyer cannot fail it.
     deps.onStep?.('create-seller-account');
-    await sendAndConfirm(deps, createAssociatedTokenAccountIdempotentInstruction(buyer, sellerAta, target.recipient, target.mint), bh);
+    await sendAndConfirm(
+      deps,
+      createAssociatedTokenAccountIdempotentInstruction(buyer, sellerAta, target.recipient, target.mint),
+      bh,
+    );
     bh = await finalizedBlockhash(connection);
   }
 
@@ -113,8 +152,15 @@ export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<st
   });
 }
 
-export function targetOf(order: { orderId: string; mint: string; recipient: string; reference: string; amountBaseUnits: string | null }): PaymentTarget {
-  if (order.amountBaseUnits === null || !/^\d+$/.test(order.amountBaseUnits)) throw new Error('the store sent no valid amount for this order');
+export function targetOf(order: {
+  orderId: string;
+  mint: string;
+  recipient: string;
+  reference: string;
+  amountBaseUnits: string | null;
+}): PaymentTarget {
+  if (order.amountBaseUnits === null || !/^\d+$/.test(order.amountBaseUnits))
+    throw new Error('the store sent no valid amount for this order');
   return {
     orderId: order.orderId,
     mint: new PublicKey(order.mint),
