@@ -31,6 +31,7 @@ import {
   summarize,
   type RunStats,
 } from './lib/load';
+import { INTERNATIONAL_SHIPPING } from '../test/support/fixtures';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number, max: number): number => cliNumber(args, name, fallback, max);
@@ -43,16 +44,7 @@ const argValue = (name: string): string | undefined => {
 const profileDir = argValue('profile');
 const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
-const SHIPPING = {
-  kind: 'international',
-  fullName: 'Ada Lovelace',
-  email: 'ada@example.com',
-  address1: '12 St James Square',
-  city: 'London',
-  stateProvince: 'Greater London',
-  postalCode: 'SW1Y 4JH',
-  country: 'United Kingdom',
-};
+const SHIPPING = INTERNATIONAL_SHIPPING;
 const PRODUCT = 'lilac-tiptop'; // a wallet product of the demo catalogue
 
 async function serve(): Promise<void> {

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { buildOrderEmails, productLine, type OrderEmailFacts } from './email-payload';
+import { INTERNATIONAL_SHIPPING } from '../../test/support/fixtures';
 
 const walletFacts: OrderEmailFacts = {
   items: [{ name: 'Sonic Crushed Opal Spillproof', quantity: 1 }],
   totalCents: 32500,
   amountBaseUnits: 3_250_000_000_000n,
-  shipping: {
-    kind: 'international',
-    fullName: 'Ada Lovelace',
-    email: 'ada@example.com',
-    address1: '12 St James Square',
-    city: 'London',
-    stateProvince: 'Greater London',
-    postalCode: 'SW1Y 4JH',
-    country: 'United Kingdom',
-  },
+  shipping: INTERNATIONAL_SHIPPING,
   paymentMethod: 'wallet',
   solanaPayUrl: 'solana:x',
 };

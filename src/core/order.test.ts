@@ -15,17 +15,9 @@ import {
   describeIssues,
   missingShippingMessage,
 } from './order';
+import { INTERNATIONAL_SHIPPING } from '../../test/support/fixtures';
 
-const intl = {
-  kind: 'international' as const,
-  fullName: 'Ada Lovelace',
-  email: 'ada@example.com',
-  address1: '12 St James Square',
-  city: 'London',
-  stateProvince: 'Greater London',
-  postalCode: 'SW1Y 4JH',
-  country: 'United Kingdom',
-};
+const intl = { ...INTERNATIONAL_SHIPPING };
 const us = {
   kind: 'us' as const,
   fullName: 'Grace Hopper',

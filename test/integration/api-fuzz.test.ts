@@ -14,22 +14,14 @@ import { demoKeys } from '../../src/localnet/demo-keys';
 import { createPriceService, pricePlugin, type PriceService } from '../../src/server/price/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
+import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
 
 let dir: string;
 let server: RunningServer;
 let price: PriceService;
 let validQuote: string;
 
-const SHIPPING = {
-  kind: 'international',
-  fullName: 'Ada Lovelace',
-  email: 'ada@example.com',
-  address1: '12 St James Square',
-  city: 'London',
-  stateProvince: 'Greater London',
-  postalCode: 'SW1Y 4JH',
-  country: 'United Kingdom',
-};
+const SHIPPING = INTERNATIONAL_SHIPPING;
 const UNKNOWN_ORDER = '2b6f0cc9-0f3a-4f39-9a53-8f5a6c1d2e3f';
 
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { MailTransport, OutgoingEmail } from '../../src/server/mail/types';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
+import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 
@@ -124,16 +125,7 @@ export class RecordingTransport implements MailTransport {
   }
 }
 
-export const intlShipping = {
-  kind: 'international',
-  fullName: 'Ada Lovelace',
-  email: 'ada@example.com',
-  address1: '12 St James Square',
-  city: 'London',
-  stateProvince: 'Greater London',
-  postalCode: 'SW1Y 4JH',
-  country: 'United Kingdom',
-};
+export const intlShipping = INTERNATIONAL_SHIPPING;
 
 export const usShipping = {
   kind: 'us',

@@ -1,5 +1,6 @@
 import { buildOrderEmails, type OrderEmailFacts } from '../../src/core/email-payload';
 import type { OutgoingEmail } from '../../src/server/mail/types';
+import { INTERNATIONAL_SHIPPING } from './fixtures';
 
 export const SELLER = 'seller@shop.test';
 
@@ -7,16 +8,7 @@ export const walletFacts: OrderEmailFacts = {
   items: [{ name: 'BathSalts Flower', variantLabel: 'zips', quantity: 1 }],
   totalCents: 20000,
   amountBaseUnits: 47_619_047_619n,
-  shipping: {
-    kind: 'international',
-    fullName: 'Ada Lovelace',
-    email: 'ada@example.com',
-    address1: '12 St James Square',
-    city: 'London',
-    stateProvince: 'Greater London',
-    postalCode: 'SW1Y 4JH',
-    country: 'United Kingdom',
-  },
+  shipping: INTERNATIONAL_SHIPPING,
   paymentMethod: 'wallet',
   solanaPayUrl: 'solana:x',
 };
