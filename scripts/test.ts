@@ -2,7 +2,7 @@
  * `npm test`: every suite (unit, integration, e2e) in one vitest run.
  * - Finds Chromium for the browser journeys: CHROME_PATH, else /usr/bin/chromium. When missing and apt-get is
  *   usable as root, installs Debian's `chromium`; otherwise fails saying how to install it.
- * - Builds the web app (the e2e suites serve the real build).
+ * - Builds the web app and prerenders its pages (the e2e suites serve the real build).
  * - PostgreSQL suites run when TEST_DATABASE_URL is set (CI sets it).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -40,6 +40,8 @@ if (!process.env.TEST_DATABASE_URL) {
 
 const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit', env });
 if (build.status !== 0) process.exit(build.status ?? 1);
+const prerender = spawnSync('node', ['--import', 'tsx', 'scripts/prerender.ts'], { stdio: 'inherit', env });
+if (prerender.status !== 0) process.exit(prerender.status ?? 1);
 
 const args = process.argv.slice(2);
 const resultsFile = 'var/test-results.json';

@@ -20,7 +20,8 @@ export type Screen =
   | { kind: 'product'; product: Product; vendor: Vendor }
   | { kind: 'not-found' };
 
-function normalise(path: string): string {
+/** A request path as the route table sees it: no query or fragment, no trailing slash, lower case. */
+export function normalisePath(path: string): string {
   const noQuery = path.split(/[?#]/, 1)[0] ?? '/';
   const trimmed = noQuery.replace(/\/+$/, '');
   return trimmed === '' ? '/' : trimmed.toLowerCase();
@@ -28,7 +29,7 @@ function normalise(path: string): string {
 
 /** Which screen a path shows. Unknown paths (and unknown vendors) are `not-found`, served with status 404. */
 export function resolveScreen(catalog: Catalog, rawPath: string): Screen {
-  const path = normalise(rawPath);
+  const path = normalisePath(rawPath);
   switch (path) {
     case paths.home:
       return { kind: 'home' };

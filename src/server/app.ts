@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Catalog } from '../core/catalog';
-import { resolveScreen } from '../core/routes';
+import { normalisePath, resolveScreen } from '../core/routes';
 import { publicConfig, type Settings } from './settings';
 import { ApiProblem } from './http/errors';
 import { qrRoute } from './http/qr-route';
@@ -21,9 +21,31 @@ export interface AppDeps {
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
 
+/** The build's prerendered pages (scripts/prerender.ts: dist/web/_prerender/manifest.json), read once. */
+interface Prerendered {
+  pages: Map<string, string>;
+  notFound: string;
+}
+
+function loadPrerendered(webDir: string): Prerendered | undefined {
+  const dir = resolve(webDir, '_prerender');
+  const manifestFile = resolve(dir, 'manifest.json');
+  if (!existsSync(manifestFile)) return undefined;
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    pages: Record<string, string>;
+    notFound: string;
+  };
+  const read = (file: string) => readFileSync(resolve(dir, file), 'utf8');
+  return {
+    pages: new Map(Object.entries(manifest.pages).map(([path, file]) => [path, read(file)])),
+    notFound: read(manifest.notFound),
+  };
+}
+
 /**
  * The HTTP surface: thin, schema-validated routes over the services. Serves the built React app for every
- * page path of the route table (404 status for unknown paths, same app shell rendering the 404 screen).
+ * page path of the route table: the page's prerendered HTML (hydrated by the app), 404 status and the
+ * prerendered 404 page for unknown paths; the bare app shell when the build has no prerendered HTML.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
@@ -60,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webDir = deps.webDir;
   if (webDir && existsSync(resolve(webDir, 'index.html'))) {
     const shell = readFileSync(resolve(webDir, 'index.html'), 'utf8');
+    const prerendered = loadPrerendered(webDir);
     await app.register(fastifyStatic, { root: resolve(webDir), index: false, wildcard: false, maxAge: '1h' });
     app.setNotFoundHandler((req, reply) => {
       if (req.method !== 'GET' && req.method !== 'HEAD')
@@ -67,11 +90,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (req.url.startsWith('/api/'))
         return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
       const screen = resolveScreen(deps.catalog, req.url);
+      const notFound = screen.kind === 'not-found';
+      const html =
+        (notFound ? prerendered?.notFound : prerendered?.pages.get(normalisePath(req.url))) ?? shell;
       return reply
-        .status(screen.kind === 'not-found' ? 404 : 200)
+        .status(notFound ? 404 : 200)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(shell);
+        .send(html);
     });
   } else {
     app.setNotFoundHandler((req, reply) =>

@@ -1,18 +1,38 @@
 import { lazy } from 'react';
 import { Route, Routes, useParams } from 'react-router-dom';
-import { paths } from '../../core/routes';
+import { paths, type Screen } from '../../core/routes';
 import { catalog, vendorById } from '../catalog';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { Shell } from './Shell';
 
 // One lazy chunk per screen: the light pages never load product or checkout code.
-const HomePage = lazy(() => import('../pages/HomePage'));
-const GuidePage = lazy(() => import('../pages/GuidePage'));
-const AboutPage = lazy(() => import('../pages/AboutPage'));
-const GiveawaysPage = lazy(() => import('../pages/GiveawaysPage'));
-const VendorsPage = lazy(() => import('../pages/VendorsPage'));
-const VendorPage = lazy(() => import('../pages/VendorPage'));
-const ProductPage = lazy(() => import('../pages/ProductPage'));
+const load = {
+  home: () => import('../pages/HomePage'),
+  guide: () => import('../pages/GuidePage'),
+  about: () => import('../pages/AboutPage'),
+  giveaways: () => import('../pages/GiveawaysPage'),
+  vendors: () => import('../pages/VendorsPage'),
+  vendor: () => import('../pages/VendorPage'),
+  product: () => import('../pages/ProductPage'),
+};
+const HomePage = lazy(load.home);
+const GuidePage = lazy(load.guide);
+const AboutPage = lazy(load.about);
+const GiveawaysPage = lazy(load.giveaways);
+const VendorsPage = lazy(load.vendors);
+const VendorPage = lazy(load.vendor);
+const ProductPage = lazy(load.product);
+
+/**
+ * Fetches the chunks the first render of a screen needs (the page, and on product pages the checkout slot the
+ * page renders at once: QrPay or WalletSlot). main.tsx awaits it before hydrating prerendered HTML, so the
+ * page hydrates in one pass instead of staying dehydrated while its data arrives.
+ */
+export function preloadScreen(screen: Screen): Promise<unknown> {
+  if (screen.kind === 'not-found') return Promise.resolve();
+  if (screen.kind === 'product') return load.product().then((m) => m.preloadCheckout(screen.product.payment));
+  return load[screen.kind]();
+}
 
 /** Every product route of the catalogue (canonical and legacy aliases such as /proxrec) → one template. */
 const productRoutes = catalog.products.flatMap((p) => p.routes.map((path) => ({ path, productId: p.id })));

@@ -10,21 +10,28 @@ const UNITS: { key: keyof Omit<Remaining, 'totalMs'>; label: string }[] = [
 
 /** Countdown to the next Sunday 00:00 America/Los_Angeles, ticking every second, recomputing at zero. */
 export function Countdown() {
-  const [state, setState] = useState(() => countdownTick(new Date(), undefined, AIRDROP_TIME_ZONE));
+  // The first frame does not depend on the clock (it is prerendered at build time and hydrated): the time is
+  // read in the effect, which then ticks every second.
+  const [state, setState] = useState<ReturnType<typeof countdownTick> | null>(null);
   useEffect(() => {
+    setState(countdownTick(new Date(), undefined, AIRDROP_TIME_ZONE));
     const timer = window.setInterval(
-      () => setState((s) => countdownTick(new Date(), s.target, AIRDROP_TIME_ZONE)),
+      () => setState((s) => countdownTick(new Date(), s?.target, AIRDROP_TIME_ZONE)),
       1000,
     );
     return () => window.clearInterval(timer);
   }, []);
-  const local = new Intl.DateTimeFormat(undefined, {
-    weekday: 'long',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  }).format(state.target);
-  const spoken = `${state.left.days} days, ${state.left.hours} hours, ${state.left.minutes} minutes`;
+  const local = state
+    ? new Intl.DateTimeFormat(undefined, {
+        weekday: 'long',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZoneName: 'short',
+      }).format(state.target)
+    : '…';
+  const spoken = state
+    ? `${state.left.days} days, ${state.left.hours} hours, ${state.left.minutes} minutes`
+    : 'loading';
   return (
     <section className="card countdown" aria-labelledby="countdown-title">
       <h2 id="countdown-title">NEXT $CLAIM AIRDROP &amp; BURN</h2>
@@ -33,7 +40,7 @@ export function Countdown() {
         {UNITS.map((u) => (
           <div key={u.key} className="countdown-unit">
             <span className="countdown-value" data-unit={u.key}>
-              {String(state.left[u.key]).padStart(2, '0')}
+              {state ? String(state.left[u.key]).padStart(2, '0') : '--'}
             </span>
             <span className="countdown-label">{u.label}</span>
           </div>
@@ -41,7 +48,7 @@ export function Countdown() {
       </div>
       <p className="visually-hidden">Time left: {spoken}.</p>
       <p className="muted">
-        In your time zone: <time dateTime={state.target.toISOString()}>{local}</time>
+        In your time zone: <time dateTime={state?.target.toISOString()}>{local}</time>
       </p>
       <p className="countdown-note">ALL HOLDERS GET MORE $CLAIM BASED ON HOLDINGS</p>
     </section>

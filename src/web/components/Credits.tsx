@@ -16,12 +16,14 @@ function prefersReducedMotion(): boolean {
 export function Credits({ label, children }: { label: string; children: ReactNode }) {
   const box = useRef<HTMLDivElement>(null);
   const [paused, setPaused] = useState(false);
-  const [reduced, setReduced] = useState(prefersReducedMotion);
+  // Read in the effect, not at first render: the first frame is prerendered at build time and hydrated.
+  const [reduced, setReduced] = useState(false);
   const [hovered, setHovered] = useState(false);
   const [focused, setFocused] = useState(false);
   const running = !reduced && !paused && !hovered && !focused;
 
   useEffect(() => {
+    setReduced(prefersReducedMotion());
     if (typeof window.matchMedia !== 'function') return;
     const mq = window.matchMedia('(prefers-reduced-motion: reduce)');
     const onChange = () => setReduced(mq.matches);

@@ -14,13 +14,21 @@ import {
 } from '../lib/shipping';
 import { usePageTitle } from '../lib/title';
 import type { CheckoutProps } from '../checkout/types';
+import type { Product } from '../../core/catalog';
 import { NotFoundPage } from './NotFoundPage';
 
 // The checkouts: separate chunks. QrPay draws the QR code, so it loads right after the first render; WalletPay
 // (web3.js and the wallet adapter, ~130 KB gzip) loads on the visitor's first intent, see WalletSlot.
-const QrPay = lazy(() => import('../checkout/qr/QrPay'));
+const loadQrPay = () => import('../checkout/qr/QrPay');
+const QrPay = lazy(loadQrPay);
 // The slot holds the placeholder until then: its own small chunk, so the QR pages do not load it.
-const WalletSlot = lazy(() => import('./WalletSlot'));
+const loadWalletSlot = () => import('./WalletSlot');
+const WalletSlot = lazy(loadWalletSlot);
+
+/** Fetches the checkout chunk a product page renders at once (main.tsx, before hydrating prerendered HTML). */
+export function preloadCheckout(payment: Product['payment']): Promise<unknown> {
+  return payment === 'qr' ? loadQrPay() : loadWalletSlot();
+}
 
 /** Quantity input text → whole number ≥ 1, or null (spec: not clamped, bad entries give no amount). */
 function parseQuantity(text: string): number | null {

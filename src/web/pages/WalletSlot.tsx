@@ -52,11 +52,16 @@ function realControl(box: HTMLElement, what: PendingClick): HTMLButtonElement | 
  */
 export default function WalletSlot(seam: CheckoutProps) {
   const productId = seam.product.id;
-  const [wanted, setWanted] = useState(() => walletMustResume(productId));
+  const [wanted, setWanted] = useState(false);
   const [Pay, setPay] = useState<WalletPayComponent | null>(null);
   const [pending, setPending] = useState<PendingClick | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const intent = useCallback(() => setWanted(true), []);
+
+  // Storage is read after the first render (prerendered at build time and hydrated: the placeholder either way).
+  useEffect(() => {
+    if (walletMustResume(productId)) setWanted(true);
+  }, [productId]);
 
   useEffect(() => {
     if (!wanted || Pay) return;

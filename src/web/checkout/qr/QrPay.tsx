@@ -12,6 +12,7 @@ import { QrImage } from './QrImage';
 import { useOrderStatus } from './useOrderStatus';
 import { useQuote } from './useQuote';
 
+/** The QR image's size in CSS pixels (the `.qr-box` of styles.css is sized for it). */
 export const QR_SIZE = 180;
 export const MSG_SENT = 'Order confirmation sent to both seller and buyer!';
 export const MSG_FAILED = 'Failed to send order confirmation.';
@@ -54,7 +55,9 @@ export default function QrPay({
   children,
 }: QrCheckoutProps) {
   const config = useConfig();
-  const [order, setOrder] = useState<StoredQrOrder | null>(() => loadQrOrder(product.id));
+  // The stored order is read in the effect below, not at first render: the first frame is prerendered at build
+  // time and hydrated ('Generating QR Code...').
+  const [order, setOrder] = useState<StoredQrOrder | null>(null);
   const [sending, setSending] = useState(false);
   const [copyNote, setCopyNote] = useState<string | null>(null);
   const [nudge, setNudge] = useState(0);
@@ -206,13 +209,7 @@ export default function QrPay({
     <div className="qr-pay">
       <section className="card qr-area" aria-labelledby="qr-title">
         <h2 id="qr-title">Scan to pay</h2>
-        <div
-          className="qr-box"
-          style={{ width: QR_SIZE, height: QR_SIZE }}
-          role="status"
-          aria-live="polite"
-          data-testid="qr-box"
-        >
+        <div className="qr-box" role="status" aria-live="polite" data-testid="qr-box">
           {qrContent}
         </div>
         {payUrl && payAmount && (

@@ -1,0 +1,159 @@
+/**
+ * Prerendered pages (scripts/prerender.ts, served by src/server/app.ts): the HTML of a page already holds its
+ * content before any script runs, unknown paths get the 404 page with status 404, no page carries an inline
+ * script (CSP), and the browser hydrates the prerendered HTML without a hydration error (React logs mismatches
+ * with console.error, which the harness records).
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../catalog';
+import { allPagePaths } from '../../src/core/routes';
+import {
+  launchBrowser,
+  openPage,
+  startTestServer,
+  unexpectedErrors,
+  type TestServer,
+} from '../support/browser';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const html = async (path: string) => {
+  const res = await fetch(new URL(path, server.url));
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+};
+/** The text of the prerendered #root (tags removed), as a visitor without JavaScript would get it. */
+const rootText = (body: string) =>
+  (/<div id="root">([\s\S]*)<\/div>\s*<noscript>/.exec(body)?.[1] ?? '').replace(/<[^>]+>/g, ' ');
+
+describe('prerendered HTML (no browser)', () => {
+  it('GET /about holds the page, its title and no inline script', async () => {
+    const { status, type, body } = await html('/about');
+    expect(status).toBe(200);
+    expect(type).toMatch(/^text\/html/);
+    expect(body).toContain('<title>About Us | $CLAIM Store</title>');
+    expect(rootText(body)).toContain('About Us');
+    expect(rootText(body)).toContain('Our mission');
+    // Visitor/config-dependent parts are in their loading state.
+    expect(rootText(body)).toContain('Loading the contract address');
+  });
+
+  it('serves the normalised path (trailing slash, upper case, query)', async () => {
+    for (const path of ['/about/', '/ABOUT', '/about?ref=alice']) {
+      const { status, body } = await html(path);
+      expect(status, path).toBe(200);
+      expect(body, path).toContain('<title>About Us | $CLAIM Store</title>');
+    }
+  });
+
+  it('product pages: the product and the loading states of price, QR and Buy Now', async () => {
+    const wallet = await html('/vendors/coopersglass/product1');
+    expect(wallet.status).toBe(200);
+    expect(rootText(wallet.body)).toContain('Sonic Crushed Opal Spillproof');
+    expect(rootText(wallet.body)).toContain('Loading $CLAIM price...');
+    expect(wallet.body).toMatch(/<button[^>]*disabled=""[^>]*>Loading Price\.\.\.<\/button>/);
+    const qr = await html('/strawberry-fritter');
+    expect(qr.status).toBe(200);
+    expect(rootText(qr.body)).toContain('Generating QR Code...');
+    expect(rootText(qr.body)).toContain('Loading $CLAIM price...');
+  });
+
+  it('every page path is prerendered with its own title; no inline script anywhere', async () => {
+    for (const path of allPagePaths(catalog)) {
+      const { status, body } = await html(path);
+      expect(status, path).toBe(200);
+      expect(body, path).toMatch(/<div id="root"><a class="skip-link"/);
+      expect(body, path).toMatch(/<title>[^<]+<\/title>/);
+      for (const tag of body.match(/<script\b[^>]*>/g) ?? []) expect(tag, path).toMatch(/\ssrc="/);
+    }
+  });
+
+  it('GET /no-such-page: status 404 with the prerendered 404 page', async () => {
+    for (const path of ['/no-such-page', '/vendors/nobody']) {
+      const { status, body } = await html(path);
+      expect(status, path).toBe(404);
+      expect(body, path).toContain('<title>Page not found | $CLAIM Store</title>');
+      expect(rootText(body), path).toContain('Page not found');
+    }
+  });
+});
+
+describe('hydration in the browser', () => {
+  it('hydrates prerendered pages without errors, and they come alive', async () => {
+    const { page, errors, close } = await openPage(browser, server.url);
+    const pages: [string, () => Promise<unknown>][] = [
+      ['/', () => page.locator('nav a[aria-current="page"]').first().waitFor()],
+      ['/about', () => page.getByTestId('mint-address').waitFor()],
+      [
+        '/giveaways',
+        () =>
+          page.waitForFunction(
+            () => !/-/.test(document.querySelector('[data-unit="seconds"]')?.textContent ?? '-'),
+          ),
+      ],
+      ['/referrals', () => page.locator('main h1').waitFor()],
+      ['/vendors', () => page.locator('main h1').waitFor()],
+      ['/vendors/coopersglass', () => page.locator('.product-grid').waitFor()],
+      [
+        '/vendors/coopersglass/product1',
+        () =>
+          page.waitForFunction(
+            () =>
+              document.querySelector('[data-testid="claim-amount"]')?.textContent !==
+              'Loading $CLAIM price...',
+          ),
+      ],
+      ['/strawberry-fritter', () => page.locator('[data-testid="qr-box"] img').waitFor()],
+      ['/no-such-page', () => page.getByRole('heading', { name: 'Page not found' }).waitFor()],
+    ];
+    for (const [path, alive] of pages) {
+      await page.goto(path);
+      await alive();
+      await page.waitForLoadState('networkidle');
+      expect(unexpectedErrors(errors, [/\/no-such-page$/]), path).toEqual([]);
+    }
+    // Hydrated, not just painted: a link navigates in the page (no new document).
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.getByRole('link', { name: 'Back to Home' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    await close();
+  });
+
+  it('hydrates when the first client render could differ: stored QR order, reduced motion', async () => {
+    const fritter = catalog.products.find((p) => p.routes.includes('/strawberry-fritter'));
+    expect(fritter).toBeDefined();
+    const { page, errors, close } = await openPage(browser, server.url, { reducedMotion: 'reduce' });
+    await page.addInitScript((productId: string) => {
+      localStorage.setItem(
+        `qr-order:${productId}`,
+        JSON.stringify({
+          orderId: '00000000-0000-4000-8000-000000000000',
+          productId,
+          solanaPayUrl: null,
+          amount: null,
+          quantity: 1,
+          confirmed: false,
+        }),
+      );
+    }, fritter!.id);
+    await page.goto('/strawberry-fritter');
+    await page.waitForLoadState('networkidle');
+    await page.goto('/about');
+    await page.getByTestId('mint-address').waitFor();
+    expect(await page.getByRole('button', { name: /scrolling/ }).count()).toBe(0);
+    expect(unexpectedErrors(errors, [/\/api\/orders\//])).toEqual([]);
+    await close();
+  });
+});
