@@ -12,6 +12,7 @@ import { build } from 'vite';
 import { catalog } from '../catalog';
 import { allPagePaths, normalisePath, resolveScreen } from '../src/core/routes';
 import type { Prerendered } from '../src/web/prerender';
+import { compressDir } from './compress';
 
 export interface PrerenderManifest {
   /** Normalised page path → file name in dist/web/_prerender. */
@@ -75,3 +76,5 @@ rmSync(ssrDir, { recursive: true, force: true });
 console.log(
   `prerendered ${Object.keys(manifest.pages).length} pages and the 404 page into dist/web/_prerender`,
 );
+const packed = compressDir(resolve(outDir, '..'));
+console.log(`precompressed ${packed.files} files: ${packed.bytes} → ${packed.brotli} bytes (brotli)`);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Catalog } from '../core/catalog';
@@ -22,9 +22,38 @@ export interface AppDeps {
 }
 
 /** The build's prerendered pages (scripts/prerender.ts: dist/web/_prerender/manifest.json), read once. */
+/** A prerendered page and its precompressed forms (scripts/compress.ts). */
+interface Page {
+  html: string;
+  br: Buffer | undefined;
+  gz: Buffer | undefined;
+}
+
 interface Prerendered {
-  pages: Map<string, string>;
-  notFound: string;
+  pages: Map<string, Page>;
+  notFound: Page;
+}
+
+/** Encodings the client accepts (Accept-Encoding without the ones it refuses with q=0). */
+function acceptedEncodings(header: string | undefined): Set<string> {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name);
+  }
+  return accepted;
+}
+
+/** The smallest form of the page the client accepts. */
+function encodedPage(
+  page: Page,
+  acceptEncoding: string | undefined,
+): { body: string | Buffer; encoding?: string } {
+  const accepted = acceptedEncodings(acceptEncoding);
+  if (page.br && accepted.has('br')) return { body: page.br, encoding: 'br' };
+  if (page.gz && accepted.has('gzip')) return { body: page.gz, encoding: 'gzip' };
+  return { body: page.html };
 }
 
 function loadPrerendered(webDir: string): Prerendered | undefined {
@@ -35,7 +64,11 @@ function loadPrerendered(webDir: string): Prerendered | undefined {
     pages: Record<string, string>;
     notFound: string;
   };
-  const read = (file: string) => readFileSync(resolve(dir, file), 'utf8');
+  const read = (file: string): Page => {
+    const path = resolve(dir, file);
+    const variant = (ext: string) => (existsSync(path + ext) ? readFileSync(path + ext) : undefined);
+    return { html: readFileSync(path, 'utf8'), br: variant('.br'), gz: variant('.gz') };
+  };
   return {
     pages: new Map(Object.entries(manifest.pages).map(([path, file]) => [path, read(file)])),
     notFound: read(manifest.notFound),
@@ -83,7 +116,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (webDir && existsSync(resolve(webDir, 'index.html'))) {
     const shell = readFileSync(resolve(webDir, 'index.html'), 'utf8');
     const prerendered = loadPrerendered(webDir);
-    await app.register(fastifyStatic, { root: resolve(webDir), index: false, wildcard: false, maxAge: '1h' });
+    await app.register(fastifyStatic, {
+      root: resolve(webDir),
+      index: false,
+      wildcard: false,
+      preCompressed: true, // .br / .gz written at build time (scripts/compress.ts)
+      cacheControl: false,
+      setHeaders: (res, path) => {
+        // Content-hashed build output never changes under its name; the rest (images, favicon) for an hour.
+        const immutable = path.includes(`${sep}assets${sep}`);
+        res.setHeader(
+          'cache-control',
+          immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+        );
+      },
+    });
     app.setNotFoundHandler((req, reply) => {
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return reply.status(404).send({ error: 'not_found', message: 'Not found' });
@@ -91,13 +138,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
       const screen = resolveScreen(deps.catalog, req.url);
       const notFound = screen.kind === 'not-found';
-      const html =
-        (notFound ? prerendered?.notFound : prerendered?.pages.get(normalisePath(req.url))) ?? shell;
-      return reply
+      const page = notFound ? prerendered?.notFound : prerendered?.pages.get(normalisePath(req.url));
+      const { body, encoding } = page ? encodedPage(page, req.headers['accept-encoding']) : { body: shell };
+      reply
         .status(notFound ? 404 : 200)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(html);
+        .header('vary', 'Accept-Encoding');
+      if (encoding) reply.header('content-encoding', encoding);
+      return reply.send(body);
     });
   } else {
     app.setNotFoundHandler((req, reply) =>
