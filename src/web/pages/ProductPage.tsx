@@ -139,27 +139,32 @@ export default function ProductPage({ productId }: { productId: string }) {
     </p>
   );
 
+  const image = (
+    <img
+      className="product-image"
+      src={product.image}
+      alt={product.imageAlt}
+      width={600}
+      height={600}
+      fetchPriority="high"
+    />
+  );
+  const retail = product.retailCents !== undefined && (
+    <p className="retail">
+      <span className="visually-hidden">Retail price </span>
+      <s>{formatUsd(product.retailCents)}</s>
+    </p>
+  );
+
   if (qr) {
     return (
       <div className="page product qr" data-product={product.id}>
         <VendorHeader vendor={vendor} />
         <section className="card product-card" aria-labelledby="product-title">
-          <img
-            className="product-image"
-            src={product.image}
-            alt={product.imageAlt}
-            width={600}
-            height={600}
-            fetchPriority="high"
-          />
+          {image}
           <div className="product-info">
             <h1 id="product-title">{product.name}</h1>
-            {product.retailCents !== undefined && (
-              <p className="retail">
-                <span className="visually-hidden">Retail price </span>
-                <s>{formatUsd(product.retailCents)}</s>
-              </p>
-            )}
+            {retail}
             <p className="unit-price">
               Unit price: <strong>{formatUsd(unit)}</strong>
             </p>
@@ -196,22 +201,10 @@ export default function ProductPage({ productId }: { productId: string }) {
     <div className="page product wallet" data-product={product.id}>
       <VendorHeader vendor={vendor} />
       <div className="product-layout">
-        <img
-          className="product-image"
-          src={product.image}
-          alt={product.imageAlt}
-          width={600}
-          height={600}
-          fetchPriority="high"
-        />
+        {image}
         <div className="product-info">
           <h1>{product.name}</h1>
-          {product.retailCents !== undefined && (
-            <p className="retail">
-              <span className="visually-hidden">Retail price </span>
-              <s>{formatUsd(product.retailCents)}</s>
-            </p>
-          )}
+          {retail}
           <p className="sale-price">
             <strong>{formatUsd(totalCents ?? unit)} USD</strong>
             <span className="claim-price" role="status">
