@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 // Validates the catalogue when the build starts: a broken entry stops the build with file, entry and field named.
-import { catalog } from './catalog';
+import { catalog } from './catalog/index.ts';
 
 export default defineConfig({
   root: resolve(import.meta.dirname, 'src/web'),

@@ -77,6 +77,8 @@ async function serve(): Promise<void> {
     ...(db === 'postgres' && pgUrl ? { store: { kind: 'postgres', url: pgUrl, schema } } : {}),
     expireEveryMs: 0,
   });
+  // Every order reserves its unit: give the bench's (one of a kind) product enough stock for the whole run.
+  await server.stock.set({ productId: PRODUCT }, 1_000_000, 'bench', new Date().toISOString());
   const port = Number(new URL(server.url).port);
   process.send?.({ port });
   process.on('disconnect', () => {

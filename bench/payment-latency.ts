@@ -68,8 +68,12 @@ async function main(): Promise<void> {
     priceSource: { current: () => ({ priceUsd: '1.00', fetchedAt: new Date() }) },
     startOutbox: false,
     // Wired as main.ts does.
-    services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
+    services: [
+      (ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now }),
+    ],
   });
+  // Every order reserves its unit of the (one of a kind) product: enough stock for the whole run.
+  await server.stock.set({ productId: 'lilac-tiptop' }, 1_000_000, 'bench', new Date().toISOString());
   const connection = new Connection(net.rpcUrl, 'confirmed');
   const buyer = Keypair.generate();
   const fund = await fetch(`${net.rpcUrl}/faucet`, {

@@ -1,5 +1,7 @@
 // Products as data. Validated by src/core/catalog.ts (ProductSchema) at build and start.
 // Route mapping of product1..product12 and prices: ../shared/design.md, "Glass product routes".
+// Stock lives in the store (seeded once from `initialStock`; sold out = nothing available, never a flag):
+// docs/decisions/catalogue.md, "Stock".
 const glass = (
   n: number,
   rest: {
@@ -21,7 +23,8 @@ const glass = (
   retailCents: rest.retailCents,
   saleCents: rest.saleCents,
   payment: rest.payment ?? 'wallet',
-  soldOut: false,
+  // Each glass piece is one of a kind.
+  initialStock: 1,
   freeShipping: false,
   quantity: rest.payment === 'qr',
   gridOrder: n,
@@ -33,7 +36,7 @@ const gorilla = (rest: {
   name: string;
   route: string;
   payment: 'wallet' | 'qr';
-  soldOut: boolean;
+  initialStock: number;
   gridOrder?: number;
   variants?: { id: string; label: string; priceCents: number }[];
   notes?: string;
@@ -47,7 +50,7 @@ const gorilla = (rest: {
   saleCents: rest.variants?.[0]?.priceCents ?? 5000,
   ...(rest.variants ? { variants: rest.variants } : {}),
   payment: rest.payment,
-  soldOut: rest.soldOut,
+  initialStock: rest.initialStock,
   freeShipping: true,
   quantity: true,
   ...(rest.gridOrder !== undefined ? { gridOrder: rest.gridOrder } : {}),
@@ -130,7 +133,7 @@ export const products = [
     name: 'Garlic Amaretto Live Resin',
     route: '/garlic',
     payment: 'wallet',
-    soldOut: false,
+    initialStock: 25,
     gridOrder: 1,
   }),
   gorilla({
@@ -138,7 +141,7 @@ export const products = [
     name: 'Honey Dew Papaya Live Rosin',
     route: '/honey2',
     payment: 'qr',
-    soldOut: false,
+    initialStock: 25,
     gridOrder: 2,
     notes: 'The catalogue links Honey Dew Papaya to /honey2, the QR variant (design.md).',
   }),
@@ -147,7 +150,7 @@ export const products = [
     name: 'PlumZ Live Rosin',
     route: '/plumz1',
     payment: 'wallet',
-    soldOut: false,
+    initialStock: 25,
     gridOrder: 3,
     notes: 'Catalogue name "Plumz1 Live Rosin"; its page reads PlumZ.',
   }),
@@ -156,7 +159,7 @@ export const products = [
     name: 'Strawberry Fritter Live Rosin',
     route: '/strawberry-fritter',
     payment: 'qr',
-    soldOut: true,
+    initialStock: 0, // sold out in the spec: the seller restocks
     gridOrder: 4,
   }),
   gorilla({
@@ -164,7 +167,7 @@ export const products = [
     name: 'Plumz Live Rosin',
     route: '/plumz',
     payment: 'wallet',
-    soldOut: true,
+    initialStock: 0, // sold out in the spec: the seller restocks
     gridOrder: 5,
   }),
   gorilla({
@@ -172,7 +175,7 @@ export const products = [
     name: 'HoneyDew Papaya Live Rosin',
     route: '/honeydew-papaya',
     payment: 'wallet',
-    soldOut: true,
+    initialStock: 0, // sold out in the spec: the seller restocks
     gridOrder: 6,
   }),
   gorilla({
@@ -180,7 +183,7 @@ export const products = [
     name: 'BathSalts Flower',
     route: '/bathsalts',
     payment: 'wallet',
-    soldOut: true,
+    initialStock: 0, // sold out in the spec: the seller restocks
     gridOrder: 7,
     variants: [
       { id: '18ths', label: '18ths', priceCents: 4000 },

@@ -128,8 +128,21 @@ function vendorArt(id: string, w: number, h: number, title: string): string {
       ? `<circle cx="${x}" cy="${y}" r="${s}" fill="${[p.a, p.b, PALETTES.lilac!.a, PALETTES.neon!.a][i % 4]}" opacity=".35"/>`
       : `<ellipse cx="${x}" cy="${y}" rx="${s}" ry="${(Number(s) * 0.6).toFixed(0)}" fill="${[p.a, p.b, PALETTES.rosin!.a][i % 3]}" opacity=".35" transform="rotate(${(r() * 90).toFixed(0)} ${x} ${y})"/>`;
   }
-  const fs = Math.round(h * 0.2);
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"><defs><linearGradient id="v" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#231d38"/><stop offset="1" stop-color="${glass ? '#0f2d3a' : '#15301c'}"/></linearGradient></defs><rect width="${w}" height="${h}" fill="url(#v)"/>${shapes}<text x="50%" y="54%" text-anchor="middle" dominant-baseline="middle" font-family="Georgia, serif" font-size="${fs}" font-weight="700" fill="#fff">${title}</text></svg>`;
+  let fs = Math.round(h * 0.2);
+  // A title wider than the image (about half an em per character in Georgia bold) goes on two lines, split at
+  // the word boundary that keeps the longer line shortest, so no narrow tile clips it (e2e storefront test).
+  let text = `<text x="50%" y="54%" text-anchor="middle" dominant-baseline="middle" font-family="Georgia, serif" font-size="${fs}" font-weight="700" fill="#fff">${title}</text>`;
+  if (title.length * fs * 0.5 > w * 0.98) {
+    const words = title.split(' ');
+    let best = [title, ''];
+    for (let i = 1; i < words.length; i++) {
+      const pair = [words.slice(0, i).join(' '), words.slice(i).join(' ')];
+      if (Math.max(...pair.map((l) => l.length)) < Math.max(...best.map((l) => l.length))) best = pair;
+    }
+    fs = Math.round(fs * 0.87);
+    text = `<text text-anchor="middle" dominant-baseline="middle" font-family="Georgia, serif" font-size="${fs}" font-weight="700" fill="#fff"><tspan x="50%" y="42%">${best[0]}</tspan><tspan x="50%" y="64%">${best[1]}</tspan></text>`;
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"><defs><linearGradient id="v" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#231d38"/><stop offset="1" stop-color="${glass ? '#0f2d3a' : '#15301c'}"/></linearGradient></defs><rect width="${w}" height="${h}" fill="url(#v)"/>${shapes}${text}</svg>`;
 }
 
 function write(rel: string, svg: string): void {

@@ -116,10 +116,14 @@ export interface ShippingUS {
 
 export type Shipping = ShippingInternational | ShippingUS;
 
-/** POST /api/orders (header Idempotency-Key required) */
+/**
+ * POST /api/orders (header Idempotency-Key required). A QR page records its payment target before it shows
+ * the QR: `shipping` is then left out (QR orders only) and attached later with
+ * POST /api/orders/:id/confirmation {shipping}.
+ */
 export interface OrderRequest {
   quote: string;
-  shipping: Shipping;
+  shipping?: Shipping;
   paymentMethod: 'wallet' | 'qr';
   referrer?: string;
 }
@@ -133,6 +137,8 @@ export interface OrderCreated {
   recipient: string;
   mint: string;
   expiresAt: string;
+  /** The buyer's order page (PUBLIC_URL + /order/<capability token>); every buyer e-mail links it. */
+  orderUrl: string;
 }
 
 /** POST /api/orders → 201 for an unpriced (QR) quote: no amount, no payment link. */
@@ -148,7 +154,19 @@ export interface UnpricedOrderCreated extends Omit<
 /** Any POST /api/orders answer: narrow with `amount === null`. */
 export type AnyOrderCreated = OrderCreated | UnpricedOrderCreated;
 
-export type OrderStatus = 'awaiting_payment' | 'paid' | 'final' | 'expired' | 'underpaid' | 'paid_late';
+export type OrderStatus =
+  | 'awaiting_payment'
+  | 'paid'
+  | 'final'
+  | 'expired'
+  | 'underpaid'
+  | 'paid_late'
+  /** The seller sent the parcel (seller console, with a tracking number). */
+  | 'shipped'
+  /** The seller marked the parcel delivered. */
+  | 'delivered'
+  /** Paid in full after the reservation lapsed and the stock was sold to someone else: the seller refunds. */
+  | 'oversold';
 
 export type PaymentRole = 'payment' | 'top_up' | 'extra' | 'partial';
 
@@ -183,6 +201,13 @@ export interface OrderPublic {
    */
   payments: OrderPayment[];
   history: { status: OrderStatus; at: string }[];
+  /**
+   * given: the shipping details are on the order. awaiting: a QR record without them yet. missing: paid, and the
+   * details did not come within the grace delay (the seller has been told "paid, shipping details missing").
+   */
+  shippingDetails: ShippingDetailsState;
+  /** The buyer's order page (capability URL). */
+  orderUrl: string;
   emails: {
     kind: string;
     recipient: 'seller' | 'buyer';
@@ -192,10 +217,52 @@ export interface OrderPublic {
   }[];
 }
 
+export type ShippingDetailsState = 'given' | 'awaiting' | 'missing';
+
+/** POST /api/orders/:id/confirmation body (QR): the shipping details, when the order does not have them yet. */
+export interface ConfirmationRequest {
+  shipping?: ShippingUS;
+}
+
+/** PUT /api/orders/:id/quote body (QR record, nothing paid, no details yet): a renewed quote, same reference. */
+export interface RequoteRequest {
+  quote: string;
+}
+
+/**
+ * GET /api/order-pages/:token → the buyer's order page. No e-mail address, no shipping address, no order id
+ * (the id lets its holder attach shipping details; the page link is shared by e-mail).
+ */
+export interface OrderPageView {
+  /** Short order number (the first 8 characters of the id, upper case), as in the e-mails. */
+  number: string;
+  status: OrderStatus;
+  paymentMethod: 'wallet' | 'qr';
+  vendorName: string;
+  items: { name: string; variantLabel?: string; quantity: number; unitCents: number; lineCents: number }[];
+  totalCents: number;
+  amount: string | null;
+  amountBaseUnits: string | null;
+  expiresAt: string;
+  createdAt: string;
+  receivedBaseUnits: string;
+  payments: OrderPayment[];
+  shippingDetails: ShippingDetailsState;
+  /** Shipped by the seller (seller console: Mark shipped). */
+  shipment?: { trackingNumber: string; carrier?: string; at: string };
+  /** Underpaid: what is missing and a payment link for exactly that (same reference). */
+  topUp?: { amount: string; amountBaseUnits: string; solanaPayUrl: string };
+}
+
 /** Every API error: 4xx/5xx with this body. `field` names the offending input where there is one. */
 export interface ApiError {
   error: string;
   message: string;
   field?: string;
   issues?: { path: string; message: string }[];
+}
+
+/** GET /api/stock: units available now, one line per product (or per variant of a product with variants). */
+export interface StockResponse {
+  lines: { productId: string; variantId?: string; available: number }[];
 }

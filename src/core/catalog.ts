@@ -29,8 +29,12 @@ export const VendorSchema = z
     headerImage: imagePath,
     tileImage: imagePath,
     social: z.object({ label: z.string().min(1), url }).strict(),
-    /** Which recipient wallet and which e-mail template group the vendor's orders use (settings hold values). */
-    payoutGroup: z.enum(['coopersglass', 'gorilla']),
+    /**
+     * The vendor's settings key: its payout wallet, seller e-mail and e-mail templates are the settings named
+     * after it (RECIPIENT_<KEY>, VENDOR_<KEY>_EMAIL, EMAILJS_TEMPLATE_SELLER_<KEY>; src/server/settings.ts).
+     * Adding a vendor is this data plus those settings, no code.
+     */
+    payoutGroup: slug,
   })
   .strict();
 
@@ -56,8 +60,12 @@ export const ProductSchema = z
     /** A radio choice of variants with their own prices (BathSalts: 18ths / zips). */
     variants: z.array(VariantSchema).min(2).optional(),
     payment: z.enum(['wallet', 'qr']),
-    /** Catalogue tile shown but not clickable. The product's own page stays reachable by its route. */
-    soldOut: z.boolean(),
+    /**
+     * Units the store starts with, for the product or for each of its variants: seeded into the store's stock
+     * the first time the product is seen, and never again (the seller changes stock in the store, not here).
+     * Sold out is derived from the store's stock (nothing available), never a flag.
+     */
+    initialStock: z.number().int('must be a whole number').nonnegative('must be 0 or more'),
     freeShipping: z.boolean(),
     /** Show a quantity input (min 1, default 1). */
     quantity: z.boolean(),

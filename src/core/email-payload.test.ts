@@ -45,13 +45,16 @@ describe('buildOrderEmails', () => {
         totalCLAIM: '3250000.000000',
         to_name: 'Seller',
         seller_email: 'seller@shop.test',
+        // Ours: wallet e-mails name the quantity too (issue 10).
+        quantity: '1',
       },
     });
     expect(buyer?.role).toBe('buyer');
     expect(buyer?.to).toBe('ada@example.com');
     expect(buyer?.payload.to_name).toBe('Ada Lovelace');
     expect(buyer?.payload).not.toHaveProperty('seller_email');
-    expect(buyer?.payload).not.toHaveProperty('quantity');
+    expect(buyer?.payload.quantity).toBe('1');
+    expect(buyer?.payload).not.toHaveProperty('solanaPayURL');
   });
 
   it('adds quantity and the Solana Pay URL on QR orders, N/A when the amount is unknown', () => {
@@ -66,9 +69,52 @@ describe('buildOrderEmails', () => {
     expect(buyer?.payload.quantity).toBe('2');
   });
 
-  it('sends payment_received to the seller only', () => {
+  it('sends payment_received to the seller, then the buyer; an extra payment to the seller only', () => {
     const mails = buildOrderEmails(qrFacts, 'payment_received', 's@x.test');
-    expect(mails.map((m) => m.role)).toEqual(['seller']);
+    expect(mails.map((m) => m.role)).toEqual(['seller', 'buyer']);
+    const extra = buildOrderEmails(
+      { ...qrFacts, extraPayment: { signature: 'sig1', receivedBaseUnits: 5_000_000n } },
+      'payment_received',
+      's@x.test',
+    );
+    expect(extra.map((m) => m.role)).toEqual(['seller']);
+    expect(extra[0]?.payload).toMatchObject({ receivedCLAIM: '5.000000', paymentSignature: 'sig1' });
+  });
+
+  it('a QR record without shipping details: seller notes only, with placeholders, the link and transactions', () => {
+    const facts = {
+      ...qrFacts,
+      shipping: undefined,
+      receivedBaseUnits: 7_000_000n,
+      orderNumber: 'ABCD1234',
+      orderUrl: 'https://shop.test/order/0123456789abcdef0123456789abcdef',
+      transactionUrls: ['https://explorer.solana.com/tx/sig1', 'https://explorer.solana.com/tx/sig2'],
+    };
+    for (const kind of ['details_missing', 'payment_received', 'order_confirmation'] as const) {
+      const mails = buildOrderEmails(facts, kind, 's@x.test');
+      expect(mails.map((m) => m.role)).toEqual(['seller']);
+      expect(mails[0]?.payload).toMatchObject({
+        from_name: 'not given yet',
+        shippingAddress: 'not given yet',
+        orderNumber: 'ABCD1234',
+        orderUrl: facts.orderUrl,
+        transactionLinks: 'https://explorer.solana.com/tx/sig1 https://explorer.solana.com/tx/sig2',
+      });
+    }
+    expect(buildOrderEmails(facts, 'details_missing', 's@x.test')[0]?.payload.receivedCLAIM).toBe('7.000000');
+  });
+
+  it('paid_late: the seller gets the USD value at payment time (or unknown), the buyer a note', () => {
+    const late = buildOrderEmails(
+      { ...qrFacts, receivedBaseUnits: 1_000_000n, usdAtPaymentCents: 4321 },
+      'paid_late',
+      's@x.test',
+    );
+    expect(late.map((m) => m.role)).toEqual(['seller', 'buyer']);
+    expect(late[0]?.payload.usdAtPayment).toBe('43.21');
+    expect(late[1]?.payload).not.toHaveProperty('usdAtPayment');
+    const unknown = buildOrderEmails({ ...qrFacts, usdAtPaymentCents: null }, 'paid_late', 's@x.test');
+    expect(unknown[0]?.payload.usdAtPayment).toBe('unknown');
   });
 
   it('names variants and several items', () => {

@@ -18,14 +18,36 @@ export interface OrderEmailPayload {
   solanaPayURL?: string; // QR orders
   receivedCLAIM?: string; // payment notes (ours, not the spec's): six decimals actually received
   paymentSignature?: string; // ours: the transaction an extra-payment note (payment_received after full payment) is about
+  // Ours (issue 10), not the spec's:
+  orderNumber?: string; // short order number, as on the order page
+  orderUrl?: string; // the buyer's order page (capability link)
+  transactionLinks?: string; // explorer URLs of the recorded transfers, separated by single spaces
+  usdAtPayment?: string; // paid_late: the payment's USD value at its block time ('unknown' without a price then)
+  trackingNumber?: string; // ours: order_shipped (seller console)
+  carrier?: string; // ours: order_shipped, when the seller named one
 }
 
 export type EmailRecipientRole = 'seller' | 'buyer';
 /**
- * order_confirmation: the spec's seller+buyer pair. payment_received: our extra note to the seller (QR).
- * payment_underpaid: our note to the seller that less than the order total arrived (any order).
+ * order_confirmation: the spec's seller+buyer pair. payment_received: our note that the payment landed (QR: the
+ * seller, and the buyer when the details are known; an extra payment: the seller only). payment_underpaid: our
+ * note to the seller that less than the order total arrived (any order). details_missing: to the seller, a QR
+ * order paid without shipping details. paid_late: paid after the quote expired (seller: review before shipping;
+ * buyer: the seller will confirm). order_shipped: to the buyer, the seller sent the parcel (tracking number).
+ * buyer: the seller will confirm). payment_oversold: our exception to the seller: paid in full after the
+ * reservation lapsed and the stock sold out meanwhile (order `oversold`): refund the buyer.
  */
-export type EmailKind = 'order_confirmation' | 'payment_received' | 'payment_underpaid';
+export type EmailKind =
+  | 'order_confirmation'
+  | 'payment_received'
+  | 'payment_underpaid'
+  | 'details_missing'
+  | 'paid_late'
+  | 'order_shipped'
+  | 'payment_oversold';
+
+/** Shown in place of the buyer's name and address while a QR record has no shipping details. */
+export const DETAILS_NOT_GIVEN = 'not given yet';
 
 // ---------------------------------------------------------------------------------------------------------
 // Builders (pure). Added by the orders/outbox engineer (issue 3); (b) owns templates and transports.
@@ -36,13 +58,20 @@ export interface OrderEmailFacts {
   totalCents: number;
   /** Quoted amount; undefined means unknown (QR pages then say 'N/A', as the spec). */
   amountBaseUnits: bigint | undefined;
-  shipping: ShippingInput;
+  /** undefined: a QR record whose shipping details have not come (only seller notes are written then). */
+  shipping: ShippingInput | undefined;
   paymentMethod: 'wallet' | 'qr';
   solanaPayUrl: string;
   /** The recorded payments' sum, when there is one (payment notes state it). */
   receivedBaseUnits?: bigint;
   /** A transfer after the order was fully paid (overpayment): the seller's note is about this one transfer. */
   extraPayment?: { signature: string; receivedBaseUnits: bigint };
+  orderNumber?: string;
+  orderUrl?: string;
+  /** Explorer links of the recorded transfers (oldest first). */
+  transactionUrls?: string[];
+  /** paid_late: USD cents of the received amount at the payment's block time (null: no price known then). */
+  usdAtPaymentCents?: number | null;
 }
 
 export interface OrderEmail {
@@ -60,33 +89,39 @@ export function productLine(items: OrderEmailFacts['items']): string {
   return items.map((i) => `${i.quantity} × ${name(i)}`).join(', ');
 }
 
-/** The spec's payload (section 3) for one recipient. */
+/** The spec's payload (section 3) for one recipient, with our order number, page link and transactions. */
 export function buildOrderEmailPayload(
   facts: OrderEmailFacts,
   role: EmailRecipientRole,
   sellerEmail: string,
 ): OrderEmailPayload {
+  const ship = facts.shipping;
   const payload: OrderEmailPayload = {
-    from_name: facts.shipping.fullName,
-    email: facts.shipping.email,
-    shippingAddress: joinShippingAddress(facts.shipping),
+    from_name: ship?.fullName ?? DETAILS_NOT_GIVEN,
+    email: ship?.email ?? DETAILS_NOT_GIVEN,
+    shippingAddress: ship ? joinShippingAddress(ship) : DETAILS_NOT_GIVEN,
     product: productLine(facts.items),
     totalUSD: formatCents(facts.totalCents),
     totalCLAIM: facts.amountBaseUnits === undefined ? 'N/A' : formatBaseUnits(facts.amountBaseUnits),
-    to_name: role === 'seller' ? 'Seller' : facts.shipping.fullName,
+    to_name: role === 'seller' ? 'Seller' : (ship?.fullName ?? ''),
+    // The spec adds quantity on QR pages; wallet orders name it too (Garlic ×2 must not read only "$100.00").
+    quantity: String(facts.items.reduce((n, i) => n + i.quantity, 0)),
   };
   if (role === 'seller') payload.seller_email = sellerEmail;
-  if (facts.paymentMethod === 'qr') {
-    payload.quantity = String(facts.items.reduce((n, i) => n + i.quantity, 0));
-    payload.solanaPayURL = facts.solanaPayUrl;
-  }
+  if (facts.paymentMethod === 'qr') payload.solanaPayURL = facts.solanaPayUrl;
+  if (facts.orderNumber) payload.orderNumber = facts.orderNumber;
+  if (facts.orderUrl) payload.orderUrl = facts.orderUrl;
+  if (facts.transactionUrls && facts.transactionUrls.length > 0)
+    payload.transactionLinks = facts.transactionUrls.join(' ');
   return payload;
 }
 
 /**
- * The messages an order event causes, seller first: order_confirmation → seller then buyer;
- * payment_received and payment_underpaid → seller only, with the amount received (an extra payment's note: that
- * transfer's amount and signature).
+ * The messages an order event causes, seller first: order_confirmation → seller then buyer; payment_received →
+ * seller, then the buyer when the details are known (an extra payment's note: the seller only, with that
+ * transfer's amount and signature); paid_late → seller (with the USD value at payment time), then the buyer;
+ * payment_underpaid, details_missing and payment_oversold → seller only, with the amount received. No buyer message without the
+ * buyer's address.
  */
 export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
   const seller: OrderEmail = {
@@ -94,16 +129,56 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
     to: sellerEmail,
     payload: buildOrderEmailPayload(facts, 'seller', sellerEmail),
   };
-  if (kind !== 'order_confirmation') {
-    if (kind === 'payment_received' && facts.extraPayment) {
-      seller.payload.receivedCLAIM = formatBaseUnits(facts.extraPayment.receivedBaseUnits);
-      seller.payload.paymentSignature = facts.extraPayment.signature;
-    } else if (facts.receivedBaseUnits !== undefined)
-      seller.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
-    return [seller];
+  const buyer: OrderEmail | undefined = facts.shipping
+    ? {
+        role: 'buyer',
+        to: facts.shipping.email,
+        payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail),
+      }
+    : undefined;
+  const received = (e: OrderEmail) => {
+    if (facts.receivedBaseUnits !== undefined)
+      e.payload.receivedCLAIM = formatBaseUnits(facts.receivedBaseUnits);
+  };
+  switch (kind) {
+    case 'order_confirmation':
+      return buyer ? [seller, buyer] : [seller];
+    case 'payment_received':
+      if (facts.extraPayment) {
+        seller.payload.receivedCLAIM = formatBaseUnits(facts.extraPayment.receivedBaseUnits);
+        seller.payload.paymentSignature = facts.extraPayment.signature;
+        return [seller];
+      }
+      received(seller);
+      if (buyer) received(buyer);
+      return buyer ? [seller, buyer] : [seller];
+    case 'paid_late': {
+      received(seller);
+      seller.payload.usdAtPayment =
+        facts.usdAtPaymentCents === undefined || facts.usdAtPaymentCents === null
+          ? 'unknown'
+          : formatCents(facts.usdAtPaymentCents);
+      if (buyer) received(buyer);
+      return buyer ? [seller, buyer] : [seller];
+    }
+    case 'payment_underpaid':
+    case 'details_missing':
+    case 'payment_oversold':
+      received(seller);
+      return [seller];
+    case 'order_shipped':
+      return []; // the seller's action, with its tracking number: buildShippedEmail
   }
-  return [
-    seller,
-    { role: 'buyer', to: facts.shipping.email, payload: buildOrderEmailPayload(facts, 'buyer', sellerEmail) },
-  ];
+}
+
+/** The buyer's note that the parcel is on its way (seller console: Mark shipped). */
+export function buildShippedEmail(
+  facts: OrderEmailFacts,
+  shipment: { trackingNumber: string; carrier?: string },
+): OrderEmail {
+  if (!facts.shipping) throw new Error('buildShippedEmail: the order has no shipping details');
+  const payload = buildOrderEmailPayload(facts, 'buyer', '');
+  payload.trackingNumber = shipment.trackingNumber;
+  if (shipment.carrier) payload.carrier = shipment.carrier;
+  return { role: 'buyer', to: facts.shipping.email, payload };
 }

@@ -14,8 +14,9 @@ import {
 const pay = (
   received: bigint,
   expected: bigint,
-  o: { finalized?: boolean; late?: boolean; before?: bigint } = {},
+  o: { finalized?: boolean; late?: boolean; before?: bigint; stockLost?: boolean } = {},
 ): OrderEvent => ({
+  ...(o.stockLost !== undefined ? { stockLost: o.stockLost } : {}),
   type: 'payment',
   receivedBaseUnits: received,
   expectedBaseUnits: expected,
@@ -49,6 +50,15 @@ describe('transition', () => {
     ['final', pay(1n, 100n, { before: 100n }), 'final', 'extra'],
     ['paid_late', pay(100n, 100n, { before: 120n, late: true }), 'paid_late', 'extra'],
     ['paid', pay(5n, 100n), 'paid', 'extra'], // a status fully paid before the ledger existed
+    ['shipped', pay(5n, 100n, { before: 100n }), 'shipped', 'extra'],
+    ['delivered', pay(5n, 100n, { before: 100n, late: true }), 'delivered', 'extra'],
+    // The reservation lapsed and the stock went to someone else: the full amount makes the order oversold.
+    ['expired', pay(100n, 100n, { stockLost: true }), 'oversold', 'payment'],
+    ['awaiting_payment', pay(100n, 100n, { late: true, stockLost: true }), 'oversold', 'payment'],
+    ['underpaid', pay(50n, 100n, { before: 50n, late: true, stockLost: true }), 'oversold', 'top_up'],
+    // A short sum stays short whatever the stock; and oversold records later transfers as extras.
+    ['expired', pay(10n, 100n, { stockLost: true }), 'underpaid', 'partial'],
+    ['oversold', pay(100n, 100n, { before: 100n }), 'oversold', 'extra'],
   ])('payment %# from %s', (from, event, to, role) => {
     expect(transition(from, event)).toEqual({ ok: true, next: to, role });
   });
@@ -58,10 +68,20 @@ describe('transition', () => {
     ['final', { type: 'finalized' }, 'final'],
     ['paid_late', { type: 'finalized' }, 'paid_late'],
     ['underpaid', { type: 'finalized' }, 'underpaid'],
+    ['oversold', { type: 'finalized' }, 'oversold'],
     ['awaiting_payment', { type: 'expire' }, 'expired'],
     ['awaiting_payment', { type: 'expire', receivedBaseUnits: 0n }, 'expired'],
     // A partial sum at expiry is an underpayment (the seller is told).
     ['awaiting_payment', { type: 'expire', receivedBaseUnits: 1n }, 'underpaid'],
+    // The seller ships a fully paid order, then may mark it delivered (again: idempotent).
+    ['paid', { type: 'ship' }, 'shipped'],
+    ['final', { type: 'ship' }, 'shipped'],
+    ['paid_late', { type: 'ship' }, 'shipped'],
+    ['shipped', { type: 'deliver' }, 'delivered'],
+    ['delivered', { type: 'deliver' }, 'delivered'],
+    // Payments and finalization after shipping change nothing.
+    ['shipped', { type: 'finalized' }, 'shipped'],
+    ['delivered', { type: 'finalized' }, 'delivered'],
   ])('case %# from %s', (from, event, to) => {
     expect(transition(from, event)).toEqual({ ok: true, next: to });
   });
@@ -72,6 +92,16 @@ describe('transition', () => {
     ['paid', { type: 'expire' }, 'not_awaiting_payment'],
     ['expired', { type: 'expire' }, 'not_awaiting_payment'],
     ['underpaid', { type: 'expire', receivedBaseUnits: 5n }, 'not_awaiting_payment'],
+    // Only a fully paid order ships, once.
+    ['awaiting_payment', { type: 'ship' }, 'not_paid_yet'],
+    ['underpaid', { type: 'ship' }, 'not_paid_yet'],
+    ['expired', { type: 'ship' }, 'not_paid_yet'],
+    ['shipped', { type: 'ship' }, 'already_shipped'],
+    ['delivered', { type: 'ship' }, 'already_shipped'],
+    ['paid', { type: 'deliver' }, 'not_shipped'],
+    ['awaiting_payment', { type: 'deliver' }, 'not_shipped'],
+    ['shipped', { type: 'expire' }, 'not_awaiting_payment'],
+    ['oversold', { type: 'expire' }, 'not_awaiting_payment'],
   ])('refusal %# from %s', (from, event, reason) => {
     const r = transition(from, event);
     expect(r.ok).toBe(false);
@@ -94,12 +124,15 @@ describe('transition', () => {
       expectedBaseUnits: fc.bigInt({ min: 1n, max: 10n ** 18n }),
       finalized: fc.boolean(),
       late: fc.boolean(),
+      stockLost: fc.boolean(),
     }),
     fc.constant({ type: 'finalized' as const }),
     fc.record({
       type: fc.constant('expire' as const),
       receivedBaseUnits: fc.bigInt({ min: 0n, max: 10n ** 18n }),
     }),
+    fc.constant({ type: 'ship' as const }),
+    fc.constant({ type: 'deliver' as const }),
   );
 
   it('never leaves the closed set, never un-pays, and a full payment is never reported short (property)', () => {

@@ -14,7 +14,11 @@
  *          └──expire──▶ expired (nothing received) ──sum ≥ amount──▶ paid_late
  *          └──expire──▶ underpaid (a partial sum)     └─sum < amount─▶ underpaid
  *   expired/underpaid ──sum ≥ amount──▶ paid_late (paid if the completing transfer's block was before expiry)
- *   paid / final / paid_late ──payment──▶ unchanged (recorded as extra)
+ *   paid / final / paid_late ──ship (seller, tracking number)──▶ shipped ──deliver──▶ delivered
+ *   shipped / delivered ──payment──▶ unchanged (recorded as extra); ──finalized──▶ unchanged
+ *   paid / final / paid_late / oversold ──payment──▶ unchanged (recorded as extra)
+ *   any ──sum ≥ amount with the stock lost (reservation released, units sold to someone else)──▶ oversold
+ *     (the payment is recorded; the seller refunds: src/core/stock.ts)
  */
 import type { OrderStatus, PaymentRole } from './api';
 
@@ -25,6 +29,9 @@ export const ORDER_STATUSES = [
   'expired',
   'underpaid',
   'paid_late',
+  'shipped',
+  'delivered',
+  'oversold',
 ] as const satisfies readonly OrderStatus[];
 export type { OrderStatus };
 
@@ -54,22 +61,54 @@ export type OrderEvent =
       finalized: boolean;
       /** The transfer's block is after the quote expiry. */
       late: boolean;
+      /**
+       * The order's reservation was released and its units are no longer available (someone else bought them):
+       * a payment completing the amount makes the order `oversold` instead of paid. Default false.
+       */
+      stockLost?: boolean;
     }
   /** The recorded payments that count toward the amount all reached finalized commitment. */
   | { type: 'finalized' }
   /** The quote's payment window passed; `receivedBaseUnits` is the ledger sum then (default 0). */
-  | { type: 'expire'; receivedBaseUnits?: bigint };
+  | { type: 'expire'; receivedBaseUnits?: bigint }
+  /** The seller sent the parcel (only a fully paid order ships). */
+  | { type: 'ship' }
+  /** The seller marked the parcel delivered. */
+  | { type: 'deliver' };
 
 export type TransitionRefusal =
-  { reason: 'not_paid_yet'; status: OrderStatus } | { reason: 'not_awaiting_payment'; status: OrderStatus };
+  | { reason: 'not_paid_yet'; status: OrderStatus }
+  | { reason: 'not_awaiting_payment'; status: OrderStatus }
+  | { reason: 'already_shipped'; status: OrderStatus }
+  | { reason: 'not_shipped'; status: OrderStatus };
 
 export type TransitionResult =
   { ok: true; next: OrderStatus; role?: PaymentRole } | { ok: false; refusal: TransitionRefusal };
 
 /** Statuses in which a payment has been recorded. */
-export const HAS_PAYMENT: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'underpaid', 'paid_late']);
-/** Statuses in which the full amount has been received. */
-export const FULLY_PAID: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'paid_late']);
+export const HAS_PAYMENT: ReadonlySet<OrderStatus> = new Set([
+  'paid',
+  'final',
+  'underpaid',
+  'paid_late',
+  'shipped',
+  'delivered',
+  'oversold',
+]);
+/**
+ * Statuses in which the full amount has been received (`oversold` too: received, but the goods went to someone
+ * else, so the seller refunds).
+ */
+export const FULLY_PAID: ReadonlySet<OrderStatus> = new Set([
+  'paid',
+  'final',
+  'paid_late',
+  'shipped',
+  'delivered',
+  'oversold',
+]);
+/** Fully paid and not yet sent: the orders a seller can ship (not oversold: the goods went to someone else). */
+export const SHIPPABLE: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'paid_late']);
 
 export function transition(status: OrderStatus, event: OrderEvent): TransitionResult {
   switch (event.type) {
@@ -84,19 +123,30 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
         return { ok: true, next: 'underpaid', role: 'partial' };
       }
       const role: PaymentRole = status === 'underpaid' ? 'top_up' : 'payment';
+      if (event.stockLost) return { ok: true, next: 'oversold', role };
       if (status === 'expired' || event.late) return { ok: true, next: 'paid_late', role };
       return { ok: true, next: event.finalized ? 'final' : 'paid', role };
     }
     case 'finalized': {
       if (status === 'paid') return { ok: true, next: 'final' };
       if (status === 'final') return { ok: true, next: 'final' };
-      if (HAS_PAYMENT.has(status)) return { ok: true, next: status }; // underpaid / paid_late stay as they are
+      if (HAS_PAYMENT.has(status)) return { ok: true, next: status }; // underpaid / paid_late / oversold stay
       return { ok: false, refusal: { reason: 'not_paid_yet', status } };
     }
     case 'expire': {
       if (status !== 'awaiting_payment')
         return { ok: false, refusal: { reason: 'not_awaiting_payment', status } };
       return { ok: true, next: (event.receivedBaseUnits ?? 0n) > 0n ? 'underpaid' : 'expired' };
+    }
+    case 'ship': {
+      if (SHIPPABLE.has(status)) return { ok: true, next: 'shipped' };
+      if (status === 'shipped' || status === 'delivered')
+        return { ok: false, refusal: { reason: 'already_shipped', status } };
+      return { ok: false, refusal: { reason: 'not_paid_yet', status } };
+    }
+    case 'deliver': {
+      if (status === 'shipped' || status === 'delivered') return { ok: true, next: 'delivered' };
+      return { ok: false, refusal: { reason: 'not_shipped', status } };
     }
   }
 }

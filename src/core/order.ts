@@ -3,6 +3,7 @@
  * Shipping forms are the spec's (section 3), required fields per section 5; every text is trimmed, capped and
  * free of control characters; unknown fields are rejected.
  */
+import { FORBIDDEN_TEXT, isEmailAddress } from './email-address';
 import { z } from 'zod';
 
 export const MAX_TEXT = 200;
@@ -71,11 +72,9 @@ export const US_STATES = [
 export type UsStateCode = (typeof US_STATES)[number]['code'];
 const US_STATE_CODES = US_STATES.map((s) => s.code) as [UsStateCode, ...UsStateCode[]];
 
-// WHATWG's <input type=email> syntax (the spec's only e-mail check), plus a length cap.
-const EMAIL =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// One e-mail check shared with the mailer (src/core/email-address.ts); controls and Unicode format characters
+// (\p{Cf}) are refused in every text field.
+const CONTROL = FORBIDDEN_TEXT;
 
 const LABELS = {
   fullName: 'Full name',
@@ -100,20 +99,26 @@ const requiredText = (field: Field, max = MAX_TEXT) =>
     .trim()
     .min(1, `${LABELS[field]} is required`)
     .max(max, `${LABELS[field]} must be at most ${max} characters`)
-    .refine((s) => !CONTROL.test(s), `${LABELS[field]} must not contain control characters`);
+    .refine(
+      (s) => !CONTROL.test(s),
+      `${LABELS[field]} must not contain control characters or invisible formatting characters`,
+    );
 
 const optionalText = (field: Field) =>
   z
     .string({ invalid_type_error: `${LABELS[field]} must be text` })
     .trim()
     .max(MAX_TEXT, `${LABELS[field]} must be at most ${MAX_TEXT} characters`)
-    .refine((s) => !CONTROL.test(s), `${LABELS[field]} must not contain control characters`)
+    .refine(
+      (s) => !CONTROL.test(s),
+      `${LABELS[field]} must not contain control characters or invisible formatting characters`,
+    )
     .optional()
     // An empty optional line is the same as none.
     .transform((s) => (s === undefined || s === '' ? undefined : s));
 
 const email = requiredText('email', MAX_EMAIL).refine(
-  (s) => EMAIL.test(s),
+  (s) => isEmailAddress(s),
   'E-mail must be an e-mail address, e.g. name@example.com',
 );
 
@@ -206,7 +211,10 @@ export const OrderRequestSchema = z
       .string()
       .trim()
       .max(MAX_TEXT, `referrer must be at most ${MAX_TEXT} characters`)
-      .refine((s) => !CONTROL.test(s), 'referrer must not contain control characters')
+      .refine(
+        (s) => !CONTROL.test(s),
+        'referrer must not contain control characters or invisible formatting characters',
+      )
       .optional()
       .transform((s) => (s === '' ? undefined : s)),
   })

@@ -15,6 +15,8 @@ describe('route table (spec §2)', () => {
     expect(kindOf('/about')).toBe('about');
     expect(kindOf('/giveaways')).toBe('giveaways');
     expect(kindOf('/vendors')).toBe('vendors');
+    expect(kindOf('/seller')).toBe('seller');
+    expect(kindOf('/seller/')).toBe('seller');
   });
 
   it('resolves both vendor catalogues; unknown vendors are not found', () => {
@@ -82,9 +84,10 @@ describe('route table (spec §2)', () => {
         '/dustcrop',
         '/honey2',
         '/vendors/gorilla-pack-genetics',
+        paths.seller,
       ]),
     );
-    expect(all).toHaveLength(5 + 2 + 19 + 2);
+    expect(all).toHaveLength(5 + 1 + 2 + 19 + 2); // fixed screens, the seller console, vendors, products, aliases
   });
 
   it('productPath is the canonical (first) route', () => {

@@ -8,7 +8,14 @@ export const paths = {
   giveaways: '/giveaways',
   vendors: '/vendors',
   vendor: (vendorId: string) => `/vendors/${vendorId}`,
+  /** The buyer's order page: a capability token (128 random bits, lower-case hex), never the order id. */
+  order: (token: string) => `/order/${token}`,
+  /** The seller console (sign in with the payout wallet). */
+  seller: '/seller',
 } as const;
+
+/** An order page token: 32 lower-case hex characters (16 random bytes). */
+export const ORDER_TOKEN = /^[0-9a-f]{32}$/;
 
 export type Screen =
   | { kind: 'home' }
@@ -16,8 +23,11 @@ export type Screen =
   | { kind: 'about' }
   | { kind: 'giveaways' }
   | { kind: 'vendors' }
+  | { kind: 'seller' }
   | { kind: 'vendor'; vendor: Vendor }
   | { kind: 'product'; product: Product; vendor: Vendor }
+  /** Client-rendered from GET /api/order-pages/:token; not prerendered (it depends on the visitor's order). */
+  | { kind: 'order'; token: string }
   | { kind: 'not-found' };
 
 /** A request path as the route table sees it: no query or fragment, no trailing slash, lower case. */
@@ -41,12 +51,16 @@ export function resolveScreen(catalog: Catalog, rawPath: string): Screen {
       return { kind: 'giveaways' };
     case paths.vendors:
       return { kind: 'vendors' };
+    case paths.seller:
+      return { kind: 'seller' };
   }
   const product = catalog.products.find((p) => p.routes.includes(path));
   if (product) {
     const vendor = catalog.vendors.find((v) => v.id === product.vendorId);
     if (vendor) return { kind: 'product', product, vendor };
   }
+  const order = /^\/order\/([^/]+)$/.exec(path);
+  if (order?.[1] && ORDER_TOKEN.test(order[1])) return { kind: 'order', token: order[1] };
   const m = /^\/vendors\/([^/]+)$/.exec(path);
   if (m) {
     const vendor = catalog.vendors.find((v) => v.id === m[1]);
@@ -63,6 +77,7 @@ export function allPagePaths(catalog: Catalog): string[] {
     paths.about,
     paths.giveaways,
     paths.vendors,
+    paths.seller,
     ...catalog.vendors.map((v) => paths.vendor(v.id)),
     ...catalog.products.flatMap((p) => p.routes),
   ];

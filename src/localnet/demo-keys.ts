@@ -24,6 +24,14 @@ export function faucetKeypair(): Keypair {
   return demoKeypair('faucet');
 }
 
+/**
+ * The demo payout wallet of any payout group (vendors are data: a new vendor gets its own demo wallet).
+ * `demoRecipientKeypair('coopersglass')` is the same key as demoRecipientKeypairs().coopersglass.
+ */
+export function demoRecipientKeypair(group: string): Keypair {
+  return demoKeypair(`recipient:${group}`);
+}
+
 export function demoRecipientKeypairs(): { coopersglass: Keypair; gorilla: Keypair } {
   return { coopersglass: demoKeypair('recipient:coopersglass'), gorilla: demoKeypair('recipient:gorilla') };
 }

@@ -11,6 +11,7 @@ import { airdrop, faucet, FaucetInputError, type FaucetConfig } from './faucet.j
 import { handleBody, methodNotFound } from './jsonrpc.js';
 import { methods, type RpcContext } from './rpc-methods.js';
 import { fundFaucet, seedDemo } from './seed.js';
+import { methodsOf, PerIpLimiter, PUBLIC_LIMITS, type RateLimitStats } from './rate-limit.js';
 import { Subscriptions } from './subscriptions.js';
 
 export { demoKeys, type DemoKeys } from './demo-keys.js';
@@ -27,6 +28,11 @@ export interface LocalnetOptions {
   seed?: boolean;
   /** Log each RPC request to stderr. */
   verbose?: boolean;
+  /**
+   * Enforce the public mainnet endpoint's per-IP limits on JSON-RPC over HTTP: per 10 s, 100 requests in all and
+   * 40 per method; above them HTTP 429 with Retry-After (`LOCALNET_PUBLIC_LIMITS=1`). Default false.
+   */
+  publicLimits?: boolean;
 }
 
 export interface Localnet {
@@ -45,6 +51,17 @@ export interface Localnet {
   /** Stops the slot timer (time stands still) / restarts it. */
   pause(): void;
   resume(): void;
+  /** JSON-RPC requests accepted over HTTP (per method) and refused with 429, since start. */
+  rpcStats(): RateLimitStats;
+  /** Live WebSocket subscriptions (all kinds, all clients). */
+  subscriptionCount(): number;
+  /** Terminates every WebSocket connection now (clients see an abnormal close). */
+  dropWebSockets(): void;
+  /**
+   * While true, WebSocket upgrades are refused (HTTP 503) and open connections are dropped: the push feed is
+   * down, HTTP JSON-RPC still answers. `false` accepts connections again.
+   */
+  setWebSocketDown(down: boolean): void;
   /** Advances `n` slots immediately (each one a full tick: new blockhash, commitment notifications). */
   advanceSlots(n: number): void;
   /** Current (processed) slot. */
@@ -56,7 +73,7 @@ const MAX_BODY = 1024 * 1024;
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, solana-client, accept, accept-encoding',
+  'access-control-allow-headers': 'content-type, solana-client, accept, accept-encoding, x-localnet-client',
   'access-control-max-age': '86400',
 };
 
@@ -137,6 +154,10 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
   };
 
   let failing = false;
+  let wsDown = false;
+  const limiter = new PerIpLimiter(
+    opts.publicLimits ? PUBLIC_LIMITS : { windowMs: 10_000, total: Infinity, perMethod: Infinity },
+  );
   const subs = new Subscriptions(chain, () => failing);
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
   wss.on('connection', (socket) => subs.attach(socket));
@@ -189,6 +210,26 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
       }
       return;
     }
+    // Tests and benches share 127.0.0.1 with the server under test: a client may name itself (a buyer's wallet is
+    // another IP on the real network) with `x-localnet-client`; otherwise the limit is per remote address.
+    const client = req.headers['x-localnet-client'];
+    const who = typeof client === 'string' && client ? `client:${client}` : (req.socket.remoteAddress ?? '');
+    const retryAfter = limiter.admit(who, methodsOf(body));
+    if (retryAfter > 0) {
+      const text = JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: 429, message: 'Too many requests for a specific RPC call' },
+        id: null,
+      });
+      res.writeHead(429, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+        'retry-after': String(retryAfter),
+        ...CORS,
+      });
+      res.end(text);
+      return;
+    }
     if (opts.verbose) console.error('[localnet]', body.slice(0, 200));
     sendJson(res, 200, handleBody(body, call));
   };
@@ -205,6 +246,10 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
   });
   for (const s of [rpcServer, wsServer]) {
     s.on('upgrade', (req, socket, head) => {
+      if (wsDown) {
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
     });
   }
@@ -250,6 +295,15 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
     },
     pause,
     resume,
+    rpcStats: () => limiter.snapshot(),
+    subscriptionCount: () => subs.count,
+    dropWebSockets: () => {
+      for (const client of wss.clients) client.terminate();
+    },
+    setWebSocketDown: (down) => {
+      wsDown = down;
+      if (down) for (const client of wss.clients) client.terminate();
+    },
     advanceSlots: (n) => {
       for (let i = 0; i < n; i += 1) chain.tick();
     },

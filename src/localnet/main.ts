@@ -17,10 +17,13 @@ const net = await startLocalnet({
   host: process.env.LOCALNET_HOST ?? '127.0.0.1',
   slotMs: envInt('LOCALNET_SLOT_MS', 400),
   finalizeLag: envInt('LOCALNET_FINALIZE_LAG', 32),
+  publicLimits: process.env.LOCALNET_PUBLIC_LIMITS === '1',
 });
 const k = net.keys;
 console.log(`localnet RPC        ${net.rpcUrl}`);
 console.log(`localnet WebSocket  ${net.wsUrl}`);
+if (process.env.LOCALNET_PUBLIC_LIMITS === '1')
+  console.log('public limits       per IP per 10 s: 100 requests, 40 per method (HTTP 429 above)');
 if (k) {
   console.log(`$CLAIM mint         ${k.mint.toBase58()} (6 decimals)`);
   console.log(`mint authority      ${k.mintAuthority.publicKey.toBase58()}`);

@@ -1,13 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Catalog } from '../core/catalog';
 import { normalisePath, resolveScreen } from '../core/routes';
 import { publicConfig, type Settings } from './settings';
-import { ApiProblem } from './http/errors';
+import { ApiProblem, problemOf, problemOfStockError } from './http/errors';
+import { OrderError } from './orders/errors';
 import { qrRoute } from './http/qr-route';
 import { registerSecurity } from './http/security';
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { readiness } from './ops/health';
+import { createMetrics } from './ops/metrics';
+import type { OpsProbes } from './ops/probes';
+import type { PriceSource } from './orders/quotes';
+import { redact, redactRequestUrl } from './redact';
+import type { Store } from './store/store';
 
 export interface AppDeps {
   settings: Settings;
@@ -15,10 +25,59 @@ export interface AppDeps {
   /** Directory of the built web app (vite build output). Omit to serve the API only. */
   webDir?: string;
   logger?: boolean;
+  /** Where the logger writes (default stdout); tests read it. */
+  logStream?: NodeJS.WritableStream;
   /** Readiness for GET /api/health (store open and migrated). Omitted: always ready. */
   health?: () => Promise<boolean> | boolean;
   /** Route plugins registered before the static/404 handlers (orders, price, payments, …). */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+  /** Whether a buyer order page token names an order (its HTML is then 200, else the 404 page). */
+  orderPageExists?: (token: string) => Promise<boolean>;
+  /** Operations: /api/health/ready and /metrics read the store, the price and these probes (all optional). */
+  ops?: {
+    store: Store;
+    probes: OpsProbes;
+    priceSource?: PriceSource;
+    priceMaxAgeMs: number;
+    now: () => Date;
+  };
+  /** Shared rate-limit counters (PostgreSQL); omitted: per-process memory. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
+}
+
+/** Fastify's logger: JSON lines whose messages, errors and URLs are redacted (no keys, no e-mail addresses). */
+function loggerOptions(
+  enabled: boolean | undefined,
+  stream?: NodeJS.WritableStream,
+): false | Record<string, unknown> {
+  if (!enabled) return false;
+  const errSerializer = (err: Error & { code?: string; statusCode?: number }) => ({
+    type: err.name,
+    message: redact(err.message),
+    ...(err.code ? { code: err.code } : {}),
+    ...(err.statusCode ? { statusCode: err.statusCode } : {}),
+    stack: redact(err.stack ?? ''),
+  });
+  return {
+    ...(stream ? { stream } : {}),
+    serializers: {
+      err: errSerializer,
+      error: errSerializer,
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        url: redactRequestUrl(req.url),
+        ip: req.ip,
+      }),
+    },
+    hooks: {
+      logMethod(this: unknown, args: unknown[], method: (...a: unknown[]) => void) {
+        method.apply(
+          this,
+          args.map((a) => (typeof a === 'string' ? redact(a) : a)),
+        );
+      },
+    },
+  };
 }
 
 /** The build's prerendered pages (scripts/prerender.ts: dist/web/_prerender/manifest.json), read once. */
@@ -80,12 +139,78 @@ function loadPrerendered(webDir: string): Prerendered | undefined {
  * page path of the route table: the page's prerendered HTML (hydrated by the app), 404 status and the
  * prerendered 404 page for unknown paths; the bare app shell when the build has no prerendered HTML.
  */
+/** /_prerender and anything below it, however spelled (case, encoded slashes, dot segments). */
+function isPrerenderPath(url: string): boolean {
+  let path = url.split('?')[0] ?? '';
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // keep the raw path
+  }
+  const normal = path.replace(/\\/g, '/').replace(/\/+/g, '/').toLowerCase();
+  return normal.split('/').includes('_prerender');
+}
+
+function timingSafeEqualText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function sendNotFoundPage(
+  reply: FastifyReply,
+  page: Page | undefined,
+  shell: string,
+  headers: { 'accept-encoding'?: string | string[] },
+) {
+  const ae = headers['accept-encoding'];
+  const { body, encoding } = page
+    ? encodedPage(page, Array.isArray(ae) ? ae.join(',') : ae)
+    : { body: shell };
+  reply
+    .status(404)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('vary', 'Accept-Encoding');
+  if (encoding) reply.header('content-encoding', encoding);
+  return reply.send(body);
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
+  const s = deps.settings;
+  const app = Fastify({
+    logger: loggerOptions(deps.logger, deps.logStream),
+    bodyLimit: 64 * 1024,
+    // Behind a reverse proxy, the client's address comes from X-Forwarded-For (rate limits, logs): TRUST_PROXY.
+    // A number of hops trusts that many proxies in front of us (proxy-addr's rule, as Fastify documents it).
+    trustProxy:
+      typeof s.trustProxy === 'number'
+        ? (
+            (hops: number) => (_addr: string, i: number) =>
+              i < hops
+          )(s.trustProxy)
+        : s.trustProxy,
+    // A request must arrive whole within requestTimeoutMs (a body sent slowly is cut with 408), headers within
+    // 10 s; idle sockets close a little later. Node checks open connections every second, not every 30 s.
+    serverFactory: (handler) => {
+      const server = createServer({ connectionsCheckingInterval: 1_000 }, handler);
+      server.requestTimeout = s.requestTimeoutMs;
+      server.headersTimeout = Math.min(10_000, s.requestTimeoutMs);
+      server.keepAliveTimeout = 5_000;
+      server.setTimeout(s.requestTimeoutMs + 5_000);
+      return server;
+    },
+  });
 
   app.setErrorHandler(
     (err: { statusCode?: number; validation?: unknown; message: string; code?: string }, _req, reply) => {
       if (err instanceof ApiProblem) return reply.status(err.status).send(err.body());
+      if (err instanceof OrderError) {
+        const problem = problemOf(err);
+        return reply.status(problem.status).send(problem.body());
+      }
+      const stockProblem = problemOfStockError(err);
+      if (stockProblem) return reply.status(stockProblem.status).send(stockProblem.body());
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
       if (status >= 500) {
         app.log.error(err);
@@ -97,7 +222,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   );
 
-  await registerSecurity(app, deps.settings); // CSP and security headers; rate limit on quotes and orders
+  // CSP and security headers; rate limits on every writing, mailing or RPC-costing route and the QR drawing.
+  await registerSecurity(
+    app,
+    deps.settings,
+    deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {},
+  );
 
   app.get('/api/health', async (_req, reply) => {
     const ok = deps.health ? await deps.health() : true;
@@ -105,6 +235,42 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       .status(ok ? 200 : 503)
       .send(ok ? { ok: true } : { ok: false, error: 'not_ready', message: 'The store is not open yet.' });
   });
+  // Liveness: the process answers (no dependency checked, so a database outage does not get it restarted).
+  app.get('/api/health/live', async () => ({ ok: true }));
+  const ops = deps.ops;
+  if (ops) {
+    app.get('/api/health/ready', async (_req, reply) => {
+      const r = await readiness(ops);
+      return reply.status(r.ready ? 200 : 503).send({
+        ok: r.ready,
+        ...(r.ready
+          ? {}
+          : { error: 'not_ready', message: `Not ready: ${r.failing.join(', ')}.`, failing: r.failing }),
+        parts: r.parts,
+      });
+    });
+
+    const metrics = createMetrics(ops);
+    app.addHook('onResponse', async (req, reply) => {
+      const route = req.routeOptions.url ?? 'unmatched';
+      metrics.observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    });
+    // Open in demo mode; otherwise `Authorization: Bearer <METRICS_TOKEN>` (no token configured: closed).
+    app.get('/metrics', async (req, reply) => {
+      if (!s.demo) {
+        const token = s.metricsToken;
+        const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+        if (!token || !given || !timingSafeEqualText(given, token)) {
+          return reply.status(401).header('www-authenticate', 'Bearer realm="metrics"').send({
+            error: 'unauthorized',
+            message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.',
+          });
+        }
+      }
+      const body = await metrics.registry.metrics();
+      return reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(body);
+    });
+  }
   const catalogBody = JSON.stringify(deps.catalog); // serialised once: the catalogue does not change while we run
   app.get('/api/catalog', (_req, reply) => reply.type('application/json; charset=utf-8').send(catalogBody));
   app.get('/api/config', async () => publicConfig(deps.settings));
@@ -121,6 +287,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       index: false,
       wildcard: false,
       preCompressed: true, // .br / .gz written at build time (scripts/compress.ts)
+      // dist/web/_prerender/* (templates and manifest) answers 404 (allowedPath runs before any file lookup).
+      allowedPath: (pathName) => !isPrerenderPath(pathName),
       cacheControl: false,
       setHeaders: (res, path) => {
         // Content-hashed build output never changes under its name; the rest (images, favicon) for an hour.
@@ -131,13 +299,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         );
       },
     });
-    app.setNotFoundHandler((req, reply) => {
+    app.setNotFoundHandler(async (req, reply) => {
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return reply.status(404).send({ error: 'not_found', message: 'Not found' });
       if (req.url.startsWith('/api/'))
         return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
+      // The build's prerender folder (HTML templates, manifest) is an implementation detail: never served.
+      if (isPrerenderPath(req.url)) return sendNotFoundPage(reply, prerendered?.notFound, shell, req.headers);
       const screen = resolveScreen(deps.catalog, req.url);
-      const notFound = screen.kind === 'not-found';
+      // An order page is client-rendered data (the bare shell), and only for a token that names an order.
+      const notFound =
+        screen.kind === 'not-found' ||
+        (screen.kind === 'order' && !(await (deps.orderPageExists?.(screen.token) ?? Promise.resolve(true))));
       const page = notFound ? prerendered?.notFound : prerendered?.pages.get(normalisePath(req.url));
       const { body, encoding } = page ? encodedPage(page, req.headers['accept-encoding']) : { body: shell };
       reply
@@ -146,6 +319,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         .header('cache-control', 'no-cache')
         .header('vary', 'Accept-Encoding');
       if (encoding) reply.header('content-encoding', encoding);
+      // A capability URL: not indexed, never sent on as a Referer.
+      if (screen.kind === 'order')
+        reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
       return reply.send(body);
     });
   } else {

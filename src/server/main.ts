@@ -1,16 +1,18 @@
 import { resolve } from 'node:path';
 import { startPayments } from './payments/index';
 import { startServer } from './server';
-import { demoKeys, type DemoKeys } from '../localnet/demo-keys';
-import { isDemoEnv, loadSettings, SettingsError, type DemoDefaults } from './settings';
+import { catalog } from '../../catalog';
+import { demoKeys, demoRecipientKeypair, type DemoKeys } from '../localnet/demo-keys';
+import { isDemoEnv, loadSettings, payoutGroupsOf, SettingsError, type DemoDefaults } from './settings';
+import { redactError } from './redact';
 
+/** Demo payout wallets for every payout group of the catalogue (a vendor added as data gets one too). */
 function demoDefaults(keys: DemoKeys): DemoDefaults {
   return {
     claimMint: keys.mint.toBase58(),
-    recipients: {
-      coopersglass: keys.recipients.coopersglass.toBase58(),
-      gorilla: keys.recipients.gorilla.toBase58(),
-    },
+    recipients: Object.fromEntries(
+      payoutGroupsOf(catalog).map((g) => [g, demoRecipientKeypair(g).publicKey.toBase58()]),
+    ),
   };
 }
 
@@ -36,7 +38,13 @@ async function main(): Promise<void> {
   let closeLocalnet: (() => Promise<void>) | undefined;
   if (settings.demo) {
     const { startLocalnet } = await import('../localnet/index');
-    const localnet = await startLocalnet({ port: settings.localnetPort, host: '127.0.0.1' });
+    const localnet = await startLocalnet({ port: settings.localnetPort, host: '127.0.0.1' }).catch(
+      (err: unknown) =>
+        exitIfPortBusy(
+          err,
+          `The local Solana network cannot listen on 127.0.0.1:${settings.localnetPort} or :${settings.localnetPort + 1} (in use): set LOCALNET_PORT to a free port.`,
+        ),
+    );
     closeLocalnet = () => localnet.close();
     console.log(`localnet: ${localnet.rpcUrl} (ws ${localnet.wsUrl}), $CLAIM mint ${settings.claimMint}`);
   }
@@ -45,7 +53,15 @@ async function main(): Promise<void> {
     webDir: resolve('dist/web'),
     logger: !settings.demo,
     // The payment watcher (src/server/payments): verifies transfers by reference and records them on the orders.
-    services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
+    services: [
+      (ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now }),
+    ],
+  }).catch(async (err: unknown) => {
+    await closeLocalnet?.();
+    return exitIfPortBusy(
+      err,
+      `Port ${settings.port} on ${settings.host} is in use: set PORT to a free port (or stop the other process).`,
+    );
   });
   console.log(
     `$CLAIM store on ${server.url}${settings.demo ? ' (demo mode)' : ''}; store: ${settings.database.kind === 'sqlite' ? settings.database.file : 'postgres'}`,
@@ -60,4 +76,19 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
-await main();
+/** A busy port ends the process with one line naming the port and the setting to change; anything else rethrows. */
+function exitIfPortBusy(err: unknown, message: string): never {
+  if ((err as { code?: unknown } | undefined)?.code === 'EADDRINUSE') {
+    console.error(message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+try {
+  await main();
+} catch (err) {
+  // One redacted line (no credentials, no addresses), not a stack with the settings in it.
+  console.error(`The store stopped: ${redactError(err)}`);
+  process.exit(1);
+}

@@ -4,11 +4,14 @@
  * gives a free port; `url` reports the real one), then starts the outbox worker, the price service and the
  * expiry timer. `close()` stops everything in reverse order.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { catalog as defaultCatalog } from '../../catalog';
 import type { Catalog } from '../core/catalog';
 import { buildApp } from './app';
 import { orderRoutes } from './http/orders-routes';
+import { sellerRoutes } from './http/seller-routes';
 import { createMailTransport, devMailPlugin } from './mail/index';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
@@ -18,6 +21,13 @@ import { createPriceService, demoPriceFeedPlugin, pricePlugin, type PriceService
 import { createKyselyPriceHistoryStore } from './price/kysely-history';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';
+import { databaseRateLimitStore } from './http/rate-limit-store';
+import { mergeProbes, type OpsProbes } from './ops/probes';
+import { createRpcProbe } from './ops/rpc-probe';
+import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
+import { redactError } from './redact';
+import { stockRoutes } from './http/stock-routes';
+import { createStockRepository, type StockRepository } from './stock/repository';
 
 export interface ServerOverrides {
   catalog?: Catalog;
@@ -30,6 +40,8 @@ export interface ServerOverrides {
   store?: StoreConfig;
   webDir?: string;
   logger?: boolean;
+  /** Where the request logger writes (default stdout). */
+  logStream?: NodeJS.WritableStream;
   /** Outbox worker tuning (timers, lease, poll). */
   outbox?: Partial<Omit<OutboxWorkerOptions, 'store' | 'transport'>>;
   /** Don't start the worker (tests drive it with runOnce). */
@@ -38,12 +50,15 @@ export interface ServerOverrides {
   expireEveryMs?: number;
   onPaymentHint?: PaymentHintHandler;
   /** More route plugins (payments, …). They get the order service. */
-  plugins?: ((app: FastifyInstance, ctx: { orders: OrderService; store: Store }) => Promise<void> | void)[];
+  plugins?: ((
+    app: FastifyInstance,
+    ctx: { orders: OrderService; store: Store; stock: StockRepository },
+  ) => Promise<void> | void)[];
   /** Listen (default true). With false, use app.inject. */
   listen?: boolean;
   /**
    * Background services started after the server listens and stopped first on close, e.g. the payment watcher:
-   * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })]`.
+   * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now })]`.
    */
   services?: ((ctx: {
     settings: Settings;
@@ -51,7 +66,15 @@ export interface ServerOverrides {
     store: Store;
     now: () => Date;
     url: string;
-  }) => Promise<{ stop(): Promise<void> } | void>)[];
+  }) => Promise<RunningService | void>)[];
+  /** Health and metrics providers known up front (tests); services may add theirs (RunningService.probes). */
+  probes?: OpsProbes;
+}
+
+/** A background service; `probes` feed /api/health/ready and /metrics (RPC counters, watcher lag, …). */
+export interface RunningService {
+  stop(): Promise<void>;
+  probes?: OpsProbes;
 }
 
 export interface RunningServer {
@@ -60,6 +83,8 @@ export interface RunningServer {
   url: string;
   store: Store;
   orders: OrderService;
+  /** Stock lines, reservations and the change log (tests restock through it). */
+  stock: StockRepository;
   outbox: OutboxWorker;
   price?: PriceService;
   transport: MailTransport;
@@ -86,6 +111,10 @@ export async function startServer(
   };
 
   try {
+    // Stock lines for catalogue products the store does not have yet (existing lines are never overwritten).
+    const stock = createStockRepository(store, catalog);
+    await stock.seed(catalog, now().toISOString());
+
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
 
@@ -93,19 +122,27 @@ export async function startServer(
       store,
       transport,
       now,
+      // The same on every restart of this instance (host and fixed port), so a restart releases its old leases;
+      // with PORT=0 (tests) every life is its own instance.
+      instanceId:
+        settings.port > 0 ? `${hostname()}:${settings.port}` : `${hostname()}:${process.pid}:${randomUUID()}`,
       onError: (err) => {
-        if (overrides.logger) console.warn('outbox:', err instanceof Error ? err.message : err);
+        // Redacted: a transport error may quote the recipient's address or the SMTP URL.
+        if (overrides.logger) console.warn('outbox:', redactError(err));
       },
       ...overrides.outbox,
     });
     const orders = createOrderService({
       store,
       catalog,
+      stock,
       settings,
       now,
       onOutboxChange: () => outbox.nudge(),
+      // PUBLIC_URL on port 0 (tests) names no real address: the order page links then use the bound URL.
+      publicUrl: () => (boundUrl && /:0$/.test(settings.publicUrl) ? boundUrl : settings.publicUrl),
       ...(overrides.onPaymentHint ? { onPaymentHint: overrides.onPaymentHint } : {}),
-      onError: (err) => console.error('order service:', err),
+      onError: (err) => console.error('order service:', redactError(err)),
     });
 
     // Price: (b)'s service unless a source is injected. In demo mode it reads our own demo feed; the base URL is
@@ -135,14 +172,34 @@ export async function startServer(
     }
     const priceSource: PriceSource = overrides.priceSource ?? { current: () => price?.current() };
 
+    // Health and metrics: the RPC is checked with one cached getSlot unless a service supplies a better probe.
+    const probes: OpsProbes = { rpcReachable: createRpcProbe(settings.solana.rpcUrl) };
+    mergeProbes(probes, overrides.probes);
     const app = await buildApp({
       settings,
+      ops: { store, probes, priceSource, priceMaxAgeMs: DEFAULT_SERVE_MAX_AGE_MS, now },
+      // Several instances share one PostgreSQL database: their rate-limit counters live there too.
+      ...(store.dialect === 'postgres' ? { rateLimitStore: databaseRateLimitStore(store.db) } : {}),
       catalog,
       ...(overrides.webDir ? { webDir: overrides.webDir } : {}),
       logger: overrides.logger ?? false,
+      ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
       health: async () => store.ready() && (await store.ping()),
+      orderPageExists: async (token) => (await orders.getOrderPage(token)) !== undefined,
       plugins: [
-        (a) => orderRoutes(a, { orders, quotes: { catalog, settings, priceSource, now } }),
+        (a) => orderRoutes(a, { orders, stock, quotes: { catalog, settings, priceSource, now } }),
+        // The seller console's API. Its origin is PUBLIC_URL, or the address bound when PUBLIC_URL says port 0.
+        (a) =>
+          sellerRoutes(a, {
+            store,
+            catalog,
+            settings,
+            now,
+            origin: () =>
+              boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl,
+            onOutboxChange: () => outbox.nudge(),
+          }),
+        (a) => stockRoutes(a, { stock }),
         ...(price
           ? [
               async (a: FastifyInstance) =>
@@ -155,7 +212,7 @@ export async function startServer(
         ...(settings.demo && settings.mail.transport === 'file' && !overrides.transport
           ? [async (a: FastifyInstance) => void (await a.register(devMailPlugin, { dir: settings.mail.dir }))]
           : []),
-        ...(overrides.plugins ?? []).map((p) => async (a: FastifyInstance) => p(a, { orders, store })),
+        ...(overrides.plugins ?? []).map((p) => async (a: FastifyInstance) => p(a, { orders, store, stock })),
       ],
     });
     cleanups.push(() => app.close());
@@ -179,24 +236,45 @@ export async function startServer(
       cleanups.push(() => p.stop());
     }
     if (overrides.startOutbox !== false) {
+      // Rows this instance claimed before it was killed go out now, not when their lease runs out.
+      await outbox.releaseOwnLeases();
       outbox.start();
       const w = outbox;
       cleanups.push(() => w.stop());
     }
     for (const startService of overrides.services ?? []) {
       const running = await startService({ settings, orders, store, now, url });
-      if (running) cleanups.push(() => running.stop());
+      if (running) {
+        cleanups.push(() => running.stop());
+        mergeProbes(probes, running.probes);
+      }
     }
     const expireEvery = overrides.expireEveryMs ?? 30_000;
     if (expireEvery > 0) {
       const t = setInterval(() => {
-        orders.expireOrders().catch((err: unknown) => console.error('expire orders:', err));
+        orders.expireOrders().catch((err: unknown) => console.error('expire orders:', redactError(err)));
+        orders
+          .notifyMissingDetails()
+          .catch((err: unknown) => console.error('missing shipping details:', redactError(err)));
+        orders
+          .cleanupRecords()
+          .catch((err: unknown) => console.error('QR record cleanup:', redactError(err)));
       }, expireEvery);
       t.unref();
       cleanups.push(() => clearInterval(t));
     }
 
-    return { app, url, store, orders, outbox, ...(price ? { price } : {}), transport, close: closeAll };
+    return {
+      app,
+      url,
+      store,
+      orders,
+      stock,
+      outbox,
+      ...(price ? { price } : {}),
+      transport,
+      close: closeAll,
+    };
   } catch (err) {
     await closeAll();
     throw err;

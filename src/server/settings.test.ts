@@ -1,6 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { isDemoEnv, loadSettings, publicConfig, SettingsError } from './settings';
+import { Keypair } from '@solana/web3.js';
+import { catalog } from '../../catalog';
+import { parseCatalog } from '../core/catalog';
+import { createQuote } from './orders/quotes';
+import {
+  isDemoEnv,
+  loadSettings,
+  payoutGroupsOf,
+  publicConfig,
+  sellerEmailFor,
+  SettingsError,
+  settingsKey,
+} from './settings';
 
 const KEY_A = 'So11111111111111111111111111111111111111112';
 const KEY_B = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
@@ -17,9 +29,9 @@ const production = {
   RECIPIENT_GORILLA: KEY_C,
 };
 
-function problems(env: Record<string, string>, d = demo): string[] {
+function problems(env: Record<string, string>, d = demo, groups?: string[]): string[] {
   try {
-    loadSettings(env, d);
+    loadSettings(env, d, groups);
   } catch (err) {
     if (err instanceof SettingsError) return err.problems;
     throw err;
@@ -38,9 +50,12 @@ describe('settings', () => {
     expect(s.solana).toEqual({
       rpcUrl: 'http://127.0.0.1:8899',
       wsUrl: 'ws://127.0.0.1:8900',
+      browserRpcUrl: 'http://127.0.0.1:8899',
+      browserWsUrl: 'ws://127.0.0.1:8900',
       cluster: 'localnet',
     });
     expect(s.claimMint).toBe(KEY_A);
+    expect(s.rpcBudget).toEqual({ per10s: 60 });
     expect(s.recipients).toEqual({ coopersglass: KEY_B, gorilla: KEY_C });
     expect(s.price.apiUrl).toBe('http://127.0.0.1:3000/demo/dexscreener');
     expect(s.mail.transport).toBe('file');
@@ -90,6 +105,8 @@ describe('settings', () => {
     [{ MAIL_TRANSPORT: 'smtp', SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ MAIL_TRANSPORT: 'emailjs' }, 'EMAILJS_SERVICE_ID'],
     [{ SELLER_EMAIL: 'nobody' }, 'SELLER_EMAIL'],
+    [{ SOLANA_RPC_BUDGET: '0' }, 'SOLANA_RPC_BUDGET'],
+    [{ SOLANA_RPC_BUDGET: 'lots' }, 'SOLANA_RPC_BUDGET'],
   ])('rejects %o with a message naming %s', (env, name) => {
     const p = problems(env);
     expect(p.length).toBeGreaterThan(0);
@@ -136,6 +153,49 @@ describe('settings', () => {
       expect(json).not.toContain(secret);
   });
 
+  it("gives the browser SOLANA_BROWSER_RPC_URL or the cluster's public endpoint, never the server's keyed URL", () => {
+    const keyed = { ...production, SOLANA_RPC_URL: 'https://rpc.provider.example/?api-key=SERVERKEY123456' };
+    const s = loadSettings(keyed);
+    expect(s.solana.rpcUrl).toContain('SERVERKEY123456');
+    expect(publicConfig(s).rpcUrl).toBe('https://api.mainnet-beta.solana.com');
+    expect(publicConfig(s).wsUrl).toBe('wss://api.mainnet-beta.solana.com');
+    expect(JSON.stringify(publicConfig(s))).not.toContain('SERVERKEY123456');
+
+    const own = loadSettings({ ...keyed, SOLANA_BROWSER_RPC_URL: 'https://browser-rpc.example' });
+    expect(publicConfig(own).rpcUrl).toBe('https://browser-rpc.example');
+    expect(publicConfig(own).wsUrl).toBe('wss://browser-rpc.example');
+
+    expect(problems({ ...keyed, SOLANA_BROWSER_RPC_URL: keyed.SOLANA_RPC_URL })).toEqual([
+      'SOLANA_BROWSER_RPC_URL: must not be SOLANA_RPC_URL, which carries credentials (browsers would see them)',
+    ]);
+  });
+
+  it('prints no password or key in a settings problem', () => {
+    const p = problems({
+      ...production,
+      MAIL_TRANSPORT: 'smtp',
+      SMTP_URL: 'http://mailer:hunter2-password@smtp.example:587',
+      SOLANA_WS_URL: 'https://rpc.example/?api-key=WSKEY98765',
+    });
+    const text = p.join('\n');
+    expect(p.some((x) => x.startsWith('SMTP_URL:'))).toBe(true);
+    expect(p.some((x) => x.startsWith('SOLANA_WS_URL:'))).toBe(true);
+    expect(text).not.toContain('hunter2-password');
+    expect(text).not.toContain('WSKEY98765');
+    expect(text).toContain('mailer:***@smtp.example');
+  });
+
+  it('reads TRUST_PROXY as off, on, a hop count or a list of proxy addresses', () => {
+    expect(loadSettings({}, demo).trustProxy).toBe(false);
+    expect(loadSettings({ TRUST_PROXY: 'true' }, demo).trustProxy).toBe(true);
+    expect(loadSettings({ TRUST_PROXY: '2' }, demo).trustProxy).toBe(2);
+    expect(loadSettings({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }, demo).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+    expect(problems({ TRUST_PROXY: 'everyone' })[0]).toMatch(/^TRUST_PROXY: /);
+  });
+
   it('the server refuses to start on a bad setting, saying which', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
       env: { PATH: process.env.PATH, PORT: 'not-a-port', MAIL_TRANSPORT: 'carrier-pigeon' },
@@ -146,5 +206,116 @@ describe('settings', () => {
     expect(run.stderr).toContain('Invalid settings');
     expect(run.stderr).toContain("PORT: must be a whole number from 0 to 65535 (got 'not-a-port')");
     expect(run.stderr).toContain('MAIL_TRANSPORT');
+  }, 30_000); // a cold tsx start takes seconds on a loaded machine
+
+  describe('vendors are data', () => {
+    const KEY_D = Keypair.generate().publicKey.toBase58();
+    // A third vendor added as data only: a catalogue entry, its products and its settings.
+    const third = parseCatalog({
+      vendors: [
+        ...catalog.vendors,
+        { ...catalog.vendors[0]!, id: 'moon-rocks', name: 'Moon Rocks', payoutGroup: 'moon-rocks' },
+      ],
+      products: [
+        ...catalog.products,
+        {
+          ...catalog.products.find((p) => p.vendorId === 'coopersglass' && !p.variants)!,
+          id: 'moon-rock',
+          vendorId: 'moon-rocks',
+          routes: ['/vendors/moon-rocks/rock'],
+        },
+      ],
+    });
+    const groups = payoutGroupsOf(third);
+
+    it('the catalogue names the payout groups; settings names follow them by pattern', () => {
+      expect(payoutGroupsOf(catalog)).toEqual(['coopersglass', 'gorilla']);
+      expect(groups).toEqual(['coopersglass', 'gorilla', 'moon-rocks']);
+      expect(settingsKey('moon-rocks')).toBe('MOON_ROCKS');
+    });
+
+    it('RECIPIENT_COOPERSGLASS and RECIPIENT_GORILLA keep working; a new vendor needs its own RECIPIENT_<KEY>', () => {
+      const s = loadSettings(production);
+      expect(s.recipients).toEqual({ coopersglass: KEY_B, gorilla: KEY_C });
+      const p = problems(production, undefined as never, groups);
+      expect(p).toEqual([expect.stringMatching(/^RECIPIENT_MOON_ROCKS: required/)]);
+      const s3 = loadSettings({ ...production, RECIPIENT_MOON_ROCKS: KEY_D }, undefined, groups);
+      expect(s3.recipients).toEqual({ coopersglass: KEY_B, gorilla: KEY_C, 'moon-rocks': KEY_D });
+    });
+
+    it("the new vendor's quotes pay its own wallet", () => {
+      const s3 = loadSettings({ ...production, RECIPIENT_MOON_ROCKS: KEY_D }, undefined, groups);
+      const { response } = createQuote(
+        {
+          catalog: third,
+          settings: s3,
+          priceSource: { current: () => ({ priceUsd: '2', fetchedAt: new Date() }) },
+          now: () => new Date(),
+        },
+        { items: [{ productId: 'moon-rock', quantity: 1 }] },
+      );
+      expect(response.recipient).toBe(KEY_D);
+    });
+
+    it('a seller e-mail per vendor (VENDOR_<KEY>_EMAIL), SELLER_EMAIL for the others', () => {
+      const s = loadSettings(
+        { ...production, RECIPIENT_MOON_ROCKS: KEY_D, VENDOR_MOON_ROCKS_EMAIL: 'moon@rocks.example' },
+        undefined,
+        groups,
+      );
+      expect(sellerEmailFor(s.mail, 'moon-rocks')).toBe('moon@rocks.example');
+      expect(sellerEmailFor(s.mail, 'gorilla')).toBe('seller@shop.example');
+      expect(problems({ VENDOR_GORILLA_EMAIL: 'nope' })).toEqual([
+        'VENDOR_GORILLA_EMAIL: not an e-mail address',
+      ]);
+    });
+
+    it('EmailJS needs a seller template per vendor, by the same pattern', () => {
+      const env = {
+        ...production,
+        RECIPIENT_MOON_ROCKS: KEY_D,
+        MAIL_TRANSPORT: 'emailjs',
+        EMAILJS_SERVICE_ID: 's',
+        EMAILJS_USER_ID: 'u',
+        EMAILJS_ACCESS_TOKEN: 'a',
+        EMAILJS_TEMPLATE_SELLER_COOPERSGLASS: 't1',
+        EMAILJS_TEMPLATE_SELLER_GORILLA: 't2',
+        EMAILJS_TEMPLATE_BUYER: 't3',
+      };
+      expect(problems(env, undefined as never, groups)).toEqual([
+        expect.stringMatching(/^EMAILJS_TEMPLATE_SELLER_MOON_ROCKS: required/),
+      ]);
+      const s = loadSettings({ ...env, EMAILJS_TEMPLATE_SELLER_MOON_ROCKS: 't4' }, undefined, groups);
+      expect(s.mail.emailjs?.templates.seller).toEqual({
+        coopersglass: 't1',
+        gorilla: 't2',
+        'moon-rocks': 't4',
+      });
+    });
+
+    it('refuses a vendor setting that names no vendor (a typo would leave that vendor unpaid)', () => {
+      expect(problems({ ...production, RECIPIENT_GORILA: KEY_D }, undefined as never)).toEqual([
+        expect.stringMatching(/^RECIPIENT_GORILA: no vendor of the catalogue/),
+      ]);
+      expect(problems({ VENDOR_NOBODY_EMAIL: 'a@b.example' })).toEqual([
+        expect.stringMatching(/^VENDOR_NOBODY_EMAIL: no vendor of the catalogue/),
+      ]);
+    });
   });
+
+  it('the server prints a settings error without the SMTP password', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+      env: {
+        PATH: process.env.PATH,
+        PORT: 'not-a-port',
+        MAIL_TRANSPORT: 'smtp',
+        SMTP_URL: 'smtp://orders:s3cret-Passw0rd@smtp.example:587',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('Invalid settings');
+    expect(run.stderr + run.stdout).not.toContain('s3cret-Passw0rd');
+  }, 60_000);
 });

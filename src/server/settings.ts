@@ -1,5 +1,8 @@
 import { PublicKey } from '@solana/web3.js';
+import { catalog as defaultCatalog } from '../../catalog';
 import type { PublicConfig } from '../core/api';
+import { isEmailAddress } from '../core/email-address';
+import { redact, redactUrl, registerSecrets } from './redact';
 
 /**
  * The one place that reads configuration. `loadSettings(process.env)` validates every setting and throws a
@@ -11,7 +14,23 @@ import type { PublicConfig } from '../core/api';
  */
 
 export type MailTransportName = 'file' | 'smtp' | 'emailjs';
-export type PayoutGroup = 'coopersglass' | 'gorilla';
+/**
+ * A vendor's settings key (catalogue field `payoutGroup`, a slug). Vendors are data: the settings of a group are
+ * found by name pattern, never from a fixed list — `RECIPIENT_<KEY>` (payout wallet), `VENDOR_<KEY>_EMAIL`
+ * (seller e-mail, default SELLER_EMAIL), `EMAILJS_TEMPLATE_SELLER_<KEY>` — where KEY is the group upper-cased
+ * with dashes as underscores (`coopersglass` → RECIPIENT_COOPERSGLASS, `gorilla` → RECIPIENT_GORILLA).
+ */
+export type PayoutGroup = string;
+
+/** The settings-name key of a payout group: upper case, dashes to underscores. */
+export function settingsKey(group: PayoutGroup): string {
+  return group.toUpperCase().replace(/-/g, '_');
+}
+
+/** The payout groups of a catalogue's vendors, each once, in catalogue order. */
+export function payoutGroupsOf(catalog: { vendors: { payoutGroup: string }[] }): string[] {
+  return [...new Set(catalog.vendors.map((v) => v.payoutGroup))];
+}
 
 export interface Settings {
   demo: boolean;
@@ -20,9 +39,18 @@ export interface Settings {
   /** Base URL the browser uses for this site; informational (links in e-mails). */
   publicUrl: string;
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
-  solana: { rpcUrl: string; wsUrl: string; cluster: 'mainnet-beta' | 'devnet' | 'testnet' | 'localnet' };
+  solana: {
+    /** Server only: may carry a provider key. Never sent to the browser. */
+    rpcUrl: string;
+    wsUrl: string;
+    /** What the browser's wallet connection uses (SOLANA_BROWSER_RPC_URL; never the server's URL with a key). */
+    browserRpcUrl: string;
+    browserWsUrl: string;
+    cluster: 'mainnet-beta' | 'devnet' | 'testnet' | 'localnet';
+  };
   /** Commitment the browser's connection uses (spec: confirmed) and the blockhash commitment (finalized). */
   claimMint: string;
+  /** Payout wallet per payout group (every group of the catalogue has one). */
   recipients: Record<PayoutGroup, string>;
   price: { apiUrl: string; pairAddress: string; refreshMs: number; maxAgeMs: number; timeoutMs: number };
   quote: { secret: string; ttlMs: number };
@@ -30,7 +58,10 @@ export interface Settings {
     transport: MailTransportName;
     dir: string;
     from: string;
+    /** SELLER_EMAIL: the default seller address. */
     sellerEmail: string;
+    /** Seller address per payout group (VENDOR_<KEY>_EMAIL, else SELLER_EMAIL). Use sellerEmailFor(). */
+    sellerEmails?: Record<PayoutGroup, string>;
     smtpUrl?: string;
     emailjs?: {
       apiUrl: string;
@@ -41,13 +72,42 @@ export interface Settings {
     };
   };
   localnetPort: number;
-  /** Per client IP, on POST /api/quotes and POST /api/orders each. 0 turns the limit off. */
-  rateLimit: { perMinute: number };
+  /**
+   * The server's own Solana JSON-RPC budget over HTTP: at most `per10s` requests in any 10 s (and 40 % of it per
+   * method), shared by every caller in the process (SOLANA_RPC_BUDGET).
+   */
+  rpcBudget: { per10s: number };
+  /**
+   * QR records (issue 10): `detailsGraceMs` after a record is paid without shipping details, the seller is told
+   * "paid, shipping details missing"; expired records with nothing paid and no details are deleted
+   * `cleanupAfterMs` after their expiry (past the watcher's 24 h window, so no payment can still come for them).
+   */
+  qr: { detailsGraceMs: number; cleanupAfterMs: number };
+  /**
+   * Payment notes: a transfer below min(`dustBps` of the order amount, `dustMaxCents` at the order's price) is
+   * recorded but e-mails nobody; other notes about one order go out at most once per `noteIntervalMs`.
+   */
+  notes: { dustBps: number; dustMaxCents: number; noteIntervalMs: number };
+  /**
+   * Per client IP and route, per minute: `perMinute` on every route that writes, sends mail or costs RPC
+   * (quotes, orders, payment hints, confirmations), `qrPerMinute` on GET /api/qr.svg. 0 turns a limit off.
+   */
+  rateLimit: { perMinute: number; qrPerMinute: number };
+  /** Fastify's trustProxy: false, true, a hop count, or a list of proxy addresses/CIDRs (TRUST_PROXY). */
+  trustProxy: boolean | number | string[];
+  /** Whole-request receive timeout (a body sent slowly is cut), ms. */
+  requestTimeoutMs: number;
+  /** Bearer token for GET /metrics outside demo mode (unset: /metrics refuses everybody). */
+  metricsToken?: string;
 }
 
 export class SettingsError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid settings; the server will not start:\n  - ${problems.join('\n  - ')}`);
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    // Redacted: a problem may quote a URL (SMTP_URL, SOLANA_RPC_URL) whose password or key must not be printed.
+    const safe = problems.map(redact);
+    super(`Invalid settings; the server will not start:\n  - ${safe.join('\n  - ')}`);
+    this.problems = safe;
     this.name = 'SettingsError';
   }
 }
@@ -67,7 +127,16 @@ export function isDemoEnv(env: Env): boolean {
 /** The price pair of $CLAIM on DexScreener. Overridable with PRICE_PAIR_ADDRESS. */
 export const DEFAULT_PAIR_ADDRESS = 'DemoPair111111111111111111111111111111111111';
 
-export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
+/**
+ * `groups`: the payout groups that need settings, by default those of the catalogue (catalog/). A
+ * RECIPIENT_* / VENDOR_*_EMAIL / EMAILJS_TEMPLATE_SELLER_* naming no group is refused (a typo would otherwise
+ * go unnoticed while that vendor's orders fail).
+ */
+export function loadSettings(
+  env: Env,
+  demo?: DemoDefaults,
+  groups: readonly PayoutGroup[] = payoutGroupsOf(defaultCatalog),
+): Settings {
   const problems: string[] = [];
   const get = (name: string): string | undefined => {
     const v = env[name];
@@ -95,7 +164,7 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
       return raw.replace(/\/+$/, '');
     } catch {
       problems.push(
-        `${name}: must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL (got '${raw}')`,
+        `${name}: must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL (got '${redactUrl(raw)}')`,
       );
       return undefined;
     }
@@ -154,6 +223,7 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     ? rpcUrl.replace(/^http/, 'ws').replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 1}`)
     : undefined;
   const wsUrl = httpUrl('SOLANA_WS_URL', wsDefault, ['ws:', 'wss:']) ?? '';
+  const hasCredentials = (raw: string): boolean => redactUrl(raw) !== raw || /[?#]/.test(raw);
   const clusterRaw = get('SOLANA_CLUSTER') ?? (isDemo ? 'localnet' : 'mainnet-beta');
   const clusters = ['mainnet-beta', 'devnet', 'testnet', 'localnet'] as const;
   const cluster = (clusters as readonly string[]).includes(clusterRaw)
@@ -162,11 +232,47 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
   if (!(clusters as readonly string[]).includes(clusterRaw))
     problems.push(`SOLANA_CLUSTER: must be one of ${clusters.join(', ')}`);
 
-  const claimMint = pubkey('CLAIM_MINT', isDemo ? demo?.claimMint : undefined);
-  const recipients = {
-    coopersglass: pubkey('RECIPIENT_COOPERSGLASS', isDemo ? demo?.recipients.coopersglass : undefined),
-    gorilla: pubkey('RECIPIENT_GORILLA', isDemo ? demo?.recipients.gorilla : undefined),
+  // The browser's RPC: SOLANA_BROWSER_RPC_URL, else the cluster's public endpoint; on a localnet (demo, tests)
+  // the server's own URL, which carries no key there. Never the server's URL when that has credentials.
+  const publicEndpoint: Record<string, string | undefined> = {
+    'mainnet-beta': 'https://api.mainnet-beta.solana.com',
+    devnet: 'https://api.devnet.solana.com',
+    testnet: 'https://api.testnet.solana.com',
   };
+  const browserDefault = cluster === 'localnet' ? rpcUrl : publicEndpoint[cluster];
+  const browserRpcUrl = httpUrl('SOLANA_BROWSER_RPC_URL', browserDefault) ?? '';
+  if (browserRpcUrl && rpcUrl && browserRpcUrl === rpcUrl && hasCredentials(rpcUrl))
+    problems.push(
+      'SOLANA_BROWSER_RPC_URL: must not be SOLANA_RPC_URL, which carries credentials (browsers would see them)',
+    );
+  if (cluster === 'localnet' && !get('SOLANA_BROWSER_RPC_URL') && rpcUrl && hasCredentials(rpcUrl))
+    problems.push('SOLANA_BROWSER_RPC_URL: required when SOLANA_RPC_URL carries credentials');
+  const browserWsDefault =
+    browserRpcUrl === rpcUrl && !get('SOLANA_BROWSER_RPC_URL')
+      ? wsUrl
+      : browserRpcUrl
+        ? browserRpcUrl.replace(/^http/, 'ws')
+        : undefined;
+  const browserWsUrl = httpUrl('SOLANA_BROWSER_WS_URL', browserWsDefault, ['ws:', 'wss:']) ?? '';
+  if (get('SOLANA_BROWSER_WS_URL') && browserWsUrl === wsUrl && hasCredentials(wsUrl))
+    problems.push('SOLANA_BROWSER_WS_URL: must not be SOLANA_WS_URL, which carries credentials');
+
+  const claimMint = pubkey('CLAIM_MINT', isDemo ? demo?.claimMint : undefined);
+  const keys = new Set(groups.map(settingsKey));
+  for (const name of Object.keys(env).sort()) {
+    const m = /^(?:RECIPIENT_(.+)|VENDOR_(.+)_EMAIL|EMAILJS_TEMPLATE_SELLER_(.+))$/.exec(name);
+    const key = m?.[1] ?? m?.[2] ?? m?.[3];
+    if (key !== undefined && get(name) !== undefined && !keys.has(key))
+      problems.push(
+        `${name}: no vendor of the catalogue has the payout group this names (known: ${[...keys].join(', ')})`,
+      );
+  }
+  const recipients: Record<PayoutGroup, string> = {};
+  for (const group of groups)
+    recipients[group] = pubkey(
+      `RECIPIENT_${settingsKey(group)}`,
+      isDemo ? demo?.recipients[group] : undefined,
+    );
 
   const publicUrl = httpUrl('PUBLIC_URL', `http://${host}:${port}`) ?? '';
   const priceApiUrl =
@@ -193,14 +299,22 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
 
   const sellerEmail = get('SELLER_EMAIL') ?? (isDemo ? 'seller@example.test' : undefined);
   if (sellerEmail === undefined) problems.push('SELLER_EMAIL: required outside demo mode');
-  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(sellerEmail))
-    problems.push('SELLER_EMAIL: not an e-mail address');
+  else if (!isEmailAddress(sellerEmail)) problems.push('SELLER_EMAIL: not an e-mail address');
+
+  const sellerEmails: Record<PayoutGroup, string> = {};
+  for (const group of groups) {
+    const name = `VENDOR_${settingsKey(group)}_EMAIL`;
+    const own = get(name);
+    if (own !== undefined && !isEmailAddress(own)) problems.push(`${name}: not an e-mail address`);
+    sellerEmails[group] = own ?? sellerEmail ?? '';
+  }
 
   const mail: Settings['mail'] = {
     transport,
     dir: get('MAIL_DIR') ?? 'var/mail',
     from: get('MAIL_FROM') ?? '$CLAIM Store <orders@claim-store.example>',
     sellerEmail: sellerEmail ?? '',
+    sellerEmails,
   };
   if (transport === 'smtp') {
     mail.smtpUrl = httpUrl('SMTP_URL', undefined, ['smtp:', 'smtps:']);
@@ -215,16 +329,58 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
       userId: required('EMAILJS_USER_ID', why),
       accessToken: required('EMAILJS_ACCESS_TOKEN', why),
       templates: {
-        seller: {
-          coopersglass: required('EMAILJS_TEMPLATE_SELLER_COOPERSGLASS', why),
-          gorilla: required('EMAILJS_TEMPLATE_SELLER_GORILLA', why),
-        },
+        seller: Object.fromEntries(
+          groups.map((g) => [g, required(`EMAILJS_TEMPLATE_SELLER_${settingsKey(g)}`, why)]),
+        ),
         buyer: required('EMAILJS_TEMPLATE_BUYER', why),
       },
     };
   }
 
+  // The public mainnet endpoint allows 100 requests per 10 s per IP (40 per method): 60 leaves room for the
+  // browser's own traffic when both share an address, and for other tools.
+  const rpcBudgetPer10s = int('SOLANA_RPC_BUDGET', 60, 5, 100_000);
+
   const rateLimitPerMinute = int('RATE_LIMIT_ORDERS_PER_MINUTE', 120, 0, 1_000_000);
+  const detailsGraceMs = int('QR_DETAILS_GRACE_MS', 30 * 60_000, 0, 7 * 24 * 3600_000);
+  const cleanupAfterMs = int('QR_RECORD_CLEANUP_AFTER_MS', 48 * 3600_000, 25 * 3600_000, 365 * 24 * 3600_000);
+  const dustBps = int('DUST_THRESHOLD_BPS', 100, 0, 10_000);
+  const dustMaxCents = int('DUST_THRESHOLD_MAX_CENTS', 50, 0, 1_000_000);
+  const qrPerMinute = int('RATE_LIMIT_QR_PER_MINUTE', 120, 0, 1_000_000);
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 1_000, 30_000);
+
+  let trustProxy: Settings['trustProxy'] = false;
+  const trustRaw = get('TRUST_PROXY');
+  if (trustRaw !== undefined) {
+    if (/^(false|0|no|off)$/i.test(trustRaw)) trustProxy = false;
+    else if (/^(true|yes|on)$/i.test(trustRaw)) trustProxy = true;
+    else if (/^\d{1,2}$/.test(trustRaw)) trustProxy = Number(trustRaw);
+    else {
+      const list = trustRaw.split(',').map((x) => x.trim());
+      if (
+        list.every(
+          (x) => /^[0-9a-f.:]+(\/\d{1,3})?$/i.test(x) || /^(loopback|linklocal|uniquelocal)$/.test(x),
+        )
+      )
+        trustProxy = list;
+      else
+        problems.push(
+          `TRUST_PROXY: must be true, false, a number of proxy hops, or a comma-separated list of proxy IPs/CIDRs (got '${trustRaw}')`,
+        );
+    }
+  }
+  const metricsToken = get('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    problems.push('METRICS_TOKEN: must be at least 16 characters');
+
+  // Every secret value is masked wherever it might show up in a log line or an error message.
+  registerSecrets([
+    quoteSecret,
+    metricsToken,
+    mail.emailjs?.accessToken,
+    mail.smtpUrl ? safeUrlPassword(mail.smtpUrl) : undefined,
+    safeUrlPassword(rpcUrl),
+  ]);
 
   const priceRefreshMs = int('PRICE_REFRESH_MS', 10_000, 10_000, 3_600_000);
   const priceTimeoutMs = int('PRICE_TIMEOUT_MS', 5_000, 100, 60_000);
@@ -236,7 +392,7 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     host,
     publicUrl,
     database,
-    solana: { rpcUrl, wsUrl, cluster },
+    solana: { rpcUrl, wsUrl, browserRpcUrl, browserWsUrl, cluster },
     claimMint,
     recipients,
     price: {
@@ -249,8 +405,27 @@ export function loadSettings(env: Env, demo?: DemoDefaults): Settings {
     quote: { secret: quoteSecret ?? '', ttlMs: 15 * 60_000 },
     mail,
     localnetPort,
-    rateLimit: { perMinute: rateLimitPerMinute },
+    rpcBudget: { per10s: rpcBudgetPer10s },
+    qr: { detailsGraceMs, cleanupAfterMs },
+    notes: { dustBps, dustMaxCents, noteIntervalMs: 3600_000 },
+    rateLimit: { perMinute: rateLimitPerMinute, qrPerMinute },
+    trustProxy,
+    requestTimeoutMs,
+    ...(metricsToken !== undefined ? { metricsToken } : {}),
   };
+}
+
+/** The seller address of a payout group's vendor (VENDOR_<KEY>_EMAIL, else SELLER_EMAIL). */
+export function sellerEmailFor(mail: Settings['mail'], group: PayoutGroup): string {
+  return mail.sellerEmails?.[group] ?? mail.sellerEmail;
+}
+
+function safeUrlPassword(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(raw).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the browser may know: an explicit allow-list. Never the seller's e-mail or any key. */
@@ -258,8 +433,8 @@ export function publicConfig(s: Settings): PublicConfig {
   return {
     demo: s.demo,
     cluster: s.solana.cluster,
-    rpcUrl: s.solana.rpcUrl,
-    wsUrl: s.solana.wsUrl,
+    rpcUrl: s.solana.browserRpcUrl,
+    wsUrl: s.solana.browserWsUrl,
     claimMint: s.claimMint,
     pairAddress: s.price.pairAddress,
   };

@@ -18,11 +18,17 @@ const app = (
 );
 
 const root = document.getElementById('root');
-if (root?.firstElementChild) {
+const screen = resolveScreen(catalog, window.location.pathname);
+// An order page is client-rendered data: the server sends the bare shell, or the 404 page for a token that names
+// no order (nothing to hydrate into an order page then: render afresh, and the page says the order is unknown).
+if (root && screen.kind === 'order') {
+  root.textContent = '';
+  createRoot(root).render(app);
+} else if (root?.firstElementChild) {
   // Prerendered at build time (scripts/prerender.ts): hydrate once the screen's chunks are here, so the page
   // hydrates in one pass. A failed chunk fetch still hydrates (the lazy page retries and shows its fallback).
   const hydrate = () => hydrateRoot(root, app);
-  preloadScreen(resolveScreen(catalog, window.location.pathname)).then(hydrate, hydrate);
+  preloadScreen(screen).then(hydrate, hydrate);
 } else if (root) {
   createRoot(root).render(app);
 }

@@ -114,7 +114,8 @@ describe('hydration in the browser', () => {
               'Loading $CLAIM price...',
           ),
       ],
-      ['/strawberry-fritter', () => page.locator('[data-testid="qr-box"] img').waitFor()],
+      // An in-stock QR product (Strawberry Fritter starts sold out: its page offers no QR).
+      ['/honey2', () => page.locator('[data-testid="qr-box"] img').waitFor()],
       ['/no-such-page', () => page.getByRole('heading', { name: 'Page not found' }).waitFor()],
     ];
     for (const [path, alive] of pages) {
@@ -132,7 +133,8 @@ describe('hydration in the browser', () => {
   });
 
   it('hydrates when the first client render could differ: stored QR order, reduced motion', async () => {
-    const fritter = catalog.products.find((p) => p.routes.includes('/strawberry-fritter'));
+    // An in-stock QR product: its checkout renders (a sold-out page has none).
+    const fritter = catalog.products.find((p) => p.routes.includes('/honey2'));
     expect(fritter).toBeDefined();
     const { page, errors, close } = await openPage(browser, server.url, { reducedMotion: 'reduce' });
     await page.addInitScript((productId: string) => {
@@ -148,7 +150,7 @@ describe('hydration in the browser', () => {
         }),
       );
     }, fritter!.id);
-    await page.goto('/strawberry-fritter');
+    await page.goto('/honey2');
     await page.waitForLoadState('networkidle');
     await page.goto('/about');
     await page.getByTestId('mint-address').waitFor();

@@ -15,6 +15,7 @@ import {
   type OpenedPage,
   type TestServer,
 } from '../support/browser';
+import { restock } from '../support/stock';
 
 let server: TestServer;
 let browser: Browser;
@@ -103,6 +104,18 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The spec's sold-out products (no stock at start): `units` each, so their pages sell; 0 puts them back. */
+async function stockSpecSoldOut(units: number): Promise<void> {
+  for (const key of [
+    { productId: 'strawberry-fritter-live-rosin' },
+    { productId: 'plumz-live-rosin' },
+    { productId: 'honeydew-papaya-live-rosin' },
+    { productId: 'bathsalts-flower', variantId: '18ths' },
+    { productId: 'bathsalts-flower', variantId: 'zips' },
+  ])
+    await restock(server.running, key, units);
+}
+
 describe('every route of the specification', () => {
   const screens: { path: string; h1: string | RegExp; texts: string[]; nav: string[] }[] = [
     { path: '/', h1: 'Coopers Glass', texts: ['$CLAIM price'], nav: MAIN_NAV },
@@ -161,8 +174,14 @@ describe('every route of the specification', () => {
           message: s.path,
         })
         .toBe(s.h1);
+      // Some texts (a sold-out badge) come from the live stock after hydration: wait for them.
       for (const t of s.texts)
-        expect(await page.getByText(t, { exact: false }).first().isVisible(), `${s.path}: ${t}`).toBe(true);
+        await expect
+          .poll(() => page.getByText(t, { exact: false }).first().isVisible(), {
+            timeout: POLL_MS,
+            message: `${s.path}: ${t}`,
+          })
+          .toBe(true);
       expect(await navLabels(page), s.path).toEqual(s.nav);
     }
     // Home: the hero's Shop button goes to the glass catalogue.
@@ -188,6 +207,8 @@ describe('every route of the specification', () => {
   ];
 
   it('renders every product route with the one template (wallet or QR variant)', async () => {
+    // Every product page shows its purchase form: the spec's sold-out products are restocked for this test.
+    await stockSpecSoldOut(10);
     const { page, errors, close } = await open('known');
     for (const path of specProductRoutes) {
       const product = catalog.products.find((p) => p.routes.includes(path));
@@ -222,10 +243,13 @@ describe('every route of the specification', () => {
         expect(await page.getByText(/pay manually via direct message/).isVisible()).toBe(true);
       } else {
         expect(await navLabels(page), path).toEqual(QR_NAV);
-        expect(
-          await page.locator('fieldset[data-form="us"] input, fieldset[data-form="us"] select').count(),
-          path,
-        ).toBe(7);
+        // The QR checkout (with its form) renders once the live stock says the product is for sale.
+        await expect
+          .poll(
+            () => page.locator('fieldset[data-form="us"] input, fieldset[data-form="us"] select').count(),
+            { timeout: POLL_MS, message: path },
+          )
+          .toBe(7);
         expect(
           await page
             .getByLabel(/^State/)
@@ -256,6 +280,7 @@ describe('every route of the specification', () => {
     }
     expect(unexpectedErrors(errors)).toEqual([]);
     await close();
+    await stockSpecSoldOut(0);
   });
 
   it('/proxrec and /dustcrop show the same product as product10 and product11', async () => {
@@ -331,10 +356,12 @@ describe('catalogues', () => {
     await close();
   });
 
-  it('shows sold-out tiles, marked, and not as links (not focusable)', async () => {
+  it('shows sold-out tiles (no stock, read from the API after hydration), marked, and not as links (not focusable)', async () => {
     const { page, close } = await open();
     await page.goto('/vendors/gorilla-pack-genetics');
     await page.locator('.product-grid').waitFor();
+    const sold = page.locator('.tile.sold-out');
+    await expect.poll(() => sold.count(), { timeout: POLL_MS }).toBe(4);
     const links = page.locator('.product-grid a');
     expect(await links.count()).toBe(3);
     const hrefs = await links.evaluateAll((els) => els.map((e) => e.getAttribute('href')));
@@ -342,8 +369,6 @@ describe('catalogues', () => {
     for (const name of ['Garlic Amaretto Live Resin', 'Honey Dew Papaya Live Rosin'])
       expect(await links.filter({ hasText: name }).count()).toBe(1);
     expect(await links.first().textContent()).toContain('$50.00');
-    const sold = page.locator('.tile.sold-out');
-    expect(await sold.count()).toBe(4);
     const soldNames = await sold.locator('.tile-name').allTextContents();
     expect(soldNames.sort()).toEqual([
       'BathSalts Flower',
@@ -358,9 +383,72 @@ describe('catalogues', () => {
     }
     await close();
   });
+
+  it('on a touch screen (390 × 844, then 320 px wide) every tile shows its name and price without hover, unclipped, under the picture', async () => {
+    const { page, close } = await open('server', {
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    expect(await page.evaluate(() => matchMedia('(hover: none)').matches)).toBe(true);
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const vendor of catalog.vendors) {
+        await page.goto(`/vendors/${vendor.id}`);
+        await page.locator('.product-grid').waitFor();
+        const tiles = await page.locator('.product-grid .tile').all();
+        expect(tiles.length).toBeGreaterThan(0);
+        for (const tile of tiles) {
+          const info = tile.locator('.tile-info');
+          expect(await info.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
+          expect(await info.locator('.tile-name').isVisible()).toBe(true);
+          expect(await info.locator('.tile-price').isVisible()).toBe(true);
+          const geometry = await tile.evaluate((el) => {
+            const box = (s: string) => el.querySelector(s)!.getBoundingClientRect();
+            const name = el.querySelector<HTMLElement>('.tile-name')!;
+            return {
+              tile: el.getBoundingClientRect().toJSON() as DOMRect,
+              img: box('img').toJSON() as DOMRect,
+              info: box('.tile-info').toJSON() as DOMRect,
+              nameFits: name.scrollWidth <= name.clientWidth,
+            };
+          });
+          expect(geometry.nameFits).toBe(true);
+          // Inside the tile, not over the picture, and inside the viewport.
+          expect(geometry.info.top).toBeGreaterThanOrEqual(geometry.img.bottom - 1);
+          expect(geometry.info.bottom).toBeLessThanOrEqual(geometry.tile.bottom + 1);
+          expect(geometry.tile.left).toBeGreaterThanOrEqual(0);
+          expect(geometry.tile.right).toBeLessThanOrEqual(width);
+        }
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    }
+    await close();
+  });
+
+  it('no title drawn into a vendor image is clipped by the image', async () => {
+    const { page, close } = await open();
+    const images = catalog.vendors.flatMap((v) => [v.tileImage, v.headerImage]);
+    for (const src of images) {
+      await page.goto(src);
+      const fit = await page.evaluate(() => {
+        const svg = document.documentElement as unknown as SVGSVGElement;
+        const view = svg.viewBox.baseVal;
+        return Array.from(svg.querySelectorAll('text')).map((t) => {
+          const b = t.getBBox();
+          return { text: t.textContent, inside: b.x >= view.x && b.x + b.width <= view.x + view.width };
+        });
+      });
+      expect(fit.length, src).toBeGreaterThan(0);
+      for (const f of fit) expect(f, src).toEqual({ text: f.text, inside: true });
+    }
+    await close();
+  });
 });
 
 describe('product page', () => {
+  // The spec's sold-out products start with no stock: the seller restocks them before they sell.
+  beforeAll(() => stockSpecSoldOut(10));
   it('wallet page: amount in $CLAIM, Buy Now enabled, missing fields alert the spec text, a full form passes', async () => {
     const { page, errors, close } = await open('known');
     await page.goto('/vendors/coopersglass/product1'); // $325
@@ -453,6 +541,10 @@ describe('product page', () => {
     const seen = dialogs.length;
     // Eagles XL (the glass vendor's QR page) reads 'Send Confirmation Email'.
     await page.goto('/vendors/coopersglass/product9');
+    // The page is prerendered: a click before hydration has no handler yet. The live price shows it is hydrated.
+    await expect
+      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .toMatch(/\$CLAIM$/);
     await page.getByRole('button', { name: 'Send Confirmation Email' }).click();
     await expect
       .poll(() => dialogs.slice(seen), { timeout: POLL_MS })

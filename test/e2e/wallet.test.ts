@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
+import { restock } from '../support/stock';
 import { installTestWallet, type TestWalletControl } from '../support/wallet';
 
 const NO_PHANTOM = 'Please install Phantom Wallet.';
@@ -271,6 +272,35 @@ describe('wallet checkout (Phantom)', () => {
     // A double click pays once: the button is disabled while the purchase is in flight. (The second 'connect' is
     // the wallet adapter's autoConnect after the reload.)
     expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction', 'connect']);
+
+    // One of a kind, now sold: its tile turns Sold out (shown, not a link), its page says Sold out with no Buy
+    // Now and no form, and a quote for it is refused with 409.
+    const { page, errors, close } = await openPage(browser, stack.url);
+    await page.goto('/vendors/coopersglass');
+    const tile = page.locator('.tile[data-product="lilac-tiptop"]');
+    await expect.poll(() => tile.getAttribute('class'), { timeout: 10_000 }).toContain('sold-out');
+    expect(await tile.evaluate((el) => el.tagName)).toBe('DIV');
+    expect(await tile.getByText('Sold Out').isVisible()).toBe(true);
+    await page.goto('/vendors/coopersglass/product2');
+    await page.getByTestId('stock').getByText('Sold out').waitFor();
+    expect(await page.locator('button.buy-now').count()).toBe(0);
+    expect(await page.locator('fieldset[data-form="international"]').count()).toBe(0);
+    const refused = await page.evaluate(async () => {
+      const res = await fetch('/api/quotes', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ productId: 'lilac-tiptop', quantity: 1 }] }),
+      });
+      return { status: res.status, body: (await res.json()) as { message: string } };
+    });
+    expect(refused).toEqual({
+      status: 409,
+      body: expect.objectContaining({ message: 'Sold out: Lilac TipTop is no longer available.' }),
+    });
+    expect(unexpectedErrors(errors, [/\/api\/quotes$/])).toEqual([]);
+    await close();
+    // The journeys below use this page again: the seller restocks it.
+    await restock(stack.server, 'lilac-tiptop', 20);
   });
 
   it("buys 3 × Garlic Amaretto ($150): the seller's token account is created first (two approvals)", async () => {
@@ -292,6 +322,10 @@ describe('wallet checkout (Phantom)', () => {
   });
 
   it('buys BathSalts zips ($200): one approval now that the seller account exists', async () => {
+    // BathSalts starts sold out (the spec's tile): the seller restocks both variants first (the page opens on
+    // 18ths, whose Buy Now the journey waits for, then picks zips).
+    await restock(stack.server, { productId: 'bathsalts-flower', variantId: '18ths' }, 5);
+    await restock(stack.server, { productId: 'bathsalts-flower', variantId: 'zips' }, 5);
     const { s } = await purchase({
       path: '/bathsalts',
       productId: 'bathsalts-flower',
@@ -315,12 +349,56 @@ describe('wallet checkout (Phantom)', () => {
     expect(approvals(s.wallet)).toBe(0);
     expect(s.wallet.sent()).toEqual([]);
     expect(await tokenBalance(recipients.coopersglass)).toBe(sellerBefore);
-    const order = await getOrder(await openOrderId(s.page, 'lilac-tiptop'));
-    expect(order.status).toBe('awaiting_payment');
+    // Checked before the order is made (issue 14): no order, and the guide is one click away.
+    expect(await s.page.evaluate(() => localStorage.getItem('claim.walletOrder.lilac-tiptop'))).toBeNull();
+    const problem = s.page.getByTestId('checkout-problem');
+    expect(await problem.textContent()).toContain('Your wallet has no $CLAIM yet.');
+    expect(await problem.getByRole('link').getAttribute('href')).toBe('/referrals');
     await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
     expect(s.dialogs).toEqual([NO_TOKEN_ACCOUNT]);
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
+  });
+
+  it('checks $CLAIM and SOL before asking the wallet: plain words, a link to the guide, no order created', async () => {
+    const countOrders = async () =>
+      Number(
+        (
+          await stack.server.store.db
+            .selectFrom('orders')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const cases = [
+      {
+        fund: { sol: 2, claim: 1 },
+        text: /^Your wallet holds 1\.000000 \$CLAIM, but this order needs \d+\.\d{6} \$CLAIM\. Get more \$CLAIM first, then click Buy Now again\. No order was created\./,
+      },
+      {
+        fund: { claim: 100_000_000 },
+        text: /^Your wallet has 0 SOL, but 0\.000005 SOL is needed for the network fee\. Add a little SOL to this wallet, then click Buy Now again\. No order was created\./,
+      },
+    ];
+    for (const c of cases) {
+      const s = await session({ fund: c.fund });
+      const before = await countOrders();
+      await openProduct(s.page, '/vendors/coopersglass/product2');
+      await fillShipping(s.page);
+      await buy(s.page);
+      const problem = s.page.getByTestId('checkout-problem');
+      await problem.waitFor();
+      expect(await problem.textContent()).toMatch(c.text);
+      expect(await problem.getAttribute('role')).toBe('alert');
+      expect(await problem.getByRole('link').getAttribute('href')).toBe('/referrals');
+      expect(s.wallet.requests()).toEqual(['connect']); // never asked to sign
+      expect(s.dialogs).toEqual([]);
+      expect(await countOrders()).toBe(before);
+      expect(await s.page.evaluate(() => localStorage.getItem('claim.walletOrder.lilac-tiptop'))).toBeNull();
+      await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
+      expect(unexpectedErrors(s.errors)).toEqual([]);
+      await s.close();
+    }
   });
 
   it('asks to install Phantom when there is no Phantom provider (and records no order)', async () => {
@@ -364,6 +442,86 @@ describe('wallet checkout (Phantom)', () => {
     expect(await openOrderId(s.page, 'lilac-tiptop')).toBe(orderId);
     const order = await expectFinal(orderId);
     expect((await tokenBalance(recipients.coopersglass)) - sellerBefore).toBe(baseUnits(order));
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+
+  it('after success shows the finished order and "Buy another": clicking on never pays twice; Buy another starts a fresh order', async () => {
+    const s = await session();
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    await fillShipping(s.page);
+    // The real control (the wallet chunk has loaded on the form's focus), not the placeholder.
+    const real = s.page.locator('button.buy-now:not([data-placeholder]):not([disabled])');
+    await real.waitFor();
+    /** Where a control sits in the document (a repeated click lands on whatever is there). */
+    const placeOf = (selector: string) =>
+      s.page.locator(selector).evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return { x: Math.round(r.x + scrollX), y: Math.round(r.y + scrollY) };
+      });
+    const buyNowPlace = await placeOf('button.buy-now');
+    await real.click({ clickCount: 2 });
+    expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+    expect(await alertAt(s, 1)).toBe(CONFIRMATION_SENT);
+    const orderId = await openOrderId(s.page, 'lilac-tiptop');
+    // Focus went to the order status after Buy Now; the column shows the finished order and its number.
+    expect(await s.page.evaluate(() => document.activeElement?.id)).toBe('order-status-title');
+    expect(await s.page.getByTestId('order-number').textContent()).toBe(orderId);
+    await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received' }).waitFor();
+    expect(await s.page.locator('button.buy-now').count()).toBe(0);
+    expect(await s.page.getByTestId('time-left').count()).toBe(0);
+    const another = s.page.getByRole('button', { name: 'Buy another' });
+    await another.waitFor();
+    await s.page.waitForFunction(
+      () => !document.querySelector<HTMLButtonElement>('button.buy-another')?.disabled,
+    );
+
+    // The buyer clicks on at the same spot: the first click is "Buy another" (a fresh, empty form with focus),
+    // the next one meets Buy Now with an empty form. Nothing is paid again.
+    expect(await placeOf('button.buy-another')).toEqual(buyNowPlace);
+    await another.click();
+    expect(await s.page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('fullName');
+    expect(await placeOf('button.buy-now')).toEqual(buyNowPlace);
+    await s.page.locator('button.buy-now').click();
+    expect(await alertAt(s, 2)).toBe('Please fill out all required shipping details first!');
+    expect(approvals(s.wallet)).toBe(1);
+    expect(s.wallet.sent()).toHaveLength(1);
+    expect(await s.page.locator('form.order-form [name="fullName"]').inputValue()).toBe('');
+    expect(await s.page.locator('[data-testid="order-number"]').count()).toBe(0);
+    expect(await s.page.evaluate(() => localStorage.getItem('claim.walletOrder.lilac-tiptop'))).toBeNull();
+
+    // Buying again on purpose is a new order, paid once.
+    await fillShipping(s.page);
+    await buy(s.page);
+    expect(await alertAt(s, 3)).toMatch(PAYMENT_OK);
+    expect(await alertAt(s, 4)).toBe(CONFIRMATION_SENT);
+    const second = await openOrderId(s.page, 'lilac-tiptop');
+    expect(second).not.toBe(orderId);
+    await expectFinal(second);
+    expect(approvals(s.wallet)).toBe(2);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+
+  it('shows the time left on an awaiting order, and at zero says it can no longer be paid', async () => {
+    const s = await session();
+    await s.page.clock.install();
+    await openProduct(s.page, '/vendors/coopersglass/product2');
+    await fillShipping(s.page);
+    s.wallet.setReject('sign', { once: true });
+    await buy(s.page);
+    expect(await alertAt(s, 0)).toBe(DECLINED);
+    const left = s.page.getByTestId('time-left');
+    await left.waitFor();
+    expect(await left.textContent()).toMatch(/^Time left to pay: 1[45]:[0-5]\d$/);
+    expect(await s.page.evaluate(() => document.activeElement?.id)).toBe('order-status-title');
+    const seconds = Number(await left.getAttribute('data-seconds'));
+    await s.page.clock.fastForward(seconds * 1000 + 2000);
+    await s.page.locator('[data-testid="time-left"][data-seconds="0"]').waitFor();
+    expect(await left.textContent()).toBe(
+      'Time is up: this order can no longer be paid, and nothing was taken from your wallet for it. Click Buy Now to start a new order at the current price.',
+    );
+    expect(s.wallet.sent()).toEqual([]);
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
   });

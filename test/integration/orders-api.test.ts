@@ -15,6 +15,7 @@ import { signQuote, type SignedQuote } from '../../src/server/orders/quotes';
 import { renderEmail } from '../../src/server/mail/templates';
 import type { OutgoingEmail } from '../../src/server/mail/types';
 import { startServer, type RunningServer } from '../../src/server/server';
+import { restock } from '../support/stock';
 import {
   Clock,
   fakeSignature,
@@ -58,6 +59,9 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           hints.push({ orderId: order.orderId, signature });
         },
       });
+      // Several tests place more than one order of this glass piece (one of a kind); stock rules have their own
+      // suite (stock.test.ts).
+      await restock(server, 'sonic-crushed-opal-spillproof', 10);
     });
     afterEach(async () => {
       await server.close();
@@ -175,8 +179,11 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(parsed.message).toBe('2 × Garlic Amaretto Live Resin');
       });
 
-      it('uses catalogue prices: Eagles XL 85, QR pages 50 × quantity; BathSalts variants; sold-out tiles still sell from their page', async () => {
+      it('uses catalogue prices: Eagles XL 85, QR pages 50 × quantity; BathSalts variants; restocked sold-out products sell', async () => {
         price.set('3');
+        // BathSalts and Strawberry Fritter start sold out (no stock): the seller restocks them first.
+        await restock(server, { productId: 'bathsalts-flower', variantId: 'zips' }, 2);
+        await restock(server, 'strawberry-fritter-live-rosin', 1);
         const eagles = await quote([{ productId: 'eagles-xl-joystick-cropal-stick', quantity: 1 }]);
         expect(eagles.totalCents).toBe(8500);
         expect(eagles.amountBaseUnits).toBe('28333333'); // 85 / 3 = 28.3333333… → 28.333333
@@ -184,7 +191,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         const honey = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 3 }]);
         expect(honey.totalCents).toBe(15_000);
         expect(honey.amount).toBe('50.000000');
-        // BathSalts' tile is sold out in the catalogue; its page still sells (zips $200).
+        // Zips $200.
         const zips = await quote([{ productId: 'bathsalts-flower', variantId: 'zips', quantity: 2 }]);
         expect(zips.totalCents).toBe(40_000);
         expect(zips.amount).toBe('133.333333'); // $400 at $3 per $CLAIM
@@ -355,7 +362,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           .selectAll()
           .where('id', '=', created.orderId)
           .executeTakeFirstOrThrow();
-        expect(JSON.parse(row.shipping_json)).toMatchObject({
+        expect(JSON.parse(row.shipping_json ?? 'null')).toMatchObject({
           fullName: 'Ada Lovelace',
           kind: 'international',
         });
@@ -595,6 +602,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           totalCLAIM: '650.000000',
           to_name: 'Seller',
           seller_email: SELLER,
+          // Ours (issue 10): quantity on wallet orders too, the order number and page, the transaction link.
+          quantity: '1',
+          orderNumber: o.orderId.slice(0, 8).toUpperCase(),
+          orderUrl: expect.stringMatching(/\/order\/[0-9a-f]{32}$/),
+          // The test settings are mainnet's: a plain explorer link.
+          transactionLinks: `https://explorer.solana.com/tx/${sig}`,
         });
         expect(transport.sent[0]).toMatchObject({
           payoutGroup: 'coopersglass',
@@ -673,13 +686,18 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           role: 'partial',
         });
         expect((await getOrder(short.orderId)).emails).toEqual([]);
-        // A short payment after the expiry is underpaid at once.
+        // A short payment after the expiry is underpaid at once (a real short sum: dust e-mails nobody).
         const lateShort = await walletOrder();
         const afterExpiry = Math.floor(Date.parse(lateShort.expiresAt) / 1000) + 1;
         expect(
           await server.orders.recordPayment(
             { orderId: lateShort.orderId },
-            { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: afterExpiry },
+            {
+              signature: fakeSignature(),
+              receivedBaseUnits: 300_000_000n,
+              finalized: false,
+              blockTime: afterExpiry,
+            },
           ),
         ).toMatchObject({ ok: true, status: 'underpaid', role: 'partial' });
         expect((await getOrder(lateShort.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([
@@ -702,8 +720,12 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           ok: true,
           status: 'paid_late',
         });
-        // Paid in full, late: the buyer paid, so the confirmations go (the seller sees paid_late in the status).
-        expect((await getOrder(late.orderId)).emails.map((e) => e.recipient)).toEqual(['seller', 'buyer']);
+        // Paid in full, late: the seller gets the distinct 'review before shipping' note, the buyer a note that
+        // the seller will confirm.
+        expect((await getOrder(late.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([
+          ['paid_late', 'seller'],
+          ['paid_late', 'buyer'],
+        ]);
       });
 
       it('expires unpaid orders and records a later payment as paid_late', async () => {
@@ -767,13 +789,16 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           { signature: fakeSignature(), receivedBaseUnits: 200_000_000n, finalized: false, blockTime: null },
         );
         await server.outbox.runOnce();
+        await server.outbox.runOnce();
+        // The details were sent before the payment: seller and buyer are both told it arrived.
         expect(transport.sent.map((m) => [m.kind, m.role])).toEqual([
           ['order_confirmation', 'seller'],
           ['order_confirmation', 'buyer'],
           ['payment_received', 'seller'],
+          ['payment_received', 'buyer'],
         ]);
         const again = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
-        expect(again.json<OrderPublic>().emails).toHaveLength(3);
+        expect(again.json<OrderPublic>().emails).toHaveLength(4);
       });
 
       it('refuses the confirmation button on wallet orders and unknown ones', async () => {
@@ -840,6 +865,115 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           .orderBy('seq')
           .execute();
 
+      // The ledger's invariants (issue 9): each test fails when the code enforcing it is removed.
+      it('a partial or an extra payment signature is never taken by a second order', async () => {
+        const a = await walletOrder();
+        const b = await walletOrder();
+        const partial = fakeSignature();
+        expect(await record(a.orderId, partial, 100n)).toMatchObject({ ok: true, role: 'partial' });
+        expect(await record(b.orderId, partial, 100n)).toEqual({
+          ok: false,
+          reason: 'signature_used',
+          otherOrderId: a.orderId,
+        });
+        await record(a.orderId, fakeSignature(), AMOUNT);
+        const extra = fakeSignature();
+        expect(await record(a.orderId, extra, 5n)).toMatchObject({ ok: true, role: 'extra' });
+        expect(await record(b.orderId, extra, AMOUNT)).toEqual({
+          ok: false,
+          reason: 'signature_used',
+          otherOrderId: a.orderId,
+        });
+        expect(await ledgerRows(b.orderId)).toEqual([]);
+        expect((await getOrder(b.orderId)).status).toBe('awaiting_payment');
+      });
+
+      it('final only once every counting payment is finalized (one of two finalized stays paid)', async () => {
+        const o = await walletOrder();
+        const [s1, s2] = [fakeSignature(), fakeSignature()];
+        await record(o.orderId, s1, AMOUNT / 2n);
+        expect(await record(o.orderId, s2, AMOUNT - AMOUNT / 2n)).toMatchObject({ status: 'paid' });
+        expect(await record(o.orderId, s1, AMOUNT / 2n, { finalized: true })).toMatchObject({
+          ok: true,
+          status: 'paid',
+        });
+        expect((await getOrder(o.orderId)).status).toBe('paid');
+        // An extra payment does not count: its finality is not waited for.
+        await record(o.orderId, fakeSignature(), 1n);
+        expect(await record(o.orderId, s2, AMOUNT - AMOUNT / 2n, { finalized: true })).toMatchObject({
+          ok: true,
+          status: 'final',
+        });
+      });
+
+      it('the same signature reported concurrently for two orders is recorded for exactly one', async () => {
+        for (let round = 0; round < 3; round++) {
+          const a = await walletOrder();
+          const b = await walletOrder();
+          const sig = fakeSignature();
+          const results = await Promise.all([
+            record(a.orderId, sig, 100n),
+            record(b.orderId, sig, 100n),
+            record(a.orderId, sig, 100n),
+            record(b.orderId, sig, 100n),
+          ]);
+          const owners = new Set(
+            (
+              await server.store.db
+                .selectFrom('payments')
+                .select('order_id')
+                .where('signature', '=', sig)
+                .execute()
+            ).map((r) => r.order_id),
+          );
+          expect(owners.size).toBe(1);
+          const owner = [...owners][0];
+          for (const [i, r] of results.entries()) {
+            const target = i % 2 === 0 ? a.orderId : b.orderId;
+            if (target === owner) expect(r.ok).toBe(true);
+            else expect(r).toMatchObject({ ok: false, reason: 'signature_used' });
+          }
+        }
+      });
+
+      it('a block time exactly at the expiry is on time; one second later is late', async () => {
+        const onTime = await walletOrder();
+        const late = await walletOrder();
+        // Block times are whole seconds: put both expiries on a whole second.
+        const expiry = Math.floor(Date.parse(onTime.expiresAt) / 1000);
+        await server.store.db
+          .updateTable('orders')
+          .set({ expires_at: new Date(expiry * 1000).toISOString() })
+          .where('id', 'in', [onTime.orderId, late.orderId])
+          .execute();
+        expect(await record(onTime.orderId, fakeSignature(), AMOUNT, { blockTime: expiry })).toMatchObject({
+          ok: true,
+          status: 'paid',
+        });
+        expect(await record(late.orderId, fakeSignature(), AMOUNT, { blockTime: expiry + 1 })).toMatchObject({
+          ok: true,
+          status: 'paid_late',
+        });
+      });
+
+      it('expiry racing a payment: the payment is kept and the order ends paid or paid_late, never expired', async () => {
+        const racing = await Promise.all([1, 2, 3, 4].map(() => walletOrder()));
+        clock.advance(15 * 60_000 + 1000);
+        const sigs = racing.map(() => fakeSignature());
+        await Promise.all([
+          server.orders.expireOrders(),
+          ...racing.map((o, i) =>
+            record(o.orderId, sigs[i] as string, AMOUNT, { blockTime: Date.parse(o.expiresAt) / 1000 - 60 }),
+          ),
+          server.orders.expireOrders(),
+        ]);
+        for (const [i, o] of racing.entries()) {
+          const pub = await getOrder(o.orderId);
+          expect(['paid', 'paid_late']).toContain(pub.status);
+          expect(pub.payments.map((p) => p.signature)).toEqual([sigs[i]]);
+        }
+      });
+
       it('pay twice: the second transfer is an extra payment, the order stays paid then final, the seller is told once per extra', async () => {
         const o = await walletOrder();
         const first = fakeSignature();
@@ -880,15 +1014,24 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           status: 'final',
           role: 'extra',
         });
+        // A fourth extra while the third's note waits for its hourly slot: merged into that note.
+        clock.advance(1000);
+        const fourth = fakeSignature();
+        expect(await record(o.orderId, fourth, 7_000_000n)).toMatchObject({ ok: true, role: 'extra' });
+        // Dust (below min(1 % of the order, $0.50) = 1 $CLAIM here): recorded, no e-mail, not merged.
+        const dust = fakeSignature();
+        expect(await record(o.orderId, dust, 999_999n)).toMatchObject({ ok: true, role: 'extra' });
 
         const pub = await getOrder(o.orderId);
         expect(pub.status).toBe('final');
         expect(pub.signature).toBe(first);
-        expect(pub.receivedBaseUnits).toBe((2n * AMOUNT + 5_000_000n).toString());
+        expect(pub.receivedBaseUnits).toBe((2n * AMOUNT + 12_999_999n).toString());
         expect(pub.payments.map((p) => [p.signature, p.receivedBaseUnits, p.role])).toEqual([
           [first, AMOUNT.toString(), 'payment'],
           [second, AMOUNT.toString(), 'extra'],
           [third, '5000000', 'extra'],
+          [fourth, '7000000', 'extra'],
+          [dust, '999999', 'extra'],
         ]);
         expect(pub.history.map((h) => h.status)).toEqual(['awaiting_payment', 'paid', 'final']);
         expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
@@ -898,6 +1041,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           ['payment_received', 'seller'],
         ]);
         await server.outbox.runOnce();
+        await server.outbox.runOnce();
+        // At most one note per hour: the batched one goes an hour after the first.
+        expect(transport.sent.filter((m) => m.kind === 'payment_received')).toHaveLength(1);
+        clock.advance(60 * 60_000);
         await server.outbox.runOnce();
         const extras = transport.sent.filter((m) => m.kind === 'payment_received');
         expect(
@@ -909,7 +1056,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           ]),
         ).toEqual([
           [SELLER, second, '650.000000', '650.000000'],
-          [SELLER, third, '5.000000', '650.000000'],
+          [SELLER, `${third} ${fourth}`, '12.000000', '650.000000'],
         ]);
         const text = renderEmail(extras[0] as OutgoingEmail);
         expect(text.subject).toMatch(/^Extra payment received \(order already paid\)/);
@@ -992,15 +1139,15 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(pub.payments.map((p) => p.role)).toEqual(['partial', 'top_up']);
         expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
           ['payment_underpaid', 'seller'],
-          ['order_confirmation', 'seller'],
-          ['order_confirmation', 'buyer'],
+          ['paid_late', 'seller'],
+          ['paid_late', 'buyer'],
         ]);
         await server.outbox.runOnce();
         await server.outbox.runOnce();
         expect(transport.sent.map((m) => [m.kind, m.role, m.payload.receivedCLAIM])).toEqual([
           ['payment_underpaid', 'seller', '325.000000'],
-          ['order_confirmation', 'seller', undefined],
-          ['order_confirmation', 'buyer', undefined],
+          ['paid_late', 'seller', '650.000000'],
+          ['paid_late', 'buyer', '650.000000'],
         ]);
         expect(transport.sent[1]?.paymentSeen).toBe(true);
       });

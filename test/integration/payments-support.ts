@@ -30,6 +30,8 @@ import { createQuote } from '../../src/server/orders/quotes.js';
 import { createOrderService, type OrderService, type WatchedOrder } from '../../src/server/orders/service.js';
 import { loadSettings, type Settings } from '../../src/server/settings.js';
 import { openStore, type Store } from '../../src/server/store/store.js';
+import { createStockRepository } from '../../src/server/stock/repository.js';
+import { addStock } from '../support/stock.js';
 
 export const DECIMALS = 6;
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -202,7 +204,10 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
     },
   );
   const store = await openStore(settings.database);
-  const service = createOrderService({ store, catalog, settings, now });
+  // Stock as the server has it (seeded from the catalogue); each placed order restocks its piece first.
+  const stock = createStockRepository(store, catalog);
+  await stock.seed(catalog, now().toISOString());
+  const service = createOrderService({ store, catalog, settings, now, stock });
   const priceSource = { current: () => ({ priceUsd: '1.00', fetchedAt: now() }) };
   let n = 0;
   const get = async (orderId: string) => {
@@ -215,6 +220,7 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
     store,
     settings,
     async place(opts = {}) {
+      await addStock({ stock }, opts.productId ?? 'lilac-tiptop', 1);
       const { token } = createQuote(
         { catalog, settings, priceSource, now },
         { items: [{ productId: opts.productId ?? 'lilac-tiptop', quantity: 1 }] },

@@ -75,7 +75,6 @@ describe('QR: paid before the order is recorded', () => {
       mint: net.keys!.mint.toBase58(),
       refreshIntervalMs: 100,
       pollIntervalMs: 60_000,
-      safetyPollIntervalMs: 60_000,
       sweepIntervalMs: 60_000,
       finalityIntervalMs: 100,
       onEvent: (e) => events.push(e),
@@ -119,10 +118,94 @@ describe('QR: paid before the order is recorded', () => {
       outcome: { kind: 'Paid', signature },
     });
 
-    // The seller is told about the payment (QR orders: payment_received to the seller only, via the outbox).
+    // The seller and the buyer (whose details are on the order) are told about the payment, via the outbox.
     const pub = await orders.service.getOrder(orderId);
-    expect(pub?.emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_received', 'seller']]);
+    expect(pub?.emails.map((e) => [e.kind, e.recipient])).toEqual([
+      ['payment_received', 'seller'],
+      ['payment_received', 'buyer'],
+    ]);
     await waitFor('final', async () => ((await orders.status(orderId)) === 'final' ? true : undefined));
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+  });
+
+  it('a record paid after its quote expired is paid_late (USD at block time), and dust e-mails nobody', async () => {
+    const events: WatcherEvent[] = [];
+    const feed = new WsLogsFeed(net.wsUrl, { reconnectMs: 100 });
+    const watcher = new PaymentWatcher({
+      rpc: connectionPaymentRpc(connection, { timeoutMs: 5000 }),
+      orders: orders.service,
+      feed,
+      recipients: [net.keys!.recipients.coopersglass.toBase58(), net.keys!.recipients.gorilla.toBase58()],
+      mint: net.keys!.mint.toBase58(),
+      refreshIntervalMs: 100,
+      pollIntervalMs: 500,
+      sweepIntervalMs: 500,
+      finalityIntervalMs: 100,
+      onEvent: (e) => events.push(e),
+    });
+    stops.push(async () => {
+      await watcher.stop();
+      await feed.close();
+    });
+    await watcher.start();
+
+    // The record the QR page makes before showing the QR (no shipping details): 50 USD at 0.5 = 100 $CLAIM.
+    const { response: quote } = qrQuote(1);
+    const created = await orders.service.createOrder(
+      { quote: quote.quote, paymentMethod: 'qr' },
+      `qr-late-${Date.now()}`,
+    );
+    const orderId = created.body.orderId;
+    // Its quote window has passed (as if the buyer came back 20 minutes later) and the server expired it.
+    await orders.store.db
+      .updateTable('orders')
+      .set({ expires_at: new Date(Date.now() - 60_000).toISOString() })
+      .where('id', '=', orderId)
+      .execute();
+    expect(await orders.service.expireOrders()).toBeGreaterThanOrEqual(1);
+    expect(await orders.status(orderId)).toBe('expired');
+    // The stored price history says $CLAIM was at $0.25 just before the payment.
+    await orders.store.db
+      .insertInto('price_history')
+      .values({ t: new Date(Date.now() - 20_000).toISOString(), price_usd: '0.25' })
+      .execute();
+
+    const late = await pay(connection, {
+      from: buyer,
+      recipientOwner: new PublicKey(quote.recipient),
+      mint: new PublicKey(quote.mint),
+      amount: BigInt(quote.amountBaseUnits),
+      references: [new PublicKey(quote.reference)],
+      createRecipientAta: true,
+    });
+    await waitFor('paid_late', async () =>
+      (await orders.status(orderId)) === 'paid_late' ? true : undefined,
+    );
+    const outbox = () =>
+      orders.store.db.selectFrom('outbox').selectAll().where('order_id', '=', orderId).execute();
+    const rows = await outbox();
+    // No shipping details yet: the seller only, with the USD value at the block time (100 × 0.25) vs $50.00.
+    expect(rows.map((r) => [r.kind, r.role])).toEqual([['paid_late', 'seller']]);
+    expect(JSON.parse(rows[0]!.payload_json)).toMatchObject({
+      usdAtPayment: '25.00',
+      totalUSD: '50.00',
+      receivedCLAIM: '100.000000',
+      transactionLinks: expect.stringContaining(late) as string,
+    });
+
+    // Dust to the same reference (below min(1 % of the order, $0.50) = 1 $CLAIM): recorded, no e-mail.
+    const dust = await pay(connection, {
+      from: buyer,
+      recipientOwner: new PublicKey(quote.recipient),
+      mint: new PublicKey(quote.mint),
+      amount: 500_000n,
+      references: [new PublicKey(quote.reference)],
+    });
+    await waitFor('dust recorded', async () =>
+      (await orders.get(orderId)).payments.some((p) => p.signature === dust) ? true : undefined,
+    );
+    expect((await orders.get(orderId)).payments.find((p) => p.signature === dust)?.role).toBe('extra');
+    expect(await outbox()).toHaveLength(1);
     expect(events.filter((e) => e.type === 'error')).toEqual([]);
   });
 });

@@ -88,7 +88,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     outbox: { baseDelayMs: 300, maxDelayMs: 2_000, pollMs: 200 },
     expireEveryMs: 1_000,
     // The payment watcher and hint handler, as main.ts runs them in production.
-    services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, now: ctx.now })],
+    services: [
+      (ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now }),
+    ],
     ...opts.server,
   };
   let server: RunningServer | undefined = await startServer(settings, overrides);

@@ -41,7 +41,38 @@ describe('mail templates', () => {
     ]) {
       expect(text).toContain(line);
     }
-    expect(text).toContain('not been seen on-chain yet');
+    // Written before a payment may be recorded: it never claims a payment was not seen.
+    expect(text).not.toContain('not been seen');
+    expect(text).toContain('"Payment received" message follows');
+  });
+
+  it('links the transactions and the order page; distinct late and missing-details notes', () => {
+    const facts = {
+      ...qrFacts,
+      orderNumber: 'ABCD1234',
+      orderUrl: 'https://shop.test/order/0123456789abcdef0123456789abcdef',
+      transactionUrls: [
+        'https://explorer.solana.com/tx/sig1?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899',
+      ],
+      receivedBaseUnits: 3_000_000n,
+      usdAtPaymentCents: 1234,
+    };
+    const [seller, buyer] = outgoing(facts, 'paid_late');
+    expect(subjectFor(seller!)).toBe(
+      'Paid after the quote expired — review before shipping: Strawberry Fritter Rosin',
+    );
+    const s = renderEmail(seller!);
+    expect(s.text).toContain(
+      'USD value at the time of payment was $12.34 against the order total of $100.00',
+    );
+    expect(s.html).toContain(`<a href="${facts.orderUrl}">`);
+    expect(s.html).toContain('<a href="https://explorer.solana.com/tx/sig1?cluster=custom&amp;customUrl=');
+    const b = renderEmail(buyer!);
+    expect(b.text).toContain('the seller will review it and confirm');
+    expect(b.text).toContain(`Order page: ${facts.orderUrl}`);
+    const [missing] = outgoing({ ...facts, shipping: undefined }, 'details_missing');
+    expect(subjectFor(missing!)).toBe('Paid, shipping details missing: Strawberry Fritter Rosin');
+    expect(renderEmail(missing!).text).toContain('Received ($CLAIM): 3.000000');
   });
 
   it('escapes every field in HTML and strips CR/LF from the subject', () => {

@@ -93,10 +93,7 @@ describe('Solana Pay URL → parseURL round trip', () => {
 });
 
 describe('server quotes for the QR pages', () => {
-  const openCatalog: Catalog = {
-    ...catalog,
-    products: catalog.products.map((p) => ({ ...p, soldOut: false })),
-  };
+  const openCatalog: Catalog = catalog;
   const t0 = new Date('2030-01-01T00:00:00Z');
   const recipients = {
     coopersglass: Keypair.generate().publicKey.toBase58(),

@@ -6,17 +6,21 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { OrderService } from '../orders/service';
 import { issueQuote, type QuoteDeps } from '../orders/quotes';
+import type { StockRepository } from '../stock/repository';
 import { ApiProblem } from './errors';
 
 export interface OrderRoutesDeps {
   orders: OrderService;
   quotes: QuoteDeps;
+  stock: StockRepository;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 const HintSchema = z
   .object({ signature: z.string({ required_error: 'signature is required' }).min(1).max(128) })
   .strict();
+
+const RequoteSchema = z.object({ quote: z.string().min(1).max(8192) }).strict();
 
 function idOf(params: unknown): string {
   const id = (params as { id?: unknown }).id;
@@ -27,7 +31,9 @@ function idOf(params: unknown): string {
 
 export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): Promise<void> {
   app.post('/api/quotes', async (req, reply) => {
-    const { response } = issueQuote(deps.quotes, req.body);
+    const { quote, response } = issueQuote(deps.quotes, req.body);
+    // More than is available: OutOfStockError → 409 "Sold out" / "Only N left" (a read; the order reserves).
+    await deps.stock.assertAvailable(quote.items);
     return reply.header('cache-control', 'no-store').status(200).send(response);
   });
 
@@ -59,15 +65,36 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   });
 
   app.post('/api/orders/:id/confirmation', async (req, reply) => {
-    if (
-      req.body !== undefined &&
-      req.body !== null &&
-      (typeof req.body !== 'object' || Object.keys(req.body).length > 0)
-    ) {
-      throw new ApiProblem(400, 'invalid_request', 'This request takes no body fields.');
-    }
-    const order = await deps.orders.requestConfirmation(idOf(req.params));
+    const body = req.body;
+    if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
+      throw new ApiProblem(400, 'invalid_request', 'The body must be a JSON object.');
+    const fields = (body ?? {}) as Record<string, unknown>;
+    const extra = Object.keys(fields).find((k) => k !== 'shipping');
+    if (extra !== undefined)
+      throw new ApiProblem(400, 'invalid_request', `Unknown field '${extra}': only 'shipping' is accepted.`, {
+        field: extra,
+      });
+    // The shipping details of a QR record (checked by the order service against the US form).
+    const order = await deps.orders.requestConfirmation(idOf(req.params), fields.shipping);
     return reply.header('cache-control', 'no-store').send(order);
+  });
+
+  app.put('/api/orders/:id/quote', async (req, reply) => {
+    const body = RequoteSchema.safeParse(req.body);
+    if (!body.success)
+      throw new ApiProblem(400, 'invalid_quote', 'The body must be {"quote": "<token>"}.', {
+        field: 'quote',
+      });
+    const created = await deps.orders.requote(idOf(req.params), body.data.quote);
+    return reply.header('cache-control', 'no-store').send(created);
+  });
+
+  // The buyer's order page. Every unknown or malformed token is the same 404: nothing tells a guess apart.
+  app.get('/api/order-pages/:token', async (req, reply) => {
+    const token = (req.params as { token?: unknown }).token;
+    const view = typeof token === 'string' ? await deps.orders.getOrderPage(token) : undefined;
+    if (!view) throw new ApiProblem(404, 'order_not_found', 'No such order.');
+    return reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').send(view);
   });
 
   app.post('/api/orders/:id/payment', async (req, reply) => {

@@ -2,7 +2,8 @@
  * GET /api/qr.svg?data=<solana: URL>: the Solana Pay link as a QR code in SVG, drawn on the server with the
  * `qrcode` package so the QR product page ships no QR library (~10 KB gzip). The answer depends on `data` only,
  * so it is cacheable for a day by anyone (`immutable`). Only `solana:` URLs up to MAX_QR_DATA characters are
- * drawn: anything else is a 400 with the ApiError body, so the route cannot be used to draw arbitrary images.
+ * drawn, and only when their UTF-8 bytes fit in a QR code: anything else is a 400 with the ApiError body, so the
+ * route cannot be used to draw arbitrary images. Rate limited per client IP (RATE_LIMIT_QR_PER_MINUTE).
  */
 import type { FastifyInstance } from 'fastify';
 import { toString as qrToString } from 'qrcode';
@@ -10,6 +11,8 @@ import { ApiProblem } from './errors';
 
 export const QR_ROUTE = '/api/qr.svg';
 export const MAX_QR_DATA = 1024;
+/** Bytes a version-40 QR code holds in byte mode at error correction level M (ISO/IEC 18004, table 7). */
+export const QR_BYTE_CAPACITY_M = 2331;
 export const QR_CACHE_CONTROL = 'public, max-age=86400, immutable';
 
 /** Recently drawn codes (a QR page asks again for the same link on every render and quantity change). */
@@ -41,14 +44,34 @@ export function qrRoute(app: FastifyInstance): void {
         field: 'data',
       });
     }
+    // Characters are not bytes: 1,017 × "€" is under the character cap but 3,051 bytes of UTF-8.
+    const bytes = Buffer.byteLength(raw, 'utf8');
+    if (bytes > QR_BYTE_CAPACITY_M) {
+      throw new ApiProblem(
+        400,
+        'bad_request',
+        `Query parameter \`data\` does not fit in a QR code (${bytes} bytes of UTF-8; at most ${QR_BYTE_CAPACITY_M}).`,
+        { field: 'data' },
+      );
+    }
     let svg = cache.get(raw);
     if (svg === undefined) {
-      svg = await qrToString(raw, {
-        type: 'svg',
-        margin: 4,
-        errorCorrectionLevel: 'M',
-        color: { dark: '#000000', light: '#ffffff' },
-      });
+      try {
+        svg = await qrToString(raw, {
+          type: 'svg',
+          margin: 4,
+          errorCorrectionLevel: 'M',
+          color: { dark: '#000000', light: '#ffffff' },
+        });
+      } catch (err) {
+        // The encoder's own capacity check (kept as a second guard): a clear 400, never a 500.
+        throw new ApiProblem(
+          400,
+          'bad_request',
+          `Query parameter \`data\` cannot be drawn as a QR code: ${err instanceof Error ? err.message : String(err)}`,
+          { field: 'data' },
+        );
+      }
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(raw, svg);
     }

@@ -5,16 +5,20 @@
  *   has no inline script; React's `style={…}` goes through the CSSOM, which CSP does not restrict), images also
  *   from data:/blob: (QR code), network calls to this origin and to the Solana RPC/WebSocket the browser uses,
  *   no plugins, no framing, no <base> hijack.
- * - @fastify/rate-limit on POST /api/quotes and POST /api/orders only (per client IP, per route), answered with
- *   the ApiError body (429 rate_limited) and Retry-After. settings.rateLimit.perMinute = 0 turns it off.
+ * - @fastify/rate-limit on every API route that writes, sends mail or costs RPC, and on the QR drawing (per
+ *   client IP, per route), answered with the ApiError body (429 rate_limited) and Retry-After. With PostgreSQL
+ *   the counters live in the database (rate-limit-store.ts), shared by every instance.
  */
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../settings';
 import { ApiProblem } from './errors';
+import { QR_ROUTE } from './qr-route';
 
-export const RATE_LIMITED_ROUTES: readonly string[] = ['POST /api/quotes', 'POST /api/orders'];
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Reads that are limited too: the buyer's order page by capability token (no guessing tokens by brute force). */
+const LIMITED_READS = new Set(['GET /api/order-pages/:token']);
 
 /** Origin of an http(s)/ws(s) URL for a CSP source list ('' when it has none). */
 function originOf(url: string): string {
@@ -28,7 +32,9 @@ function originOf(url: string): string {
 
 export function contentSecurityPolicy(settings: Settings): Record<string, string[]> {
   const connect = new Set(
-    ["'self'", originOf(settings.solana.rpcUrl), originOf(settings.solana.wsUrl)].filter(Boolean),
+    ["'self'", originOf(settings.solana.browserRpcUrl), originOf(settings.solana.browserWsUrl)].filter(
+      Boolean,
+    ),
   );
   const directives: Record<string, string[]> = {
     'default-src': ["'self'"],
@@ -46,7 +52,24 @@ export function contentSecurityPolicy(settings: Settings): Record<string, string
   return directives;
 }
 
-export async function registerSecurity(app: FastifyInstance, settings: Settings): Promise<void> {
+export interface SecurityOptions {
+  /** The shared database rate-limit store (PostgreSQL, several instances); omitted: in-memory per process. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
+}
+
+/** The per-minute limit of a route, or 0 when the route is not limited. */
+export function rateLimitFor(settings: Settings, method: string, url: string): number {
+  if (method === 'GET' && url === QR_ROUTE) return settings.rateLimit.qrPerMinute;
+  if (LIMITED_READS.has(`${method} ${url}`)) return settings.rateLimit.perMinute;
+  if (WRITE_METHODS.has(method) && url.startsWith('/api/')) return settings.rateLimit.perMinute;
+  return 0;
+}
+
+export async function registerSecurity(
+  app: FastifyInstance,
+  settings: Settings,
+  opts: SecurityOptions = {},
+): Promise<void> {
   const https = settings.publicUrl.startsWith('https:');
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(settings) },
@@ -55,12 +78,14 @@ export async function registerSecurity(app: FastifyInstance, settings: Settings)
     strictTransportSecurity: https ? { maxAge: 15_552_000, includeSubDomains: true } : false,
   });
 
-  const max = settings.rateLimit.perMinute;
-  if (max <= 0) return;
-  // Mark the limited routes as they are added (before @fastify/rate-limit's own onRoute hook reads the config).
+  if (settings.rateLimit.perMinute <= 0 && settings.rateLimit.qrPerMinute <= 0) return;
+  // Mark the limited routes as they are added (before @fastify/rate-limit's own onRoute hook reads the config):
+  // every API route that writes (POST/PUT/PATCH/DELETE: quotes, orders, payment hints, confirmations, seller
+  // actions), and the QR drawing. Reads of the catalogue, price, config and order status are never limited.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => RATE_LIMITED_ROUTES.includes(`${m} ${route.url}`))) return;
+    const max = Math.max(0, ...methods.map((m) => rateLimitFor(settings, m, route.url ?? '')));
+    if (max <= 0) return;
     route.config = {
       ...(route.config as object),
       rateLimit: { max, timeWindow: 60_000 },
@@ -68,6 +93,11 @@ export async function registerSecurity(app: FastifyInstance, settings: Settings)
   });
   await app.register(rateLimit, {
     global: false,
+    // The client's IP as Fastify sees it: behind a reverse proxy, TRUST_PROXY makes it the forwarded address.
+    keyGenerator: (req) => req.ip,
+    ...(opts.rateLimitStore ? { store: opts.rateLimitStore } : {}),
+    // The shared store is down: serve rather than refuse (the routes themselves need the same database).
+    skipOnError: true,
     errorResponseBuilder: (_req, ctx) =>
       new ApiProblem(
         429,

@@ -1,13 +1,13 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { isEmailAddress } from '../../core/email-address';
 import { headerSafe, renderEmail } from './templates';
 import { PermanentMailError, type OutgoingEmail } from './types';
 
 /** RFC 5322 message composition shared by the file and smtp transports (nodemailer's MailComposer). */
 
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
-
+/** The same check as the order schema's (src/core/email-address.ts): what we accepted, we can send to. */
 export function isPlainAddress(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
+  return isEmailAddress(value);
 }
 
 /** Message-ID stable across retries of the same outbox row. */

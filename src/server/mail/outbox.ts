@@ -3,8 +3,10 @@
  * src/server/orders/service.ts); this worker delivers them through a MailTransport:
  *
  * - claim: an atomic conditional UPDATE (`locked_until` lease + `lock_token`) so two workers, in one process or
- *   on several API instances sharing PostgreSQL, never hold the same row; a row claimed by a process that died
- *   becomes due again when its lease runs out.
+ *   on several API instances sharing PostgreSQL, never hold the same row. The lease is short (10 s) and renewed
+ *   every `leaseMs / 3` while the worker holds the row, so a row claimed by a process that died (kill -9) is due
+ *   again within the lease: its e-mails go out within 15 s on another instance. Lock tokens start with the
+ *   worker's `instanceId` (host and port); at start, an instance releases the leases its previous life held.
  * - order: a buyer row (`after_id` = its seller row) waits until the seller row is sent or failed for good.
  * - retries: exponential backoff with jitter, for at least `retryForMs` (4 days) after the row was written; then,
  *   or on a PermanentMailError, the row is `failed`. A row is sent at most once per (order, recipient, kind)
@@ -12,6 +14,7 @@
  *   message after the lease (the row id is passed as the message id so transports can de-duplicate).
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { EmailKind, EmailRecipientRole, OrderEmailPayload } from '../../core/email-payload';
 import type { PayoutGroup } from '../settings';
 import type { Store } from '../store/store';
@@ -25,8 +28,10 @@ export interface OutboxWorkerOptions {
   random?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (handle: unknown) => void;
-  /** How long a claim holds a row (ms). Default 2 min. */
+  /** How long a claim holds a row without renewal (ms). Default 10 s; renewed every leaseMs / 3. */
   leaseMs?: number;
+  /** Prefix of this worker's lock tokens; the same across restarts of one instance (host:port). */
+  instanceId?: string;
   /** Idle poll interval (ms). Default 2 s. */
   pollMs?: number;
   batchSize?: number;
@@ -46,6 +51,8 @@ export interface OutboxRunResult {
 export interface OutboxWorker {
   /** Delivers every row that is due now (following seller → buyer chains). */
   runOnce(): Promise<OutboxRunResult>;
+  /** Releases the leases held under this instanceId by a previous life of this instance (call before start). */
+  releaseOwnLeases(): Promise<number>;
   start(): void;
   /** Stops the timer and waits for the delivery in progress. */
   stop(): Promise<void>;
@@ -54,6 +61,7 @@ export interface OutboxWorker {
 }
 
 export const FOUR_DAYS_MS = 4 * 24 * 3600_000;
+export const DEFAULT_LEASE_MS = 10_000;
 
 export function backoffMs(attempts: number, random: number, base = 30_000, max = 3_600_000): number {
   const exp = Math.min(max, base * 2 ** Math.max(0, Math.min(30, attempts - 1)));
@@ -66,7 +74,37 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   const random = opts.random ?? Math.random;
   const setTimer = opts.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms).unref());
   const clearTimer = opts.clearTimer ?? ((h: unknown) => clearTimeout(h as NodeJS.Timeout));
-  const leaseMs = opts.leaseMs ?? 120_000;
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  const instanceId = opts.instanceId ?? 'worker';
+  /** Rows this worker holds now (id → token), renewed on a timer while deliveries run. */
+  const held = new Map<string, string>();
+  let renewTimer: ReturnType<typeof setInterval> | undefined;
+
+  async function renewLeases(): Promise<void> {
+    if (held.size === 0) return;
+    const until = new Date(now().getTime() + leaseMs).toISOString();
+    await db
+      .updateTable('outbox')
+      .set({ locked_until: until })
+      .where('lock_token', 'in', [...held.values()])
+      .execute();
+  }
+
+  function startRenewing() {
+    if (renewTimer) return;
+    renewTimer = setInterval(
+      () => {
+        renewLeases().catch((err: unknown) => opts.onError?.(err));
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
+    renewTimer.unref();
+  }
+
+  function stopRenewing() {
+    if (renewTimer) clearInterval(renewTimer);
+    renewTimer = undefined;
+  }
   const pollMs = opts.pollMs ?? 2_000;
   const batchSize = opts.batchSize ?? 10;
   const retryForMs = opts.retryForMs ?? FOUR_DAYS_MS;
@@ -97,7 +135,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       .execute();
     const claimed: { row: OutboxRow; token: string }[] = [];
     for (const { id } of candidates) {
-      const token = randomUUID();
+      const token = `${instanceId}/${randomUUID()}`;
       const claimAt = now();
       const until = new Date(claimAt.getTime() + leaseMs).toISOString();
       const res = await db
@@ -116,7 +154,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         .where('id', '=', id)
         .where('lock_token', '=', token)
         .executeTakeFirst();
-      if (row) claimed.push({ row, token });
+      if (row) {
+        claimed.push({ row, token });
+        held.set(row.id, token);
+      }
     }
     return claimed;
   }
@@ -187,10 +228,37 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
 
   async function runOnce(): Promise<OutboxRunResult> {
     const result: OutboxRunResult = { sent: 0, retrying: 0, failed: 0 };
-    for (let pass = 0; pass < 1000; pass++) {
-      const batch = await claimBatch();
-      if (batch.length === 0) break;
-      for (const { row, token } of batch) await deliver(row, token, result);
+    const mine = new Set<string>();
+    startRenewing();
+    try {
+      for (let pass = 0; pass < 1000; pass++) {
+        const batch = await claimBatch();
+        if (batch.length === 0) break;
+        for (const { row } of batch) mine.add(row.id);
+        for (const { row, token } of batch) {
+          try {
+            await deliver(row, token, result);
+          } finally {
+            held.delete(row.id);
+          }
+        }
+      }
+    } finally {
+      // Rows claimed but not reached (an error above) are handed back at once rather than at lease expiry.
+      const left: string[] = [];
+      for (const id of mine) {
+        const token = held.get(id);
+        if (token !== undefined) left.push(token);
+        held.delete(id);
+      }
+      if (held.size === 0) stopRenewing();
+      if (left.length)
+        await db
+          .updateTable('outbox')
+          .set({ locked_until: null, lock_token: null })
+          .where('lock_token', 'in', left)
+          .execute()
+          .catch(() => undefined);
     }
     return result;
   }
@@ -225,6 +293,15 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
 
   return {
     runOnce,
+    async releaseOwnLeases() {
+      const res = await db
+        .updateTable('outbox')
+        .set({ locked_until: null, lock_token: null })
+        .where(sql`substr(lock_token, 1, ${instanceId.length + 1})`, '=', `${instanceId}/`)
+        .where('state', 'in', ['pending', 'retrying'])
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows);
+    },
     start() {
       if (started) return;
       started = true;

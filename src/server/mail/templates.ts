@@ -52,6 +52,17 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
     );
   }
   if (message.kind === 'payment_underpaid') return headerSafe(`Payment short of the total: ${product}`);
+  if (message.kind === 'details_missing') return headerSafe(`Paid, shipping details missing: ${product}`);
+  if (message.kind === 'paid_late') {
+    return headerSafe(
+      message.role === 'seller'
+        ? `Paid after the quote expired — review before shipping: ${product}`
+        : `Your payment arrived after the payment window: ${product}`,
+    );
+  }
+  if (message.kind === 'order_shipped') return headerSafe(`Your $CLAIM order has shipped: ${product}`);
+  if (message.kind === 'payment_oversold')
+    return headerSafe(`Sold out before payment, refund needed: ${product}`);
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
 }
 
@@ -66,14 +77,30 @@ function intro(message: OutgoingEmail): string {
       ? `The payment for this order has been received on-chain.`
       : `We have received your payment on-chain. Thank you!`;
   }
+  if (message.kind === 'order_shipped') {
+    return 'Your order is on its way. You can follow the parcel with the tracking number below.';
+  }
+  if (message.kind === 'payment_oversold') {
+    return 'This order was paid in full after its reservation had lapsed, and the item sold out meanwhile (order status: oversold). The payment is recorded. Please refund the buyer, or restock and ship if you can.';
+  }
   if (message.kind === 'payment_underpaid') {
     return 'A payment for this order arrived on-chain, but it is less than the order total. Please contact the buyer to settle the difference.';
   }
+  if (message.kind === 'details_missing') {
+    return 'This QR order has been paid on-chain, but the buyer has not sent the shipping details. Hold it until they do (their order page asks for them); the amount and transaction are below.';
+  }
+  if (message.kind === 'paid_late') {
+    return message.role === 'seller'
+      ? `This order was paid after its quote expired, at the old token amount. Review before shipping: its USD value at the time of payment was $${p.usdAtPayment ?? 'unknown'} against the order total of $${p.totalUSD}.`
+      : 'Your payment arrived after the payment window had closed. It is recorded; the seller will review it and confirm your order.';
+  }
+  // Written when the order is recorded: it says what is known then, never that a payment was not seen (it may
+  // have landed a moment ago): a 'Payment received' message follows when the watcher records it.
   const paid = message.paymentSeen
     ? 'Payment has been received on-chain.'
     : qr
-      ? 'Payment has not been seen on-chain yet; the seller will be told when it lands.'
-      : 'Payment has not been confirmed on-chain yet.';
+      ? 'Once the payment is recorded on-chain, a "Payment received" message follows.'
+      : 'The payment is being confirmed on-chain.';
   return message.role === 'seller'
     ? `A new order has been placed. ${paid}`
     : `Thank you for your order. ${paid}`;
@@ -93,6 +120,15 @@ function fields(p: OrderEmailPayload): [string, string][] {
     rows.splice(rows.findIndex(([k]) => k === 'Total ($CLAIM)') + 1, 0, [label, p.receivedCLAIM]);
   }
   if (p.paymentSignature !== undefined) rows.push(['Transaction', p.paymentSignature]);
+  if (p.usdAtPayment !== undefined) rows.push(['USD value at payment', `$${p.usdAtPayment}`]);
+  if (p.transactionLinks !== undefined)
+    for (const url of p.transactionLinks.split(' ')) rows.push(['Transaction link', url]);
+  if (p.orderNumber !== undefined) rows.push(['Order number', p.orderNumber]);
+  if (p.orderUrl !== undefined) rows.push(['Order page', p.orderUrl]);
+  if (p.trackingNumber !== undefined) {
+    rows.unshift(['Tracking number', p.trackingNumber]);
+    if (p.carrier !== undefined) rows.splice(1, 0, ['Carrier', p.carrier]);
+  }
   return rows;
 }
 
@@ -118,7 +154,8 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
 
   const cell = (k: string, v: string): string => {
     const isPayLink = k === 'Solana Pay link' && /^solana:[^\s"'<>]+$/.test(v);
-    const value = isPayLink ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v);
+    const isWebLink = (k === 'Transaction link' || k === 'Order page') && /^https?:\/\/[^\s"'<>]+$/.test(v);
+    const value = isPayLink || isWebLink ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v);
     return `<tr><th align="left" style="padding:4px 12px 4px 0">${escapeHtml(k)}</th><td style="padding:4px 0">${value}</td></tr>`;
   };
   const html = [

@@ -4,14 +4,12 @@ import { Keypair } from '@solana/web3.js';
 import { catalog } from '../../../catalog';
 import type { Catalog } from '../../core/catalog';
 import { tokenBaseUnitsForCents } from '../../core/money';
-import { ApiProblem } from '../http/errors';
+import { OrderError } from './errors';
 import { createQuote, signQuote, verifyQuote, type QuoteDeps } from './quotes';
 
 const t0 = new Date('2030-01-01T00:00:00Z');
-const openCatalog: Catalog = {
-  ...catalog,
-  products: catalog.products.map((p) => ({ ...p, soldOut: false })),
-};
+// Stock is the store's (checked by the quote route), not the pure quote's.
+const openCatalog: Catalog = catalog;
 const deps = (priceUsd: string, over: Partial<QuoteDeps> = {}): QuoteDeps => ({
   catalog: openCatalog,
   settings: {
@@ -41,7 +39,7 @@ describe('createQuote', () => {
     });
     expect(eighths.response.totalCents).toBe(12_000);
     expect(() => createQuote(deps('3'), { items: [{ productId: 'bathsalts-flower', quantity: 1 }] })).toThrow(
-      ApiProblem,
+      OrderError,
     );
   });
 
@@ -59,7 +57,7 @@ describe('createQuote', () => {
           if (expected === 0n) {
             expect(() =>
               createQuote(deps(price), { items: [{ productId: 'garlic-amaretto-live-resin', quantity }] }),
-            ).toThrow(ApiProblem);
+            ).toThrow(OrderError);
             return;
           }
           const { response } = createQuote(deps(price), {

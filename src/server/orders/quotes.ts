@@ -12,7 +12,7 @@ import { formatBaseUnits, MoneyError, parsePriceUsd, tokenBaseUnitsForCents } fr
 import { describeIssues, QuoteRequestSchema } from '../../core/order';
 import { encodeTransferRequestUrl, quantityMessage } from '../../core/solana-pay';
 import type { Settings } from '../settings';
-import { ApiProblem } from '../http/errors';
+import { OrderError } from './errors';
 
 /** The price port (b)'s price service satisfies. */
 export interface PriceSource {
@@ -36,7 +36,7 @@ export const SignedQuoteSchema = z
     v: z.literal(1),
     vendorId: z.string(),
     vendorName: z.string(),
-    payoutGroup: z.enum(['coopersglass', 'gorilla']),
+    payoutGroup: z.string().min(1),
     payment: z.enum(['wallet', 'qr']),
     items: z.array(QuoteItemSchema).min(1),
     totalCents: z.number().int().positive(),
@@ -123,22 +123,27 @@ function renewedReference(
   const check = verifyQuote(token, secret, now);
   const old = check.ok ? check.quote : check.reason === 'expired' ? check.quote : undefined;
   if (!old)
-    throw new ApiProblem(
-      400,
+    throw new OrderError(
+      'invalid',
       'invalid_renew',
       'The quote to renew is not valid (altered or not issued by this store).',
       { field: 'renew' },
     );
   const issued = Date.parse(old.issuedAt);
   if (!Number.isFinite(issued) || now.getTime() - issued > RENEW_MAX_AGE_MS) {
-    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is too old; start a new order.', {
+    throw new OrderError('invalid', 'invalid_renew', 'The quote to renew is too old; start a new order.', {
       field: 'renew',
     });
   }
   if (old.vendorId !== vendorId || old.payment !== payment) {
-    throw new ApiProblem(400, 'invalid_renew', 'The quote to renew is for another vendor or payment mode.', {
-      field: 'renew',
-    });
+    throw new OrderError(
+      'invalid',
+      'invalid_renew',
+      'The quote to renew is for another vendor or payment mode.',
+      {
+        field: 'renew',
+      },
+    );
   }
   return old.reference;
 }
@@ -151,7 +156,7 @@ export function createQuote(
   const issued = issueQuote(deps, body);
   const { response } = issued;
   if (response.amount === null)
-    throw new ApiProblem(400, 'unpriced_not_allowed', 'A priced quote was expected.');
+    throw new OrderError('invalid', 'unpriced_not_allowed', 'A priced quote was expected.');
   return { ...issued, response };
 }
 
@@ -163,7 +168,7 @@ export function issueQuote(
   const req = QuoteRequestSchema.safeParse(body);
   if (!req.success) {
     const issues = describeIssues(req.error);
-    throw new ApiProblem(400, 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
+    throw new OrderError('invalid', 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
       field: issues[0]?.path,
       issues,
     });
@@ -177,27 +182,32 @@ export function issueQuote(
     const field = `items.${i}`;
     const product = deps.catalog.products.find((p) => p.id === it.productId);
     if (!product)
-      throw new ApiProblem(400, 'unknown_product', `Unknown product '${it.productId}'.`, {
+      throw new OrderError('invalid', 'unknown_product', `Unknown product '${it.productId}'.`, {
         field: `${field}.productId`,
       });
-    // Sold out marks the catalogue tile only (not clickable); the product's own page keeps selling, as the
-    // original's pages did (docs/decisions/catalogue.md).
+    // Stock is the store's: the quote route refuses more than is available (409), the order reserves it
+    // (src/server/stock/repository.ts, docs/decisions/catalogue.md "Stock").
     const key = `${it.productId}/${it.variantId ?? ''}`;
     if (seen.has(key))
-      throw new ApiProblem(
-        400,
+      throw new OrderError(
+        'invalid',
         'duplicate_item',
         `${product.name} is listed twice; send one line with its quantity.`,
         { field },
       );
     seen.add(key);
     if (vendorId !== undefined && product.vendorId !== vendorId) {
-      throw new ApiProblem(400, 'mixed_vendors', 'All items of one order must come from the same vendor.', {
-        field: `${field}.productId`,
-      });
+      throw new OrderError(
+        'invalid',
+        'mixed_vendors',
+        'All items of one order must come from the same vendor.',
+        {
+          field: `${field}.productId`,
+        },
+      );
     }
     if (payment !== undefined && product.payment !== payment) {
-      throw new ApiProblem(400, 'mixed_payment', 'Wallet and QR products cannot be ordered together.', {
+      throw new OrderError('invalid', 'mixed_payment', 'Wallet and QR products cannot be ordered together.', {
         field: `${field}.productId`,
       });
     }
@@ -207,12 +217,19 @@ export function issueQuote(
     try {
       unitCents = unitPriceCents(product, it.variantId);
     } catch (err) {
-      throw new ApiProblem(400, 'invalid_variant', (err as Error).message, { field: `${field}.variantId` });
+      throw new OrderError('invalid', 'invalid_variant', (err as Error).message, {
+        field: `${field}.variantId`,
+      });
     }
     if (!product.quantity && it.quantity !== 1) {
-      throw new ApiProblem(400, 'invalid_quantity', `${product.name} is sold one at a time (quantity 1).`, {
-        field: `${field}.quantity`,
-      });
+      throw new OrderError(
+        'invalid',
+        'invalid_quantity',
+        `${product.name} is sold one at a time (quantity 1).`,
+        {
+          field: `${field}.quantity`,
+        },
+      );
     }
     const variantLabel = product.variants?.find((v) => v.id === it.variantId)?.label;
     items.push({
@@ -226,13 +243,15 @@ export function issueQuote(
     });
   }
   const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
-  if (!vendor || !payment) throw new ApiProblem(400, 'unknown_vendor', 'The product has no vendor.');
+  if (!vendor || !payment) throw new OrderError('invalid', 'unknown_vendor', 'The product has no vendor.');
 
   const reference =
     req.data.renew !== undefined
       ? renewedReference(req.data.renew, deps.settings.quote.secret, now, vendor.id, payment)
       : (deps.newReference?.() ?? Keypair.generate().publicKey.toBase58());
   const recipient = deps.settings.recipients[vendor.payoutGroup];
+  // Settings are validated against the catalogue's payout groups at start, so this is a configuration bug.
+  if (recipient === undefined) throw new Error(`no payout wallet for payout group '${vendor.payoutGroup}'`);
   const mint = deps.settings.claimMint;
   const totalCents = items.reduce((n, i) => n + i.lineCents, 0);
 
@@ -243,18 +262,23 @@ export function issueQuote(
     // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
     // a price, and with a price the payment link must be used.
     if (payment !== 'qr') {
-      throw new ApiProblem(400, 'unpriced_not_allowed', 'Only QR products can be ordered without a price.', {
-        field: 'unpriced',
-      });
+      throw new OrderError(
+        'invalid',
+        'unpriced_not_allowed',
+        'Only QR products can be ordered without a price.',
+        {
+          field: 'unpriced',
+        },
+      );
     }
     if (price)
-      throw new ApiProblem(409, 'price_available', 'The price is known: ask for a priced quote.', {
+      throw new OrderError('conflict', 'price_available', 'The price is known: ask for a priced quote.', {
         field: 'unpriced',
       });
   } else {
-    if (!price) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
+    if (!price) throw new OrderError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
     const amount = tokenBaseUnitsForCents(totalCents, price);
-    if (amount <= 0n) throw new ApiProblem(503, 'price_unavailable', PRICE_UNAVAILABLE);
+    if (amount <= 0n) throw new OrderError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
     const solanaPayUrl = encodeTransferRequestUrl({
       recipient,
       amountBaseUnits: amount,

@@ -3,36 +3,78 @@
  * (watcher.ts). `startPayments` is the composition the server uses: one Connection, one feed, one watcher,
  * the order service's hint hook.
  */
+import type { OpsProbes } from '../ops/probes';
+import { createRpcProbe } from '../ops/rpc-probe';
 import { Connection } from '@solana/web3.js';
+import { randomUUID } from 'node:crypto';
 import type { OrderService } from '../orders/service';
 import type { Settings } from '../settings';
+import type { Store } from '../store/store';
+import { budgetedFetch, RpcBudget, type RpcStats } from './budget';
 import { WsLogsFeed } from './feed';
 import { connectionPaymentRpc } from './rpc';
+import { kyselyScanStore, type ScanStore } from './scan-store';
 import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from './watcher';
 
+export * from './budget';
 export * from './rpc';
 export * from './verify';
 export * from './feed';
+export * from './scan-store';
 export * from './watcher';
 
 export interface StartPaymentsDeps {
-  settings: Pick<Settings, 'solana' | 'claimMint' | 'recipients'>;
-  orders: Pick<OrderService, 'ordersToWatch' | 'isSignatureUsed' | 'recordPayment' | 'setPaymentHintHandler'>;
+  settings: Pick<Settings, 'solana' | 'claimMint' | 'recipients'> & Partial<Pick<Settings, 'rpcBudget'>>;
+  orders: Pick<
+    OrderService,
+    | 'findOrder'
+    | 'ordersByReferences'
+    | 'unfinalizedPayments'
+    | 'isSignatureUsed'
+    | 'recordPayment'
+    | 'setPaymentHintHandler'
+  >;
+  /**
+   * The store: cursors and judged signatures live there (migration 0005), and on PostgreSQL a lease row makes one
+   * instance the watcher. Without it (tests of the bare composition) they live in memory.
+   */
+  store?: Pick<Store, 'db' | 'dialect'>;
+  /** Lease of the watch on PostgreSQL: held this long, renewed every third of it. Default 6000 ms. */
+  leaseMs?: number;
   now?: () => Date;
   /** Watcher events (recorded, rejected, partial, final, error). Default: errors to console.warn, rate-limited. */
   onEvent?: (event: WatcherEvent) => void;
   /** Timing and limits (tests, benchmarks). */
   watcher?: Partial<
-    Omit<PaymentWatcherOptions, 'rpc' | 'orders' | 'feed' | 'recipients' | 'mint' | 'now' | 'onEvent'>
+    Omit<
+      PaymentWatcherOptions,
+      'rpc' | 'orders' | 'feed' | 'recipients' | 'mint' | 'now' | 'onEvent' | 'scanStore'
+    >
   >;
   /** Time limit of each RPC call (ms). Default 5000. */
   rpcTimeoutMs?: number;
+  /**
+   * The process's RPC budget, when something else shares it. Default: a new one of `settings.rpcBudget.per10s`
+   * requests per 10 s (60 when unset).
+   */
+  budget?: RpcBudget;
 }
 
 export interface RunningPayments {
   watcher: PaymentWatcher;
   feed: WsLogsFeed;
-  stop(): Promise<void>;
+  budget: RpcBudget;
+  /** This instance holds the watch (always true on SQLite or without a store). */
+  isWatching(): boolean;
+  /** RPC counters (requests, 429s, errors, …) for /metrics and readiness. */
+  rpcStats(): RpcStats;
+  /** What /api/health/ready and /metrics read (startServer merges a service's `probes`). */
+  probes: OpsProbes;
+  /**
+   * Stops watching and serving hints. `releaseLease: false` leaves the lease to expire (what a crashed instance
+   * does; tests of the takeover).
+   */
+  stop(opts?: { releaseLease?: boolean }): Promise<void>;
 }
 
 function defaultOnEvent(): (event: WatcherEvent) => void {
@@ -52,33 +94,89 @@ function defaultOnEvent(): (event: WatcherEvent) => void {
 
 /** Starts watching payments for the order service; `stop()` undoes everything. */
 export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPayments> {
+  const timeoutMs = deps.rpcTimeoutMs ?? 5_000;
+  const budget = deps.budget ?? new RpcBudget({ perWindow: deps.settings.rpcBudget?.per10s ?? 60 });
+  // Every request of this Connection takes its slot from the budget; web3.js's own 429 retry loop is off (the
+  // budget honours Retry-After for the whole process instead).
   const connection = new Connection(deps.settings.solana.rpcUrl, {
     commitment: 'confirmed',
     wsEndpoint: deps.settings.solana.wsUrl,
+    fetch: budgetedFetch(budget, { deadlineMs: timeoutMs }),
+    disableRetryOnRateLimit: true,
   });
-  const rpc = connectionPaymentRpc(connection, { timeoutMs: deps.rpcTimeoutMs ?? 5_000 });
+  const rpc = connectionPaymentRpc(connection, { timeoutMs });
   const onEvent = deps.onEvent ?? defaultOnEvent();
   const feed = new WsLogsFeed(deps.settings.solana.wsUrl, {
     onError: (error) => onEvent({ type: 'error', where: 'websocket', error }),
   });
+  const scanStore: ScanStore | undefined = deps.store ? kyselyScanStore(deps.store.db) : undefined;
   const watcher = new PaymentWatcher({
     ...deps.watcher,
     rpc,
     orders: deps.orders,
     feed,
+    ...(scanStore ? { scanStore } : {}),
     recipients: Object.values(deps.settings.recipients),
     mint: deps.settings.claimMint,
     ...(deps.now ? { now: deps.now } : {}),
     onEvent,
   });
   deps.orders.setPaymentHintHandler(watcher.hintHandler());
-  await watcher.start();
+
+  // Several API instances on one PostgreSQL database: one watches (a lease row renewed every third of its
+  // lifetime; when the holder dies another takes over once it expires). The others serve requests and hints.
+  const leased = scanStore !== undefined && deps.store?.dialect === 'postgres';
+  let leaseTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const holder = randomUUID();
+  const leaseMs = deps.leaseMs ?? 6_000;
+  const clock = deps.now ?? (() => new Date());
+  const renew = async (): Promise<void> => {
+    if (!scanStore || stopped) return;
+    try {
+      const now = clock();
+      const held = await scanStore.acquireLease('payments', holder, now, new Date(now.getTime() + leaseMs));
+      if (held && !watcher.isWatching()) await watcher.startWatching();
+      else if (!held && watcher.isWatching()) await watcher.stopWatching();
+    } catch (error) {
+      // The store is unreachable: nobody can renew for us, so stop watching before another instance takes over.
+      onEvent({ type: 'error', where: 'lease', error });
+      if (watcher.isWatching()) await watcher.stopWatching();
+    }
+  };
+  if (leased) {
+    await watcher.start({ watch: false });
+    await renew();
+    const tick = (): void => {
+      leaseTimer = setTimeout(() => void renew().then(() => !stopped && tick()), Math.max(100, leaseMs / 3));
+      leaseTimer.unref?.();
+    };
+    tick();
+  } else await watcher.start();
+
   return {
     watcher,
     feed,
-    async stop() {
+    budget,
+    isWatching: () => watcher.isWatching(),
+    rpcStats: () => budget.stats(),
+    probes: {
+      // Readiness asks the RPC through the process's budget too (one getSlot per 5 s at most).
+      rpcReachable: createRpcProbe(deps.settings.solana.rpcUrl, {
+        fetch: budgetedFetch(budget, { attempts: 1, deadlineMs: 2_000 }),
+      }),
+      rpcStats: () => {
+        const st = budget.stats();
+        return { requests: st.requests, rateLimited: st.throttled };
+      },
+    },
+    async stop(opts = {}) {
+      stopped = true;
+      if (leaseTimer) clearTimeout(leaseTimer);
       deps.orders.setPaymentHintHandler(undefined);
       await watcher.stop();
+      if (leased && opts.releaseLease !== false)
+        await scanStore?.releaseLease('payments', holder).catch(() => undefined);
       await feed.close();
     },
   };

@@ -56,7 +56,9 @@ export type NotFoundReason =
   | 'no_transfer' // transactions mention it but move no tokens
   | 'not_confirmed' // the hinted signature is unknown or only processed
   | 'reference_missing' // the hinted transaction does not mention the order's reference
-  | 'malformed_signature';
+  | 'malformed_signature'
+  | 'not_followed' // the order is past its watch window (24 h after its quote expired)
+  | 'already_judged'; // this signature was judged before (see the order's ledger): not fetched again
 
 export interface VerifyOptions {
   /**

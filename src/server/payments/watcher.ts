@@ -1,36 +1,40 @@
 /**
- * The payment watcher: keeps every open order's reference under watch and turns verified payments into order
- * state through the order service.
+ * The payment watcher, from the vendors' side: every payment lands in a vendor's token account (one per vendor
+ * and mint), so the watcher follows those few accounts, not the open orders. Its cost grows with payments, not
+ * with open orders.
  *
- * - push: one `logsSubscribe({mentions:[reference]})` per payable order (ReferenceFeed); a notification
- *   triggers a full verifyPayment of that order (a notification is a trigger, never proof);
- * - polling fallback: while the feed is unhealthy (down, or a subscription not yet acknowledged) every payable
- *   order is verified every `pollIntervalMs`; while healthy, every `safetyPollIntervalMs`;
- * - reconciliation: every `sweepIntervalMs`, the vendors' token accounts' new signatures (`until` the last one
- *   seen) are matched against open references; on start every payable order is verified once, so a payment
- *   made while the server was down is matched;
- * - finality: the ledger's unfinalized signatures are polled with getSignatureStatuses until finalized, then
- *   reported again with `finalized: true` (paid → final once every payment counting toward the amount is);
- * - hints: `onPaymentHint(order, signature)` (POST /api/orders/:id/payment) re-reads the chain (verifyHint).
+ * - push: one `logsSubscribe({mentions:[account]})` per vendor token account (ReferenceFeed); a notification names
+ *   a signature, which is judged (a notification is a trigger, never proof);
+ * - catch-up: `getSignaturesForAddress` on those accounts, paged from a cursor stored in the database (survives
+ *   restarts, shared by instances), at start and every `sweepIntervalMs` (every `pollIntervalMs` while the feed
+ *   is down or absent);
+ * - judging a signature: one `getTransaction`; its account keys are matched against orders.reference in one
+ *   indexed lookup; each matched order's transfer (raw token balance change to the vendor for the mint) goes to
+ *   the order service's recordPayment. The signature is then remembered as judged (database), never fetched again;
+ * - a vendor transfer naming no order yet (a QR buyer may pay before the order is recorded) is kept by its keys
+ *   and matched when an order with one of them as reference appears (checked every `refreshIntervalMs`, a join);
+ * - finality: the ledger's own unfinalized signatures, one getSignatureStatuses per round, with backoff per
+ *   signature and a hard cap; once finalized each is reported again with `finalized: true`;
+ * - hints: `onPaymentHint(order, signature)` (POST /api/orders/:id/payment) re-reads that one transaction; at most
+ *   one retry loop per order, a few signatures per order, the same time window as the watcher.
  *
  * Followed orders: every priced order, whatever its status, until `lateWindowMs` (24 h) after its quote expiry.
- * Every verified transfer to a followed reference that is not yet in the order's ledger is handed to the order
- * service (recordPayment, idempotent per signature, UNIQUE in the store), which records it with its role
- * (partial, payment, top_up, extra) and moves the order by the ledger sum. Lateness is the service's call, from
- * the transfer's blockTime and the order's expiry. A partial sum while the quote is open is recorded but keeps
- * the order awaiting_payment, so dust sent with the public reference cannot block the real payment.
+ * Lateness, roles (partial, payment, top_up, extra) and one-signature-one-order are the order service's call
+ * (recordPayment, idempotent per signature, UNIQUE in the store).
  */
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import type { OrderStatus, PaymentRole } from '../../core/api';
 import type { OrderService, RecordPaymentResult, WatchedOrder } from '../orders/service';
 import type { ReferenceFeed } from './feed';
-import type { PaymentRpc } from './rpc';
+import type { PaymentRpc, PaymentTransaction, SignatureInfo } from './rpc';
 import { withTimeout } from './rpc';
+import { memoryScanStore, type JudgedVerdict, type ScanStore } from './scan-store';
 import {
+  classifyTransaction,
+  isSignature,
   listSignatures,
   verifyHint,
-  verifyPayments,
   type ExpectedPayment,
   type LandedPayment,
   type PaymentOutcome,
@@ -42,11 +46,14 @@ export type { WatchedOrder };
 export type RecordablePayment = Extract<PaymentOutcome, { kind: 'Paid' | 'Underpaid' }>;
 
 /**
- * The order service as the watcher sees it (src/server/orders/service.ts): the orders to watch, the
- * one-signature-one-order check, and recordPayment, which persists the transition and enqueues the e-mails in
- * one transaction (idempotent per signature; the same signature again with `finalized: true` moves paid → final).
+ * The order service as the watcher sees it (src/server/orders/service.ts): orders by reference (one indexed
+ * lookup), the ledger's unfinalized transfers, the one-signature-one-order check, and recordPayment, which
+ * persists the transition and enqueues the e-mails in one transaction.
  */
-export type PaymentOrders = Pick<OrderService, 'ordersToWatch' | 'isSignatureUsed' | 'recordPayment'>;
+export type PaymentOrders = Pick<
+  OrderService,
+  'findOrder' | 'ordersByReferences' | 'unfinalizedPayments' | 'isSignatureUsed' | 'recordPayment'
+>;
 
 export type WatcherEvent =
   /**
@@ -71,36 +78,42 @@ export type WatcherEvent =
 export interface PaymentWatcherOptions {
   rpc: PaymentRpc;
   orders: PaymentOrders;
-  /** The vendors' wallets: their token accounts for `mint` are swept for reconciliation. */
+  /** The vendors' wallets: their token accounts for `mint` are where payments land. */
   recipients: string[];
   /** The $CLAIM mint. */
   mint: string;
-  /** Push notifications (WsLogsFeed). Without one the watcher polls at `pollIntervalMs`. */
+  /** Push notifications (WsLogsFeed) on the vendors' token accounts. Without one the watcher sweeps. */
   feed?: ReferenceFeed;
+  /** Cursors, judged signatures, unmatched transfers (database). Default: in memory. */
+  scanStore?: ScanStore;
   now?: () => Date;
-  /** Reload open orders from the store (new orders, status changes). Default 500 ms. */
+  /** Match remembered unmatched vendor transfers against new orders. Default 1000 ms. */
   refreshIntervalMs?: number;
-  /** Verify every payable order while the feed is unhealthy or absent. Default 2000 ms. */
+  /** Sweep the vendors' token accounts while the feed is unhealthy or absent. Default 2000 ms. */
   pollIntervalMs?: number;
-  /** Verify every payable order even while the feed is healthy. Default 30 s. */
-  safetyPollIntervalMs?: number;
-  /** Sweep the vendors' token accounts. Default 5000 ms. */
+  /** Sweep the vendors' token accounts while the feed is healthy (safety net). Default 15 s. */
   sweepIntervalMs?: number;
-  /** Poll paid orders' signature statuses until finalized. Default 2000 ms. */
+  /** Poll the ledger's unfinalized signatures. Default 3000 ms (each signature backs off from there). */
   finalityIntervalMs?: number;
-  /** References stay watched this long after the quote expires. Default 24 h. */
+  /** Give up polling one signature's finality after this long. Default 1 h. */
+  finalityGiveUpMs?: number;
+  /** References stay followed this long after the quote expires. Default 24 h. */
   lateWindowMs?: number;
-  /** Quote lifetime, to bound the first reconciliation sweep. Default 15 min. */
+  /** Quote lifetime (unmatched transfers are kept for it plus the late window). Default 15 min. */
   quoteTtlMs?: number;
-  /** Orders verified at once. Default 4. */
+  /** Transactions fetched at once. Default 4. */
   concurrency?: number;
   /** How long a hint whose transaction is not yet confirmed keeps being retried. Default 15 s. */
   hintRetryMs?: number;
+  /** Signatures one order's hint loop follows at most. Default 3. */
+  hintsPerOrder?: number;
+  /** Signatures read per account per sweep at most (first run without a cursor: 1000). Default 10000. */
+  maxCatchUp?: number;
   verify?: VerifyOptions;
   onEvent?: (event: WatcherEvent) => void;
 }
 
-export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start';
+export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start' | 'match';
 
 function describeRefusal(r: Exclude<RecordPaymentResult, { ok: true }>): string {
   return r.reason === 'signature_used'
@@ -126,37 +139,61 @@ class Semaphore {
   }
 }
 
+/** A signature's place in the chain, as far as the caller knows it. */
+interface Seen {
+  signature: string;
+  confirmationStatus: 'confirmed' | 'finalized';
+}
+
+const JUDGED_MEMORY = 50_000;
+/** Sweeps that may find a listed transaction missing before it is given up. */
+const MAX_MISSING = 5;
+
 export class PaymentWatcher {
   private readonly rpc: PaymentRpc;
   private readonly orders: PaymentOrders;
   private readonly feed: ReferenceFeed | undefined;
+  private readonly store: ScanStore;
   private readonly now: () => Date;
   private readonly o: Required<
     Omit<
       PaymentWatcherOptions,
-      'rpc' | 'orders' | 'feed' | 'now' | 'verify' | 'onEvent' | 'recipients' | 'mint'
+      'rpc' | 'orders' | 'feed' | 'now' | 'verify' | 'onEvent' | 'recipients' | 'mint' | 'scanStore'
     >
   >;
   private readonly verifyOptions: VerifyOptions;
+  private readonly timeoutMs: number;
   private readonly emit: (e: WatcherEvent) => void;
-  private readonly tokenAccounts: string[];
+  private readonly recipients: string[];
+  private readonly mint: string;
+  /** The vendors' token accounts (associated token account per recipient for the mint). */
+  readonly tokenAccounts: string[];
   private readonly limiter: Semaphore;
   private readonly recordLock = new Semaphore(1);
 
+  /** Hints are served (start() until stop()). */
   private running = false;
-  /** The start pass is done (new orders found later are verified once when first seen). */
-  private started = false;
+  /** The vendor accounts are watched (this instance holds the watch). */
+  private watching = false;
+  /** stop() was called: nothing starts again until start(). */
+  private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly tasks = new Set<Promise<unknown>>();
-  private open = new Map<string, WatchedOrder>();
-  private readonly byReference = new Map<string, string>();
-  private readonly inflight = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
-  private readonly sweepCursor = new Map<string, string>();
-  private lastFullPoll = 0;
   private readonly sleepers = new Set<() => void>();
-  /** Orders seen past their quote expiry: verified once more then (a last look before the service expires them). */
-  private readonly pastExpiry = new Set<string>();
+  /** Signatures judged (memory in front of the store; insertion order, bounded). */
+  private readonly judgedMemory = new Map<string, true>();
+  private readonly judging = new Map<string, Promise<void>>();
+  /** Listed signatures whose transaction the node did not return, with how many times. */
+  private readonly missing = new Map<string, number>();
+  private sweeping: Promise<void> | null = null;
+  private sweepAgain = false;
+  /** Finality backoff per signature. */
+  private readonly finality = new Map<string, { firstAt: number; nextAt: number; delay: number }>();
+  /** One hint loop per order: the signatures it still waits for. */
+  private readonly hintLoops = new Map<string, Set<string>>();
+  /** Hints already judged for an order (`orderId:signature`), bounded. */
+  private readonly hintsJudged = new Map<string, true>();
+  private lastPrune = 0;
 
   constructor(options: PaymentWatcherOptions) {
     this.rpc = options.rpc;
@@ -164,6 +201,10 @@ export class PaymentWatcher {
     this.feed = options.feed;
     this.now = options.now ?? (() => new Date());
     this.verifyOptions = options.verify ?? {};
+    this.timeoutMs = this.verifyOptions.timeoutMs ?? 5_000;
+    this.store =
+      options.scanStore ??
+      memoryScanStore(async (reference) => (await this.orders.findOrder({ reference }))?.orderId);
     this.emit = (e) => {
       try {
         options.onEvent?.(e);
@@ -172,190 +213,188 @@ export class PaymentWatcher {
       }
     };
     this.o = {
-      refreshIntervalMs: options.refreshIntervalMs ?? 500,
+      refreshIntervalMs: options.refreshIntervalMs ?? 1000,
       pollIntervalMs: options.pollIntervalMs ?? 2000,
-      safetyPollIntervalMs: options.safetyPollIntervalMs ?? 30_000,
-      sweepIntervalMs: options.sweepIntervalMs ?? 5000,
-      finalityIntervalMs: options.finalityIntervalMs ?? 2000,
+      sweepIntervalMs: options.sweepIntervalMs ?? 15_000,
+      finalityIntervalMs: options.finalityIntervalMs ?? 3000,
+      finalityGiveUpMs: options.finalityGiveUpMs ?? 60 * 60_000,
       lateWindowMs: options.lateWindowMs ?? 24 * 60 * 60_000,
       quoteTtlMs: options.quoteTtlMs ?? 15 * 60_000,
       concurrency: options.concurrency ?? 4,
       hintRetryMs: options.hintRetryMs ?? 15_000,
+      hintsPerOrder: options.hintsPerOrder ?? 3,
+      maxCatchUp: options.maxCatchUp ?? 10_000,
     };
     this.limiter = new Semaphore(this.o.concurrency);
+    this.mint = options.mint;
+    this.recipients = [...new Set(options.recipients)];
     const mint = new PublicKey(options.mint);
-    this.tokenAccounts = [...new Set(options.recipients)].map((r) =>
+    this.tokenAccounts = this.recipients.map((r) =>
       getAssociatedTokenAddressSync(mint, new PublicKey(r), true).toBase58(),
     );
   }
 
-  /** Loads open orders, subscribes, verifies every followed order once (catch-up after downtime), starts the loops. */
-  async start(): Promise<void> {
-    if (this.running) return;
+  /**
+   * Serves hints and, unless `watch: false` (another instance holds the watch), watches the vendor accounts:
+   * subscribes, catches up from the stored cursors (payments made while nobody watched), starts the loops.
+   */
+  async start(opts: { watch?: boolean } = {}): Promise<void> {
     this.running = true;
-    await this.guard('refresh', () => this.refresh());
-    await this.guard('start', () => this.verifyAll('start'));
-    this.started = true;
-    this.lastFullPoll = Date.now();
-    this.loop('refresh', this.o.refreshIntervalMs, () => this.refresh());
-    this.loop('poll', this.o.pollIntervalMs, () => this.poll());
-    this.loop('sweep', this.o.sweepIntervalMs, () => this.reconcile());
-    this.loop('finality', this.o.finalityIntervalMs, () => this.checkFinality());
+    this.closed = false;
+    if (opts.watch !== false) await this.startWatching();
   }
 
-  /** Stops the loops, unsubscribes and waits for work in progress. The feed itself is closed by its owner. */
+  /** Takes the watch: subscriptions, catch-up from the cursors, loops. */
+  async startWatching(): Promise<void> {
+    if (this.closed || this.watching) return;
+    this.running = true;
+    this.watching = true;
+    for (const account of this.tokenAccounts) {
+      this.feed?.watch(account, (signature) => {
+        this.track(this.judge({ signature, confirmationStatus: 'confirmed' }, 'feed'));
+      });
+    }
+    await this.guard('start', () => this.sweep('start'));
+    await this.guard('match', () => this.matchUnmatched());
+    this.loop(
+      'sweep',
+      () => (this.feedHealthy() ? this.o.sweepIntervalMs : this.unhealthyInterval()),
+      () =>
+        this.sweep(
+          this.feedHealthy() ? 'sweep' : this.o.pollIntervalMs <= this.o.sweepIntervalMs ? 'poll' : 'sweep',
+        ),
+    );
+    this.loop(
+      'match',
+      () => this.o.refreshIntervalMs,
+      () => this.matchUnmatched(),
+    );
+    this.loop(
+      'finality',
+      () => this.o.finalityIntervalMs,
+      () => this.checkFinality(),
+    );
+  }
+
+  /** Gives up the watch (loops, subscriptions); hints are still served. */
+  async stopWatching(): Promise<void> {
+    if (!this.watching) return;
+    this.watching = false;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const account of this.tokenAccounts) this.feed?.unwatch(account);
+    while (this.tasks.size) await Promise.allSettled([...this.tasks]);
+  }
+
+  isWatching(): boolean {
+    return this.watching;
+  }
+
+  /** Stops everything and waits for work in progress. The feed itself is closed by its owner. */
   async stop(): Promise<void> {
+    this.closed = true;
     this.running = false;
-    this.started = false;
+    this.watching = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const wake of this.sleepers) wake();
     this.sleepers.clear();
-    for (const reference of this.byReference.keys()) this.feed?.unwatch(reference);
-    this.byReference.clear();
+    for (const account of this.tokenAccounts) this.feed?.unwatch(account);
     while (this.tasks.size) await Promise.allSettled([...this.tasks]);
   }
 
   /**
-   * The wallet page reported `signature` for `order`: re-read the chain and record the payment if it checks out.
-   * An unconfirmed hint is retried in the background for `hintRetryMs`; the reference is verified as well.
+   * The wallet page reported `signature` for `order`: re-read that one transaction and record the payment if it
+   * checks out. A signature already judged is not fetched again. One retry loop per order (while the
+   * transaction is not yet confirmed, for `hintRetryMs`), following at most `hintsPerOrder` signatures; only
+   * within the watch window of the order.
    */
   async onPaymentHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
+    if (!isSignature(signature)) return { kind: 'NotFound', reason: 'malformed_signature' };
+    if (!this.isFollowed(order)) return { kind: 'NotFound', reason: 'not_followed' };
+    const key = `${order.orderId}:${signature}`;
+    if (order.payments.some((p) => p.signature === signature) || this.hintsJudged.has(key))
+      return { kind: 'NotFound', reason: 'already_judged' };
+    const loop = this.hintLoops.get(order.orderId);
+    if (loop?.has(signature)) return { kind: 'NotFound', reason: 'not_confirmed' };
+    if (await this.isJudged(signature)) return { kind: 'NotFound', reason: 'already_judged' };
     const outcome = await this.checkHint(order, signature);
     if (outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed') {
-      this.track(this.retryHint(order, signature));
-    }
-    if (outcome.kind !== 'Paid' && outcome.kind !== 'Underpaid') this.schedule(order.orderId, 'hint');
+      if (loop) {
+        if (loop.size < this.o.hintsPerOrder) loop.add(signature);
+      } else {
+        this.hintLoops.set(order.orderId, new Set([signature]));
+        this.track(this.retryHints(order));
+      }
+    } else this.rememberHint(key);
     return outcome;
   }
 
   /** The order service's hint hook: `orders.setPaymentHintHandler(watcher.hintHandler())`. */
   hintHandler(): (order: WatchedOrder, signature: string) => Promise<void> {
     return async (order, signature) => {
+      if (!this.running) return;
       await this.guard(`hint ${order.orderId}`, () => this.onPaymentHint(order, signature));
     };
   }
 
-  /** One reconciliation sweep over the vendors' token accounts (exposed for tests and operators). */
+  /** One catch-up sweep over the vendors' token accounts from the stored cursors (exposed for tests). */
   async reconcile(): Promise<void> {
-    const payable = [...this.open.values()].filter((o) => this.isFollowed(o));
-    const oldestQuote = payable.reduce(
-      (min, o) => Math.min(min, o.expiresAt.getTime() - this.o.quoteTtlMs),
-      Infinity,
-    );
-    for (const account of this.tokenAccounts) {
-      const until = this.sweepCursor.get(account);
-      const sigs = await listSignatures(this.rpc, account, {
-        ...this.verifyOptions,
-        until,
-        maxSignatures: until ? undefined : 1000,
-      });
-      const newest = sigs[sigs.length - 1];
-      if (payable.length) {
-        const fresh = sigs.filter(
-          (s) =>
-            (s.err === null || s.err === undefined) &&
-            (s.blockTime === null || s.blockTime * 1000 >= oldestQuote - 5 * 60_000),
-        );
-        const matched = new Set<string>();
-        await Promise.all(
-          fresh.map((s) =>
-            this.limiter.run(async () => {
-              const tx = await withTimeout('getTransaction', this.verifyOptions.timeoutMs ?? 5000, () =>
-                this.rpc.getTransaction(s.signature),
-              );
-              for (const key of tx?.accountKeys ?? []) {
-                const id =
-                  this.byReference.get(key) ??
-                  [...this.open.values()].find((o) => o.reference === key)?.orderId;
-                if (id) matched.add(id);
-              }
-            }),
-          ),
-        );
-        await Promise.all([...matched].map((id) => this.verifyOrder(id, 'sweep')));
-      }
-      if (newest) this.sweepCursor.set(account, newest.signature);
-    }
+    await this.sweep('sweep');
   }
 
   /** Reports the ledger's transfers that reached finalized (paid → final once all count) (exposed for tests). */
   async checkFinality(): Promise<void> {
-    const pending = [...this.open.values()].flatMap((o) =>
-      o.payments.filter((p) => !p.finalized).map((p) => ({ order: o, payment: p })),
+    const nowMs = Date.now();
+    const pending = await this.orders.unfinalizedPayments(1000);
+    const live = new Set(pending.map((p) => p.signature));
+    for (const s of this.finality.keys()) if (!live.has(s)) this.finality.delete(s);
+    const due = pending
+      .filter((p) => {
+        let f = this.finality.get(p.signature);
+        if (!f) {
+          f = { firstAt: nowMs, nextAt: nowMs, delay: this.o.finalityIntervalMs };
+          this.finality.set(p.signature, f);
+        }
+        return f.nextAt <= nowMs && nowMs - f.firstAt <= this.o.finalityGiveUpMs;
+      })
+      .slice(0, 256);
+    if (!due.length) return;
+    // One request for up to 256 signatures, whatever the number of orders.
+    const statuses = await withTimeout('getSignatureStatuses', this.timeoutMs, () =>
+      this.rpc.getSignatureStatuses(due.map((d) => d.signature)),
     );
-    for (let i = 0; i < pending.length; i += 200) {
-      const batch = pending.slice(i, i + 200);
-      const statuses = await withTimeout('getSignatureStatuses', this.verifyOptions.timeoutMs ?? 5000, () =>
-        this.rpc.getSignatureStatuses(batch.map((b) => b.payment.signature)),
+    for (const [i, p] of due.entries()) {
+      const s = statuses[i];
+      const f = this.finality.get(p.signature);
+      if (!s || s.confirmationStatus !== 'finalized' || (s.err !== null && s.err !== undefined)) {
+        if (f) {
+          f.delay = Math.min(Math.round(f.delay * 1.5), 60_000);
+          f.nextAt = Date.now() + f.delay;
+        }
+        continue;
+      }
+      // The same signature again, now finalized: the order service marks it and moves paid → final when every
+      // payment counting toward the amount is finalized (paid_late stays).
+      const result = await this.recordLock.run(() =>
+        this.orders.recordPayment(
+          { orderId: p.orderId },
+          {
+            signature: p.signature,
+            receivedBaseUnits: p.receivedBaseUnits,
+            finalized: true,
+            blockTime: null,
+          },
+        ),
       );
-      for (const [j, { order, payment }] of batch.entries()) {
-        const s = statuses[j];
-        if (!s || s.confirmationStatus !== 'finalized' || (s.err !== null && s.err !== undefined)) continue;
-        // The same signature again, now finalized: the order service marks it and moves paid → final when every
-        // payment counting toward the amount is finalized (paid_late stays).
-        const result = await this.recordLock.run(() =>
-          this.orders.recordPayment(
-            { orderId: order.orderId },
-            {
-              signature: payment.signature,
-              receivedBaseUnits: payment.receivedBaseUnits,
-              finalized: true,
-              blockTime: null,
-            },
-          ),
-        );
-        const current = this.open.get(order.orderId) ?? order;
-        if (result.ok) {
-          this.open.set(order.orderId, {
-            ...current,
-            status: result.status,
-            finalized: result.status === 'final' || current.finalized,
-            payments: current.payments.map((p) =>
-              p.signature === payment.signature ? { ...p, finalized: true } : p,
-            ),
-          });
-          this.emit({ type: 'final', orderId: order.orderId, signature: payment.signature });
-        } else
-          this.emit({
-            type: 'error',
-            where: `finalize ${order.orderId}`,
-            error: new Error(describeRefusal(result)),
-          });
-      }
-    }
-  }
-
-  /** Reloads open orders and keeps one feed subscription per followed reference. */
-  async refresh(): Promise<void> {
-    const list = await this.orders.ordersToWatch({ expiredWithinMs: this.o.lateWindowMs });
-    const next = new Map(list.map((o) => [o.orderId, o]));
-    const wanted = new Map<string, string>();
-    for (const o of next.values()) if (this.isFollowed(o)) wanted.set(o.reference, o.orderId);
-    this.open = next;
-    for (const reference of [...this.byReference.keys()]) {
-      if (!wanted.has(reference)) {
-        this.byReference.delete(reference);
-        this.feed?.unwatch(reference);
-      }
-    }
-    const now = this.now().getTime();
-    for (const id of this.pastExpiry) if (!next.has(id)) this.pastExpiry.delete(id);
-    for (const [, id] of wanted) {
-      const o = next.get(id);
-      if (o && now > o.expiresAt.getTime() && !this.pastExpiry.has(id)) {
-        this.pastExpiry.add(id);
-        this.schedule(id, 'poll');
-      }
-    }
-    for (const [reference, id] of wanted) {
-      if (this.byReference.get(reference) === id) continue;
-      this.byReference.set(reference, id);
-      if (this.running) {
-        this.feed?.watch(reference, () => this.schedule(id, 'feed'));
-        // A payment may have landed before the subscription: look once now (the start pass covers the rest).
-        if (this.started) this.schedule(id, 'poll');
-      }
+      this.finality.delete(p.signature);
+      if (result.ok) this.emit({ type: 'final', orderId: p.orderId, signature: p.signature });
+      else
+        this.emit({
+          type: 'error',
+          where: `finalize ${p.orderId}`,
+          error: new Error(describeRefusal(result)),
+        });
     }
   }
 
@@ -366,58 +405,226 @@ export class PaymentWatcher {
     );
   }
 
-  private async poll(): Promise<void> {
-    const healthy = this.feed?.healthy() ?? false;
-    if (healthy && Date.now() - this.lastFullPoll < this.o.safetyPollIntervalMs) return;
-    this.lastFullPoll = Date.now();
-    await this.verifyAll('poll');
+  private feedHealthy(): boolean {
+    return this.feed?.healthy() ?? false;
   }
 
-  private async verifyAll(via: Via): Promise<void> {
-    const ids = [...this.open.values()].filter((o) => this.isFollowed(o)).map((o) => o.orderId);
-    await Promise.all(ids.map((id) => this.verifyOrder(id, via)));
+  private unhealthyInterval(): number {
+    return Math.min(this.o.pollIntervalMs, this.o.sweepIntervalMs);
   }
 
-  /** Fire-and-forget verification of one order (errors reported, never thrown). */
-  private schedule(orderId: string, via: Via): void {
-    if (!this.running) return;
-    this.track(this.verifyOrder(orderId, via));
-  }
-
-  /** Verifies one order; concurrent requests for the same order coalesce into one re-run. */
-  private verifyOrder(orderId: string, via: Via): Promise<void> {
-    const running = this.inflight.get(orderId);
-    if (running) {
-      this.again.add(orderId);
-      return running;
+  /** Sweeps coalesce: one at a time, a request during one runs once more after it. */
+  private sweep(via: Via): Promise<void> {
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return this.sweeping;
     }
-    const p = (async () => {
+    const run = (async () => {
       try {
         do {
-          this.again.delete(orderId);
-          await this.guard(`verify ${orderId}`, () => this.limiter.run(() => this.verifyOnce(orderId, via)));
-        } while (this.again.has(orderId) && this.running);
+          this.sweepAgain = false;
+          for (const account of this.tokenAccounts) await this.sweepAccount(account, via);
+        } while (this.sweepAgain && this.running);
       } finally {
-        this.inflight.delete(orderId);
+        this.sweeping = null;
       }
     })();
-    this.inflight.set(orderId, p);
-    return p;
+    this.sweeping = run;
+    return run;
   }
 
-  private async verifyOnce(orderId: string, via: Via): Promise<void> {
-    const order = this.open.get(orderId);
-    if (!order || !this.isFollowed(order)) return;
-    const known = new Set(order.payments.map((p) => p.signature));
-    const { outcome, transfers } = await verifyPayments(this.rpc, this.expected(order), {
+  /**
+   * Reads the account's signatures newer than its stored cursor (oldest first), judges the ones not judged yet,
+   * and moves the cursor to the newest signature before which everything is judged (crash safe: a signature is
+   * judged, at worst, once more — recording is idempotent).
+   */
+  private async sweepAccount(account: string, via: Via): Promise<void> {
+    const cursor = await this.store.cursor(account);
+    const sigs: SignatureInfo[] = await listSignatures(this.rpc, account, {
       ...this.verifyOptions,
-      known,
+      until: cursor?.signature,
+      maxSignatures: cursor ? this.o.maxCatchUp : 1000,
     });
-    if (transfers.length === 0) {
-      if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId, outcome });
-      return;
+    if (!sigs.length) return;
+    const judged = await this.judgedAmong(sigs.map((s) => s.signature));
+    const results = await Promise.allSettled(
+      sigs.map(async (s) => {
+        if (judged.has(s.signature)) return;
+        if (s.err !== null && s.err !== undefined) {
+          await this.markJudged(s.signature, 'failed');
+          return;
+        }
+        const done = await this.judge(
+          {
+            signature: s.signature,
+            confirmationStatus: s.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
+          },
+          via,
+        );
+        if (!done) throw new Error(`transaction ${s.signature} not available yet`);
+      }),
+    );
+    let last: SignatureInfo | undefined;
+    for (const [i, r] of results.entries()) {
+      if (r.status === 'rejected') {
+        this.emit({ type: 'error', where: `sweep ${account}`, error: r.reason });
+        break;
+      }
+      last = sigs[i];
     }
-    for (const t of transfers) await this.record(order, t, via);
+    if (last) await this.store.setCursor(account, { signature: last.signature, slot: last.slot }, this.now());
+  }
+
+  private async judgedAmong(signatures: string[]): Promise<Set<string>> {
+    const out = new Set(signatures.filter((s) => this.judgedMemory.has(s)));
+    const rest = signatures.filter((s) => !out.has(s));
+    if (rest.length) for (const s of await this.store.judged(rest)) out.add(s);
+    return out;
+  }
+
+  private async isJudged(signature: string): Promise<boolean> {
+    return (await this.judgedAmong([signature])).has(signature);
+  }
+
+  private async markJudged(signature: string, verdict: JudgedVerdict): Promise<void> {
+    await this.store.markJudged(signature, verdict, this.now());
+    this.judgedMemory.set(signature, true);
+    if (this.judgedMemory.size > JUDGED_MEMORY) {
+      const oldest = this.judgedMemory.keys().next().value;
+      if (oldest !== undefined) this.judgedMemory.delete(oldest);
+    }
+  }
+
+  /**
+   * Judges one vendor-account signature once (concurrent requests coalesce). Returns false when the node does
+   * not have the transaction yet (the next sweep tries again); errors propagate.
+   */
+  private judge(seen: Seen, via: Via): Promise<boolean> {
+    if (this.judgedMemory.has(seen.signature)) return Promise.resolve(true);
+    const running = this.judging.get(seen.signature);
+    if (running) return running.then(() => this.judgedMemory.has(seen.signature));
+    const p = (async () => {
+      try {
+        if (await this.isJudged(seen.signature)) {
+          this.judgedMemory.set(seen.signature, true);
+          return;
+        }
+        const tx = await this.limiter.run(() =>
+          withTimeout('getTransaction', this.timeoutMs, () => this.rpc.getTransaction(seen.signature)),
+        );
+        if (!tx) {
+          // Listed but not served (yet): tried again by the next sweeps, then given up (hard cap) so the cursor
+          // moves on and nothing is fetched for ever.
+          const misses = (this.missing.get(seen.signature) ?? 0) + 1;
+          this.missing.set(seen.signature, misses);
+          if (misses >= MAX_MISSING) {
+            this.missing.delete(seen.signature);
+            this.emit({
+              type: 'error',
+              where: `judge ${seen.signature}`,
+              error: new Error(`getTransaction returned nothing ${misses} times: given up`),
+            });
+            await this.markJudged(seen.signature, 'unknown');
+          }
+          return;
+        }
+        this.missing.delete(seen.signature);
+        const verdict = await this.judgeTransaction(tx, seen, via);
+        await this.markJudged(seen.signature, verdict);
+      } finally {
+        this.judging.delete(seen.signature);
+      }
+    })();
+    this.judging.set(seen.signature, p);
+    return p.then(() => this.judgedMemory.has(seen.signature));
+  }
+
+  /** Matches the transaction's keys against orders.reference (one lookup) and records each matched transfer. */
+  private async judgeTransaction(tx: PaymentTransaction, seen: Seen, via: Via): Promise<JudgedVerdict> {
+    if (tx.err !== null && tx.err !== undefined) return 'failed';
+    const matched = await this.orders.ordersByReferences(tx.accountKeys);
+    if (!matched.length) {
+      const toVendor = this.recipients.some(
+        (r) => classifyTransaction(tx, { recipientOwner: r, mint: this.mint }).kind === 'Transfer',
+      );
+      if (!toVendor) return 'no_transfer';
+      // Maybe an order not recorded yet (QR: pay first, then "Send Order Confirmation"): kept by its keys.
+      await this.store.addUnmatched(seen.signature, tx.accountKeys, this.now());
+      return 'no_order';
+    }
+    let verdict: JudgedVerdict = 'no_transfer';
+    for (const order of matched) {
+      const v = await this.judgeFor(order, tx, seen, via);
+      if (v === 'recorded' || verdict === 'no_transfer') verdict = v;
+    }
+    return verdict;
+  }
+
+  private async judgeFor(
+    order: WatchedOrder,
+    tx: PaymentTransaction,
+    seen: Seen,
+    via: Via,
+  ): Promise<JudgedVerdict> {
+    const verdict = classifyTransaction(tx, { recipientOwner: order.recipient, mint: order.mint });
+    switch (verdict.kind) {
+      case 'Failed':
+        return 'failed';
+      case 'NoTransfer':
+        return 'no_transfer';
+      case 'WrongMint':
+      case 'WrongRecipient':
+        this.emit({
+          type: 'rejected',
+          orderId: order.orderId,
+          outcome: { kind: verdict.kind, signature: seen.signature },
+        });
+        return 'refused';
+      case 'Transfer': {
+        if (!this.isFollowed(order)) return 'not_followed';
+        const landed: LandedPayment = {
+          signature: seen.signature,
+          receivedBaseUnits: verdict.receivedBaseUnits,
+          slot: tx.slot,
+          blockTime: tx.blockTime,
+          confirmationStatus: seen.confirmationStatus,
+        };
+        return (await this.record(order, landed, via)) ? 'recorded' : 'refused';
+      }
+    }
+  }
+
+  /** Unmatched vendor transfers whose key is now an order's reference: judged again for that order. */
+  private async matchUnmatched(): Promise<void> {
+    const nowMs = this.now().getTime();
+    if (nowMs - this.lastPrune > 60_000) {
+      this.lastPrune = nowMs;
+      await this.store.pruneUnmatched(new Date(nowMs - this.o.quoteTtlMs - this.o.lateWindowMs));
+    }
+    const found = await this.store.matchedUnmatched();
+    for (const { signature, orderId } of found) {
+      const order = await this.orders.findOrder({ orderId });
+      if (order) {
+        const tx = await this.limiter.run(() =>
+          withTimeout('getTransaction', this.timeoutMs, () => this.rpc.getTransaction(signature)),
+        );
+        if (!tx) continue;
+        const [status] = await withTimeout('getSignatureStatuses', this.timeoutMs, () =>
+          this.rpc.getSignatureStatuses([signature]),
+        );
+        const verdict = await this.judgeFor(
+          order,
+          tx,
+          {
+            signature,
+            confirmationStatus: status?.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
+          },
+          'match',
+        );
+        await this.markJudged(signature, verdict);
+      }
+      await this.store.dropUnmatched(signature);
+    }
   }
 
   private expected(order: WatchedOrder): ExpectedPayment {
@@ -432,12 +639,10 @@ export class PaymentWatcher {
 
   /**
    * Records one transfer in the order's ledger (one record at a time; the service re-checks that the signature
-   * is free and records each signature once).
+   * is free and records each signature once). True when the ledger has it for this order afterwards.
    */
-  private async record(order: WatchedOrder, landed: LandedPayment, via: Via): Promise<void> {
-    await this.recordLock.run(async () => {
-      const current = this.open.get(order.orderId) ?? order;
-      if (current.payments.some((p) => p.signature === landed.signature)) return;
+  private async record(order: WatchedOrder, landed: LandedPayment, via: Via): Promise<boolean> {
+    return this.recordLock.run(async () => {
       const result = await this.orders.recordPayment(
         { orderId: order.orderId },
         {
@@ -459,36 +664,16 @@ export class PaymentWatcher {
             orderId: order.orderId,
             outcome: { kind: 'AlreadyUsed', signature: landed.signature },
           });
-        } else if (result.reason === 'order_not_found') {
-          this.open.delete(order.orderId);
-        } else {
-          this.open.set(order.orderId, { ...current, status: result.status });
+        } else if (result.reason !== 'order_not_found') {
           this.emit({
             type: 'error',
             where: `record ${order.orderId}`,
             error: new Error(describeRefusal(result)),
           });
         }
-        return;
+        return false;
       }
-      const completes = result.role === 'payment' || result.role === 'top_up';
-      this.open.set(order.orderId, {
-        ...current,
-        status: result.status,
-        signature: completes ? landed.signature : current.signature,
-        finalized: result.status === 'final' || current.finalized,
-        receivedBaseUnits: current.receivedBaseUnits + landed.receivedBaseUnits,
-        payments: [
-          ...current.payments,
-          {
-            signature: landed.signature,
-            receivedBaseUnits: landed.receivedBaseUnits,
-            role: result.role,
-            finalized: landed.confirmationStatus === 'finalized',
-          },
-        ],
-      });
-      if (!result.changed) return;
+      if (!result.changed) return true;
       this.emit({
         type: 'recorded',
         orderId: order.orderId,
@@ -498,34 +683,53 @@ export class PaymentWatcher {
         via,
       });
       // Already finalized when first seen (e.g. found late): the order went straight to final.
-      if (result.status === 'final' && current.status !== 'final') {
+      if (result.status === 'final' && order.status !== 'final') {
         this.emit({ type: 'final', orderId: order.orderId, signature: landed.signature });
       }
       if (result.role === 'partial' && result.status === 'awaiting_payment' && outcome.kind === 'Underpaid') {
         this.emit({ type: 'partial', orderId: order.orderId, outcome });
       }
+      return true;
     });
   }
 
   private async checkHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
     const outcome = await verifyHint(this.rpc, this.expected(order), signature, this.verifyOptions);
-    if (!this.open.has(order.orderId)) this.open.set(order.orderId, order);
-    const current = this.open.get(order.orderId) ?? order;
     if (outcome.kind === 'Paid' || outcome.kind === 'Underpaid') {
       const { kind: _kind, ...landed } = outcome;
-      await this.record(current, landed, 'hint');
+      await this.record(order, landed, 'hint');
     } else if (outcome.kind !== 'NotFound') this.emit({ type: 'rejected', orderId: order.orderId, outcome });
     return outcome;
   }
 
-  private async retryHint(order: WatchedOrder, signature: string): Promise<void> {
+  private rememberHint(key: string): void {
+    this.hintsJudged.set(key, true);
+    if (this.hintsJudged.size > JUDGED_MEMORY) {
+      const oldest = this.hintsJudged.keys().next().value;
+      if (oldest !== undefined) this.hintsJudged.delete(oldest);
+    }
+  }
+
+  /** The order's one hint loop: retries its unconfirmed signatures with backoff until `hintRetryMs` passes. */
+  private async retryHints(order: WatchedOrder): Promise<void> {
     const deadline = Date.now() + this.o.hintRetryMs;
-    let delay = 250;
-    while (this.running && Date.now() < deadline) {
-      await this.sleep(delay);
-      delay = Math.min(delay * 2, 2000);
-      const outcome = await this.guard(`hint ${order.orderId}`, () => this.checkHint(order, signature));
-      if (!outcome || !(outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed')) return;
+    let delay = 500;
+    try {
+      while (this.running && Date.now() < deadline) {
+        await this.sleep(delay);
+        delay = Math.min(delay * 2, 4000);
+        const pending = this.hintLoops.get(order.orderId);
+        if (!pending?.size) return;
+        for (const signature of [...pending]) {
+          const outcome = await this.guard(`hint ${order.orderId}`, () => this.checkHint(order, signature));
+          if (outcome && !(outcome.kind === 'NotFound' && outcome.reason === 'not_confirmed')) {
+            pending.delete(signature);
+            this.rememberHint(`${order.orderId}:${signature}`);
+          }
+        }
+      }
+    } finally {
+      this.hintLoops.delete(order.orderId);
     }
   }
 
@@ -544,15 +748,15 @@ export class PaymentWatcher {
     });
   }
 
-  /** A self-rescheduling loop: the next run starts `ms` after the previous one finished (never overlapping). */
-  private loop(where: string, ms: number, fn: () => Promise<void>): void {
+  /** A self-rescheduling loop: the next run starts `ms()` after the previous one finished (never overlapping). */
+  private loop(where: string, ms: () => number, fn: () => Promise<void>): void {
     const tick = () => {
-      if (!this.running) return;
+      if (!this.watching) return;
       const t = setTimeout(() => {
         this.timers.delete(t);
         const run = this.guard(where, fn).then(tick);
         this.track(run);
-      }, ms);
+      }, ms());
       this.timers.add(t);
       t.unref?.();
     };

@@ -3,6 +3,7 @@
  * two instances starting together on PostgreSQL apply each migration once). One code path for both dialects:
  * portable column types only. Append new migrations; never edit an applied one.
  */
+import { randomBytes } from 'node:crypto';
 import { sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -251,6 +252,204 @@ export const migrations: Record<string, Migration> = {
       await db.schema.dropTable('outbox').execute();
       await db.schema.alterTable('outbox_v4').renameTo('outbox').execute();
       await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
+    },
+  }, // The vendor-side payment watcher (issue 9): per vendor token account a cursor of the newest signature judged,
+  // every signature judged once (never fetched again), unmatched vendor transfers by account key (an order may be
+  // recorded after its payment), and the lease that lets one instance watch.
+  '0005_payment_scan': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('payment_scan_cursors')
+        .addColumn('account', 'text', (c) => c.primaryKey())
+        .addColumn('signature', 'text', (c) => c.notNull())
+        .addColumn('slot', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('payment_scan_judged')
+        .addColumn('signature', 'text', (c) => c.primaryKey())
+        .addColumn('verdict', 'text', (c) => c.notNull())
+        .addColumn('judged_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('payment_scan_unmatched')
+        .addColumn('reference', 'text', (c) => c.notNull())
+        .addColumn('signature', 'text', (c) => c.notNull())
+        .addColumn('seen_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('payment_scan_unmatched_pk', ['reference', 'signature'])
+        .execute();
+      await db.schema
+        .createIndex('payment_scan_unmatched_signature')
+        .on('payment_scan_unmatched')
+        .column('signature')
+        .execute();
+      // The finality poll reads the ledger's unfinalized transfers, oldest first.
+      await db.schema
+        .createIndex('payments_confirmation_recorded')
+        .on('payments')
+        .columns(['confirmation', 'recorded_at'])
+        .execute();
+      await db.schema
+        .createTable('payment_watch_lease')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+
+  // Issue 10 (QR records first; the buyer's order page). A QR page records its payment target before the QR
+  // is shown: an order without shipping details (shipping_json NULL) that the details attach to later, so
+  // shipping_json becomes nullable (add, copy, drop, rename as in 0003: not indexed, not referenced). Every
+  // order gets `public_token`, the capability token of its buyer page (/order/<token>): 128 random bits, hex,
+  // UNIQUE; existing orders get one here. `details_notified_at`: when the seller was told "paid, shipping
+  // details missing" (NULL: not yet / not needed).
+  '0007_qr_records': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('orders').addColumn('shipping_json_n', 'text').execute();
+      await db
+        .updateTable('orders')
+        .set((eb: any) => ({ shipping_json_n: eb.ref('shipping_json') }))
+        .execute();
+      await db.schema.alterTable('orders').dropColumn('shipping_json').execute();
+      await db.schema.alterTable('orders').renameColumn('shipping_json_n', 'shipping_json').execute();
+      await db.schema.alterTable('orders').addColumn('public_token', 'text').execute();
+      await db.schema.alterTable('orders').addColumn('details_notified_at', 'text').execute();
+      const ids = (await db.selectFrom('orders').select('id').execute()) as { id: string }[];
+      for (const { id } of ids) {
+        await db
+          .updateTable('orders')
+          .set({ public_token: randomBytes(16).toString('hex') })
+          .where('id', '=', id)
+          .execute();
+      }
+      await db.schema
+        .createIndex('orders_public_token')
+        .on('orders')
+        .column('public_token')
+        .unique()
+        .execute();
+    },
+  },
+
+  // Rate-limit counters shared by every API instance on one database (src/server/http/rate-limit-store.ts): one
+  // fixed window per key (route + client IP), `reset_ms` = Unix ms when the window ends.
+  '0009_rate_limits': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('points', 'integer', (c) => c.notNull())
+        .addColumn('reset_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_limits_reset').on('rate_limits').column('reset_ms').execute();
+    },
+  },
+  '0008_seller_console': {
+    async up(db: Kysely<any>) {
+      // Sign-In-With-Solana nonces: single use (deleted when used), valid 5 minutes. In the store so that every
+      // instance agrees which nonces were issued and which were used.
+      await db.schema
+        .createTable('seller_nonces')
+        .addColumn('nonce', 'text', (c) => c.primaryKey())
+        .addColumn('issued_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('seller_nonces_issued').on('seller_nonces').column('issued_at').execute();
+      // Seller sessions: the cookie carries a random id, the store only its SHA-256 (a leaked table opens nothing).
+      await db.schema
+        .createTable('seller_sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('seller_sessions_expires')
+        .on('seller_sessions')
+        .column('expires_at')
+        .execute();
+      // What the seller did to an order (shipped with a tracking number, delivered, refunded, an exception
+      // resolved), in order, with who (the payout address signed in) and when.
+      await db.schema
+        .createTable('seller_actions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('detail_json', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('seller_actions_order')
+        .on('seller_actions')
+        .columns(['order_id', 'at'])
+        .execute();
+      // The console lists a vendor's orders newest first.
+      await db.schema
+        .createIndex('orders_vendor_created')
+        .on('orders')
+        .columns(['vendor_id', 'created_at'])
+        .execute();
+    },
+  },
+  // Stock (issue 12): one line per product, or per variant of a product with variants (variant_id '' for none):
+  // on_hand units not yet sold, of which `reserved` are held by open orders. Sold out is derived (nothing
+  // available), never a flag. Lines are seeded from the catalogue's `initialStock` when the store starts
+  // (src/server/stock/repository.ts: a product new to the store gets its line; an existing line is never
+  // overwritten). `reservations`: what each order holds, until its quote expires (held → released) or it is paid
+  // (held → sold; released → sold when still available, else oversold). `stock_changes`: every change with who
+  // and when.
+  '0006_stock': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('stock')
+        .addColumn('product_id', 'text', (c) => c.notNull())
+        .addColumn('variant_id', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('on_hand', 'integer', (c) => c.notNull())
+        .addColumn('reserved', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('stock_pk', ['product_id', 'variant_id'])
+        .addCheckConstraint('stock_on_hand_nonneg', sql`on_hand >= 0`)
+        .addCheckConstraint('stock_reserved_nonneg', sql`reserved >= 0`)
+        .execute();
+      await db.schema
+        .createTable('reservations')
+        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
+        .addColumn('product_id', 'text', (c) => c.notNull())
+        .addColumn('variant_id', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('quantity', 'integer', (c) => c.notNull())
+        // held | released | sold | oversold
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('reservations_pk', ['order_id', 'product_id', 'variant_id'])
+        .addCheckConstraint('reservations_quantity_pos', sql`quantity > 0`)
+        .execute();
+      await db.schema
+        .createIndex('reservations_state_expires')
+        .on('reservations')
+        .columns(['state', 'expires_at'])
+        .execute();
+      await db.schema
+        .createTable('stock_changes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('product_id', 'text', (c) => c.notNull())
+        .addColumn('variant_id', 'text', (c) => c.notNull().defaultTo(''))
+        // 1, 2, … per line, written while the line's row is locked: the log's order.
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        // seed | set | reserve | release | sale | oversold
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('on_hand_delta', 'integer', (c) => c.notNull())
+        .addColumn('reserved_delta', 'integer', (c) => c.notNull())
+        .addColumn('on_hand_after', 'integer', (c) => c.notNull())
+        .addColumn('reserved_after', 'integer', (c) => c.notNull())
+        .addColumn('order_id', 'text')
+        // Who: 'catalogue', 'cli:<user>', 'order', 'expiry', 'payment', later 'seller:<address>'.
+        .addColumn('actor', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('stock_changes_line_seq', ['product_id', 'variant_id', 'seq'])
+        .execute();
     },
   },
 };

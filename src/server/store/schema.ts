@@ -22,7 +22,8 @@ export interface OrdersTable {
   mint: string;
   solana_pay_url: string | null;
   payment_method: 'wallet' | 'qr';
-  shipping_json: string;
+  /** null: a QR record whose shipping details have not come yet (migration 0007). */
+  shipping_json: string | null;
   referrer: string | null;
   status: OrderStatus;
   expires_at: string;
@@ -33,6 +34,10 @@ export interface OrdersTable {
   confirmation_requested_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The buyer's order page capability token (32 hex; UNIQUE; migration 0007). */
+  public_token: string | null;
+  /** When the seller was told "paid, shipping details missing" (migration 0007). */
+  details_notified_at: string | null;
 }
 
 export interface OrderHistoryTable {
@@ -93,18 +98,141 @@ export interface PaymentsTable {
   recorded_at: string;
 }
 
+/** Stock per product / variant (migration 0006). `variant_id` is '' for a product without variants. */
+export interface StockTable {
+  product_id: string;
+  variant_id: string;
+  /** Units not yet sold (reserved ones included). */
+  on_hand: number;
+  /** Units held by open orders. */
+  reserved: number;
+  updated_at: string;
+}
+
+export type ReservationState = 'held' | 'released' | 'sold' | 'oversold';
+
+/** What one order holds of one stock line (migration 0006). */
+export interface ReservationsTable {
+  order_id: string;
+  product_id: string;
+  variant_id: string;
+  quantity: number;
+  state: ReservationState;
+  /** The quote expiry: the reservation is released when the order expires unpaid. */
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type StockChangeKind = 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold';
+
+/** Every stock change, with who and when (migration 0006). */
+export interface StockChangesTable {
+  id: string;
+  product_id: string;
+  variant_id: string;
+  /** 1, 2, … per stock line: the log's order. */
+  seq: number;
+  kind: StockChangeKind;
+  on_hand_delta: number;
+  reserved_delta: number;
+  on_hand_after: number;
+  reserved_after: number;
+  order_id: string | null;
+  actor: string;
+  at: string;
+}
+
 export interface PriceHistoryTable {
   t: string;
   price_usd: string;
 }
 
+/** Rate-limit windows shared by the instances (migration 0009). reset_ms: Unix ms (bigint; a string from pg). */
+export interface RateLimitsTable {
+  key: string;
+  points: number;
+  reset_ms: number | string;
+}
+
+/** Sign-In-With-Solana nonces (migration 0008): single use, deleted when used. */
+export interface SellerNoncesTable {
+  nonce: string;
+  issued_at: string;
+}
+
+/** Seller console sessions (migration 0008): the cookie's id is stored as its SHA-256 hex only. */
+export interface SellerSessionsTable {
+  id_hash: string;
+  /** The payout address that signed in. */
+  address: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** What a seller did to an order (migration 0008). */
+export interface SellerActionsTable {
+  id: string;
+  order_id: string;
+  /** shipped | delivered | refunded | resolved (src/server/seller/actions.ts). */
+  action: string;
+  detail_json: string;
+  address: string;
+  at: string;
+}
+
 export interface Database {
+  rate_limits: RateLimitsTable;
   price_history: PriceHistoryTable;
   orders: OrdersTable;
   order_history: OrderHistoryTable;
   idempotency_keys: IdempotencyTable;
   outbox: OutboxTable;
   payments: PaymentsTable;
+  payment_scan_cursors: PaymentScanCursorsTable;
+  payment_scan_judged: PaymentScanJudgedTable;
+  payment_scan_unmatched: PaymentScanUnmatchedTable;
+  payment_watch_lease: PaymentWatchLeaseTable;
+  seller_nonces: SellerNoncesTable;
+  seller_sessions: SellerSessionsTable;
+  seller_actions: SellerActionsTable;
+  stock: StockTable;
+  reservations: ReservationsTable;
+  stock_changes: StockChangesTable;
+}
+
+/** Migration 0005: how far the watcher has read each vendor token account's signatures (newest judged). */
+export interface PaymentScanCursorsTable {
+  account: string;
+  signature: string;
+  slot: number;
+  updated_at: string;
+}
+
+/** Migration 0005: signatures already judged (never fetched again), with what they were. */
+export interface PaymentScanJudgedTable {
+  signature: string;
+  /** recorded | no_order | not_followed | failed | no_transfer | refused */
+  verdict: string;
+  judged_at: string;
+}
+
+/**
+ * Migration 0005: transfers to a vendor naming keys that were no order's reference when judged (a QR buyer may
+ * pay before the order is recorded): one row per account key, matched against orders.reference later.
+ */
+export interface PaymentScanUnmatchedTable {
+  reference: string;
+  signature: string;
+  seen_at: string;
+}
+
+/** Migration 0005: which instance watches payments (PostgreSQL: several instances, one watcher). */
+export interface PaymentWatchLeaseTable {
+  name: string;
+  holder: string;
+  /** ISO-8601 UTC (fixed width: compares as text). */
+  expires_at: string;
 }
 
 export type OrderRow = Selectable<OrdersTable>;

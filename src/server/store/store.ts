@@ -69,7 +69,14 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       // On PostgreSQL, name the schema: Kysely looks for its tables through introspection of every schema.
       ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
     });
-    const { error } = await migrator.migrateToLatest();
+    let { error } = await migrator.migrateToLatest();
+    // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema
+    // that another client drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing
+    // is wrong with ours. Nothing was migrated then: try again, a few times.
+    for (let attempt = 1; error && attempt <= 5 && isOtherSchemaGone(error, config); attempt++) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      ({ error } = await migrator.migrateToLatest());
+    }
     if (error)
       throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
     migrated = true;
@@ -113,4 +120,13 @@ export function isUniqueViolation(err: unknown): boolean {
 export function uniqueViolationTarget(err: unknown): string {
   const e = err as { constraint?: string; message?: string } | null;
   return `${e?.constraint ?? ''} ${e?.message ?? ''}`;
+}
+
+/** A PostgreSQL 'schema "x" does not exist' (3F000) naming a schema other than the store's own. */
+function isOtherSchemaGone(error: unknown, config: StoreConfig): boolean {
+  if (config.kind !== 'postgres') return false;
+  const e = error as { code?: unknown; message?: unknown };
+  if (e.code !== '3F000' || typeof e.message !== 'string') return false;
+  const named = /schema "([^"]+)" does not exist/.exec(e.message)?.[1];
+  return named !== undefined && named !== (config.schema ?? 'public');
 }

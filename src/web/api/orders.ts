@@ -9,10 +9,12 @@ import type {
   AnyQuoteResponse,
   ApiError,
   OrderCreated,
+  OrderPageView,
   OrderPublic,
   OrderRequest,
   QuoteRequest,
   QuoteResponse,
+  ShippingUS,
 } from '../../core/api';
 
 export class ApiRequestError extends Error {
@@ -35,7 +37,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const BASE_UNITS = /^\d+$/;
 
 async function call<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   check: (body: unknown) => body is T,
   opts: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
@@ -108,6 +110,7 @@ function isUnpricedQuote(b: unknown): b is AnyQuoteResponse {
 function isCreated(b: unknown): b is OrderCreated {
   return (
     isObject(b) &&
+    typeof b.orderUrl === 'string' &&
     typeof b.orderId === 'string' &&
     typeof b.solanaPayUrl === 'string' &&
     typeof b.reference === 'string' &&
@@ -183,12 +186,46 @@ export function getOrder(orderId: string, signal?: AbortSignal): Promise<OrderPu
   return call('GET', `/api/orders/${encodeURIComponent(orderId)}`, isOrder, signal ? { signal } : {});
 }
 
-/** POST /api/orders/:id/confirmation: QR pages' "Send Order Confirmation" (seller then buyer, once). */
-export function requestConfirmation(orderId: string, signal?: AbortSignal): Promise<OrderPublic> {
+/**
+ * POST /api/orders/:id/confirmation: QR pages' "Send Order Confirmation" (seller then buyer, once). `shipping`
+ * attaches the details to a QR record that has none yet (the record was made when the QR was first shown).
+ */
+export function requestConfirmation(
+  orderId: string,
+  shipping?: ShippingUS,
+  signal?: AbortSignal,
+): Promise<OrderPublic> {
   return call('POST', `/api/orders/${encodeURIComponent(orderId)}/confirmation`, isOrder, {
-    body: {},
+    body: shipping ? { shipping } : {},
     ...(signal ? { signal } : {}),
   });
+}
+
+/**
+ * PUT /api/orders/:id/quote: a QR record with nothing paid and no details yet takes a renewed quote (same
+ * reference; the quantity changed or the quote is about to expire). 409 once anything was paid or sent.
+ */
+export function requoteOrder(orderId: string, quote: string, signal?: AbortSignal): Promise<OrderCreated> {
+  return call('PUT', `/api/orders/${encodeURIComponent(orderId)}/quote`, isCreated, {
+    body: { quote },
+    ...(signal ? { signal } : {}),
+  });
+}
+
+function isOrderPage(b: unknown): b is OrderPageView {
+  return (
+    isObject(b) &&
+    typeof b.number === 'string' &&
+    typeof b.status === 'string' &&
+    Array.isArray(b.items) &&
+    Array.isArray(b.payments) &&
+    typeof b.totalCents === 'number'
+  );
+}
+
+/** GET /api/order-pages/:token: the buyer's order page (404 order_not_found for any unknown token). */
+export function getOrderPage(token: string, signal?: AbortSignal): Promise<OrderPageView> {
+  return call('GET', `/api/order-pages/${encodeURIComponent(token)}`, isOrderPage, signal ? { signal } : {});
 }
 
 /** A fresh Idempotency-Key (one per order attempt). */

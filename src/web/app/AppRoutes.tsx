@@ -1,6 +1,6 @@
 import { lazy } from 'react';
 import { Route, Routes, useParams } from 'react-router-dom';
-import { paths, type Screen } from '../../core/routes';
+import { ORDER_TOKEN, paths, type Screen } from '../../core/routes';
 import { catalog, vendorById } from '../catalog';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { Shell } from './Shell';
@@ -14,6 +14,8 @@ const load = {
   vendors: () => import('../pages/VendorsPage'),
   vendor: () => import('../pages/VendorPage'),
   product: () => import('../pages/ProductPage'),
+  order: () => import('../pages/OrderPage'),
+  seller: () => import('../pages/SellerPage'),
 };
 const HomePage = lazy(load.home);
 const GuidePage = lazy(load.guide);
@@ -22,6 +24,8 @@ const GiveawaysPage = lazy(load.giveaways);
 const VendorsPage = lazy(load.vendors);
 const VendorPage = lazy(load.vendor);
 const ProductPage = lazy(load.product);
+const OrderPage = lazy(load.order);
+const SellerPage = lazy(load.seller);
 
 /**
  * Fetches the chunks the first render of a screen needs (the page, and on product pages the checkout slot the
@@ -36,6 +40,12 @@ export function preloadScreen(screen: Screen): Promise<unknown> {
 
 /** Every product route of the catalogue (canonical and legacy aliases such as /proxrec) → one template. */
 const productRoutes = catalog.products.flatMap((p) => p.routes.map((path) => ({ path, productId: p.id })));
+
+function OrderRoute() {
+  const { token = '' } = useParams();
+  const t = token.toLowerCase();
+  return ORDER_TOKEN.test(t) ? <OrderPage key={t} token={t} /> : <NotFoundPage />;
+}
 
 function VendorRoute() {
   const { vendorId = '' } = useParams();
@@ -52,7 +62,9 @@ export function AppRoutes() {
         <Route path={paths.about} element={<AboutPage />} />
         <Route path={paths.giveaways} element={<GiveawaysPage />} />
         <Route path={paths.vendors} element={<VendorsPage />} />
+        <Route path={paths.seller} element={<SellerPage />} />
         <Route path={paths.vendor(':vendorId')} element={<VendorRoute />} />
+        <Route path={paths.order(':token')} element={<OrderRoute />} />
         {productRoutes.map(({ path, productId }) => (
           <Route key={path} path={path} element={<ProductPage key={productId} productId={productId} />} />
         ))}

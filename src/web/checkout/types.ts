@@ -23,6 +23,8 @@ export interface CheckoutProps {
   claimBaseUnits: bigint | null;
   /** Checks the shipping form. On failure it alerts the spec's text itself and returns null. */
   validateShipping: () => Shipping | null;
+  /** After a finished purchase ("Buy another"): clears the shipping form and puts focus in its first field. */
+  startOver?: () => void;
 }
 
 /** QR checkout: `children` (the page's purchase instructions and US form) go between the QR area and the button. */

@@ -4,10 +4,18 @@ import { productPath } from '../../core/routes';
 import { formatUsd } from '../lib/claim-amount';
 
 /**
- * A catalogue tile. Name and (retail) price show on hover and on keyboard focus. Sold-out tiles are shown and
- * marked, but they are not links and take no focus.
+ * A catalogue tile. Name and (retail) price show on hover and on keyboard focus. Sold-out tiles (no stock, from
+ * GET /api/stock) are shown and marked, but they are not links and take no focus.
  */
-export function ProductTile({ product, eager }: { product: Product; eager: boolean }) {
+export function ProductTile({
+  product,
+  eager,
+  soldOut,
+}: {
+  product: Product;
+  eager: boolean;
+  soldOut: boolean;
+}) {
   const price = product.retailCents ?? product.saleCents;
   const info = (
     <span className="tile-info">
@@ -21,14 +29,14 @@ export function ProductTile({ product, eager }: { product: Product; eager: boole
   const img = (
     <img
       src={product.image}
-      alt={product.soldOut ? product.imageAlt : ''}
+      alt={soldOut ? product.imageAlt : ''}
       width={600}
       height={600}
       loading={eager ? 'eager' : 'lazy'}
       decoding="async"
     />
   );
-  if (product.soldOut) {
+  if (soldOut) {
     return (
       <div className="tile sold-out" data-product={product.id}>
         {img}

@@ -1,5 +1,8 @@
-import { lazy, Suspense, useCallback, useState } from 'react';
+import { lazy, Suspense, useCallback, useRef, useState } from 'react';
 import { usePrice, type PriceState } from '../api/price';
+import { useStock } from '../api/stock';
+import { useHasStoredOrder } from '../lib/stored-order';
+import { stockText } from '../../core/stock';
 import { productById, unitCents, vendorById } from '../catalog';
 import { ShippingForm } from '../components/ShippingForm';
 import { VendorHeader } from '../components/VendorHeader';
@@ -56,10 +59,17 @@ export default function ProductPage({ productId }: { productId: string }) {
   const vendor = product ? vendorById(product.vendorId) : undefined;
   usePageTitle(product?.name ?? 'Page not found');
   const price = usePrice();
+  const stock = useStock();
+  const ownOrder = useHasStoredOrder(product?.id);
   const [variantId, setVariantId] = useState(product?.variants?.[0]?.id);
   const [quantityText, setQuantityText] = useState('1');
   const [values, setValues] = useState<ShippingValues>({});
   const qr = product?.payment === 'qr';
+  const formRef = useRef<HTMLFormElement>(null);
+  const startOver = useCallback(() => {
+    setValues({});
+    formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, []);
 
   const validateShipping = useCallback(() => {
     const shipping = shippingFromValues(qr ? 'us' : 'international', values);
@@ -68,6 +78,23 @@ export default function ProductPage({ productId }: { productId: string }) {
   }, [qr, values]);
 
   if (!product || !vendor) return <NotFoundPage />;
+
+  // Live stock of the chosen product/variant (GET /api/stock, after hydration). Sold out: no Buy Now, no QR and no
+  // payment link; "Only N left" when low. Unknown (loading, or the read failed): the page as prerendered.
+  const available =
+    stock.status === 'known'
+      ? stock.available(
+          variantId !== undefined ? { productId: product.id, variantId } : { productId: product.id },
+        )
+      : undefined;
+  const noStock = available !== undefined && available <= 0;
+  // The buyer's own order of this product stays on its page (status, QR) even once the product is sold out.
+  const soldOut = noStock && !ownOrder;
+  const stockNote = available !== undefined && stockText(available) && (
+    <p className={noStock ? 'stock sold-out-note' : 'stock low-stock'} role="status" data-testid="stock">
+      <strong>{stockText(available)}</strong>
+    </p>
+  );
 
   const quantity = product.quantity ? parseQuantity(quantityText) : 1;
   const unit = unitCents(product, variantId);
@@ -84,6 +111,7 @@ export default function ProductPage({ productId }: { productId: string }) {
     price,
     claimBaseUnits: units,
     validateShipping,
+    startOver,
   };
 
   const quantityInput = product.quantity && (
@@ -121,6 +149,7 @@ export default function ProductPage({ productId }: { productId: string }) {
   const badge = product.freeShipping && <p className="badge free-shipping">Free Shipping</p>;
   const form = (
     <form
+      ref={formRef}
       className="order-form"
       noValidate
       onSubmit={(e) => e.preventDefault()}
@@ -174,24 +203,30 @@ export default function ProductPage({ productId }: { productId: string }) {
             <p className="claim-price" role="status">
               Approximate price: <strong data-testid="claim-amount">{claimText(price, units)}</strong>
             </p>
+            {stockNote}
           </div>
         </section>
-        <Suspense fallback={<p className="qr-box">Generating QR Code...</p>}>
-          <QrPay {...seam}>
-            <section className="card instructions" aria-labelledby="qr-steps-title">
-              <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
-              <ol>
-                <li>
-                  Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the
-                  payment.
-                </li>
-                <li>Fill in your shipping details below (US addresses only).</li>
-                <li>Click the button to send the order confirmation to the seller and to you.</li>
-              </ol>
-            </section>
-            {form}
-          </QrPay>
-        </Suspense>
+        {soldOut ? null : stock.status === 'loading' ? (
+          // No QR until the stock is known: a sold-out page never shows one, not even for a moment.
+          <p className="qr-box">Generating QR Code...</p>
+        ) : (
+          <Suspense fallback={<p className="qr-box">Generating QR Code...</p>}>
+            <QrPay {...seam}>
+              <section className="card instructions" aria-labelledby="qr-steps-title">
+                <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
+                <ol>
+                  <li>
+                    Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the
+                    payment.
+                  </li>
+                  <li>Fill in your shipping details below (US addresses only).</li>
+                  <li>Click the button to send the order confirmation to the seller and to you.</li>
+                </ol>
+              </section>
+              {form}
+            </QrPay>
+          </Suspense>
+        )}
         {help}
       </div>
     );
@@ -214,18 +249,21 @@ export default function ProductPage({ productId }: { productId: string }) {
           </p>
           {error && <p className="error">{error}</p>}
           {badge}
+          {stockNote}
           {variants}
-          {quantityInput}
-          {form}
-          <Suspense
-            fallback={
-              <button type="button" className="button big buy-now" disabled>
-                Loading Price...
-              </button>
-            }
-          >
-            <WalletSlot {...seam} />
-          </Suspense>
+          {soldOut ? null : quantityInput}
+          {soldOut ? null : form}
+          {soldOut ? null : (
+            <Suspense
+              fallback={
+                <button type="button" className="button big buy-now" disabled>
+                  Loading Price...
+                </button>
+              }
+            >
+              <WalletSlot {...seam} />
+            </Suspense>
+          )}
         </div>
       </div>
       <section className="card instructions" aria-labelledby="steps-title">

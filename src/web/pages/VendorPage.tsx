@@ -1,5 +1,7 @@
 import type { Vendor } from '../../core/catalog';
+import { useStock } from '../api/stock';
 import { gridOf } from '../catalog';
+import { isSoldOut } from '../../core/stock';
 import { ProductTile } from '../components/ProductTile';
 import { VendorHeader } from '../components/VendorHeader';
 import { usePageTitle } from '../lib/title';
@@ -7,6 +9,7 @@ import { usePageTitle } from '../lib/title';
 export default function VendorPage({ vendor }: { vendor: Vendor }) {
   usePageTitle(vendor.name);
   const grid = gridOf(vendor.id);
+  const stock = useStock();
   return (
     <div className="page">
       <VendorHeader vendor={vendor} full />
@@ -15,7 +18,11 @@ export default function VendorPage({ vendor }: { vendor: Vendor }) {
         <ul className="product-grid">
           {grid.map((p, i) => (
             <li key={p.id}>
-              <ProductTile product={p} eager={i < 4} />
+              <ProductTile
+                product={p}
+                eager={i < 4}
+                soldOut={stock.status === 'known' && isSoldOut(p, stock.available)}
+              />
             </li>
           ))}
         </ul>

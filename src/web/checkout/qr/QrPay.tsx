@@ -3,13 +3,16 @@ import type { OrderPublic, OrderRequest, OrderStatus } from '../../../core/api';
 import { useConfig } from '../../api/config';
 import { formatBaseUnits } from '../../../core/money';
 import { createQrOrder, getOrder, newIdempotencyKey, requestConfirmation } from '../../api/orders';
+import { FULLY_PAID } from '../../../core/order-status';
 import { storedReferrer } from '../../lib/referral';
 import type { QrCheckoutProps } from '../types';
 import { attemptBaseline, confirmationOutcome } from './confirmation';
 import { explorerTxUrl } from './explorer';
 import { forgetQrOrder, loadQrOrder, saveQrOrder, type StoredQrOrder } from './order-store';
 import { QrImage } from './QrImage';
+import { TimeLeft } from '../shared/TimeLeft';
 import { useOrderStatus } from './useOrderStatus';
+import { useQrRecord } from './useQrRecord';
 import { useQuote } from './useQuote';
 
 /** The QR image's size in CSS pixels (the `.qr-box` of styles.css is sized for it). */
@@ -19,6 +22,9 @@ export const MSG_FAILED = 'Failed to send order confirmation.';
 export const MSG_PRICE_FAILED = 'Failed to load price. Try again later.';
 export const MSG_PRICE_ERROR = 'Error loading price.';
 export const GENERATING = 'Generating QR Code...';
+/** Shown in place of the time left when an awaiting order's window closes (the server then expires it). */
+export const QR_TIME_UP =
+  'Time is up: this order can no longer be paid. Do not send a payment with this QR code; start a new order instead. If you paid just now, the status above updates by itself.';
 /** How long one press waits for both e-mails before it reports a failure (the server keeps retrying). */
 const CONFIRM_WAIT_MS = 30_000;
 const CONFIRM_POLL_MS = 1_000;
@@ -35,15 +41,20 @@ const STATUS_TEXT: Record<OrderStatus, string> = {
   expired: 'Payment window expired',
   underpaid: 'Payment received, but less than the order total',
   paid_late: 'Payment received after the payment window closed',
+  shipped: 'Shipped',
+  delivered: 'Delivered',
+  oversold: 'Payment received, but the item sold out first: the seller will refund you',
 };
 
 const sleep = (ms: number) => new Promise((r) => window.setTimeout(r, ms));
 
 /**
- * QR checkout (spec §2 QR order page, §4, §5, §8). The QR encodes the server's Solana Pay transfer request
- * (POST /api/quotes); "Send Order Confirmation" records the order with that quote (POST /api/orders, one
- * Idempotency-Key per attempt) and asks for the confirmations (seller, then buyer), then waits for their
- * delivery. Once an order exists its QR and link stay on screen and its status is polled from the server.
+ * QR checkout (spec §2 QR order page, §4, §5, §8). Record before showing: the page's quote becomes a server
+ * record (an order without shipping details) before its QR, copy link and open-in-wallet link appear; the
+ * record is kept in localStorage and resumed after a reload or in a new tab. Its status is polled from the
+ * server: a payment the watcher records shows as 'Payment received' at once (the QR goes) and the page asks for
+ * the details. "Send Order Confirmation" attaches them (POST /api/orders/:id/confirmation {shipping}) and asks
+ * for the confirmations (seller, then buyer), then waits for their delivery.
  */
 export default function QrPay({
   product,
@@ -55,9 +66,10 @@ export default function QrPay({
   children,
 }: QrCheckoutProps) {
   const config = useConfig();
-  // The stored order is read in the effect below, not at first render: the first frame is prerendered at build
+  // The stored record is read in the effect below, not at first render: the first frame is prerendered at build
   // time and hydrated ('Generating QR Code...').
-  const [order, setOrder] = useState<StoredQrOrder | null>(null);
+  const [order, setOrderState] = useState<StoredQrOrder | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const [sending, setSending] = useState(false);
   const [copyNote, setCopyNote] = useState<string | null>(null);
   const [nudge, setNudge] = useState(0);
@@ -65,9 +77,37 @@ export default function QrPay({
   const attempt = useRef<{ body: string; key: string } | null>(null);
 
   useEffect(() => {
-    setOrder(loadQrOrder(product.id));
+    setOrderState(loadQrOrder(product.id));
+    setLoaded(true);
   }, [product.id]);
 
+  const setOrder = useCallback((o: StoredQrOrder) => setOrderState(o), []);
+  const refresh = useCallback(() => setNudge((n) => n + 1), []);
+  const status = useOrderStatus(order?.orderId ?? null, nudge);
+  const known = status.status === 'known' && status.order.orderId === order?.orderId ? status.order : null;
+
+  // A stored record the server does not know (cleaned up, another store, a wiped database), or one that expired
+  // with nothing paid and no details: start again with a fresh record.
+  useEffect(() => {
+    if (!order) return;
+    const stale =
+      status.status === 'missing' ||
+      (known !== null && known.status === 'expired' && known.payments.length === 0 && !order.detailsSent);
+    if (stale) {
+      forgetQrOrder(order.productId);
+      attempt.current = null;
+      setOrderState(null);
+    }
+  }, [status.status, known, order]);
+
+  /** The open record follows the page's quantity: nothing paid, no details sent. */
+  const requotable =
+    order !== null &&
+    order.solanaPayUrl !== null &&
+    !order.detailsSent &&
+    known !== null &&
+    known.status === 'awaiting_payment' &&
+    known.payments.length === 0;
   const quote = useQuote({
     productId: product.id,
     variantId,
@@ -78,21 +118,27 @@ export default function QrPay({
         : price.status === 'unavailable' || price.status === 'error'
           ? 'failed'
           : undefined,
-    enabled: order === null,
+    enabled: loaded && (order === null || (requotable && quantity !== null && quantity !== order.quantity)),
+    scope: order?.orderId ?? null,
+    renewFrom: order?.quote ?? null,
   });
-  const status = useOrderStatus(order?.orderId ?? null, nudge);
+  const recordError = useQrRecord({
+    productId: product.id,
+    quote: quote.status === 'ready' ? quote.quote : null,
+    order,
+    requotable,
+    setOrder,
+    onRefused: refresh,
+  });
 
-  // A stored order the server does not know (another store, a wiped database): start again.
-  useEffect(() => {
-    if (status.status === 'missing' && order) {
-      forgetQrOrder(order.productId);
-      setOrder(null);
-    }
-  }, [status.status, order]);
-
-  // Once an order exists, its own link (or none: an unpriced order) is shown, never a newer quote's.
-  const payUrl = order ? order.solanaPayUrl : quote.status === 'ready' ? quote.quote.solanaPayUrl : null;
-  const payAmount = order ? order.amount : quote.status === 'ready' ? quote.quote.amount : null;
+  /** Something arrived for the record (or its window closed): the QR is no longer the thing to show. */
+  const settled = known !== null && known.status !== 'awaiting_payment';
+  const paid = known !== null && FULLY_PAID.has(known.status);
+  // Only the record's own link is ever shown (record before showing); none once payment arrived, and none while
+  // the open record is being moved to the page's quantity (or the quantity is not a number: no link).
+  const following = requotable && quantity !== order.quantity;
+  const payUrl = order && !settled && !following ? order.solanaPayUrl : null;
+  const payAmount = order ? order.amount : null;
   /** The price is unknown but the server issued an unpriced quote: the order can be confirmed with 'N/A'. */
   const unpricedQuote = order === null && quote.status === 'ready' && quote.quote.amount === null;
   const priceFailed =
@@ -111,13 +157,24 @@ export default function QrPay({
         placeholder={GENERATING}
       />
     );
+  } else if (paid) {
+    qrContent = (
+      <p className="paid" data-testid="payment-received">
+        <strong>Payment received</strong>
+        {order?.detailsSent
+          ? ''
+          : ': please fill in your shipping details below and send them to complete the order.'}
+      </p>
+    );
+  } else if (settled) {
+    qrContent = <p data-testid="qr-settled">{known ? STATUS_TEXT[known.status] : ''}</p>;
   } else if (order?.solanaPayUrl === null) {
     qrContent = (
       <p data-testid="unpriced-order">No payment link: the price was unknown when this order was sent.</p>
     );
   } else if (priceFailed) {
     qrContent = <p className="error">{price.status === 'error' ? MSG_PRICE_ERROR : MSG_PRICE_FAILED}</p>;
-  } else if (quote.status === 'failed') {
+  } else if (quote.status === 'failed' || recordError) {
     qrContent = <p className="error">The payment link could not be prepared. Try again later.</p>;
   } else {
     qrContent = <p>{GENERATING}</p>;
@@ -136,20 +193,21 @@ export default function QrPay({
   const startNewOrder = () => {
     forgetQrOrder(product.id);
     attempt.current = null;
-    setOrder(null);
+    setOrderState(null);
     setCopyNote(null);
   };
 
   const onConfirm = useCallback(async () => {
     const shipping = validateShipping();
     if (!shipping || sending) return;
+    if (shipping.kind !== 'us') return;
     setNotReady(false);
     setSending(true);
     try {
       let current = order;
       if (!current) {
-        if (quote.status !== 'ready' || quantity === null) {
-          // No price / link yet: an order needs the server's quote, so nothing is sent.
+        // Only an unpriced quote (no price: no QR, nothing to pay) is ordered here, with the details at once.
+        if (quote.status !== 'ready' || quote.quote.amount !== null || quantity === null) {
           setNotReady(true);
           return;
         }
@@ -167,15 +225,25 @@ export default function QrPay({
         current = {
           orderId: created.orderId,
           productId: product.id,
+          orderUrl: created.orderUrl,
           solanaPayUrl: created.solanaPayUrl,
           amount: created.amount,
           quantity,
+          quote: quote.quote.quote,
+          expiresAt: created.expiresAt,
+          detailsSent: true,
           confirmed: false,
         };
         saveQrOrder(current);
-        setOrder(current);
+        setOrderState(current);
       }
-      let snapshot: OrderPublic = await requestConfirmation(current.orderId);
+      // The details attach to the record (the first ones win: a retry never changes them).
+      let snapshot: OrderPublic = await requestConfirmation(current.orderId, shipping);
+      if (!current.detailsSent) {
+        current = { ...current, detailsSent: true };
+        saveQrOrder(current);
+        setOrderState(current);
+      }
       setNudge((n) => n + 1);
       const baseline = attemptBaseline(snapshot);
       const deadline = Date.now() + CONFIRM_WAIT_MS;
@@ -188,7 +256,7 @@ export default function QrPay({
       if (outcome === 'sent') {
         const done = { ...current, confirmed: true };
         saveQrOrder(done);
-        setOrder(done);
+        setOrderState(done);
         window.alert(MSG_SENT);
       } else {
         window.alert(MSG_FAILED);
@@ -200,10 +268,9 @@ export default function QrPay({
     }
   }, [validateShipping, sending, order, quote, quantity, product.id]);
 
-  const known = status.status === 'known' ? status.order : null;
   const signature = known?.signature;
   const canSend = !sending && !order?.confirmed;
-  const quantityChanged = order !== null && quantity !== null && quantity !== order.quantity;
+  const quantityChanged = order !== null && !requotable && quantity !== null && quantity !== order.quantity;
 
   return (
     <div className="qr-pay">
@@ -241,7 +308,8 @@ export default function QrPay({
             aria-live="polite"
           >
             <p>
-              Order <code>{order.orderId.slice(0, 8)}</code> ({order.quantity} × {product.name}):{' '}
+              Order <code>{order.orderId.slice(0, 8).toUpperCase()}</code> ({order.quantity} × {product.name}
+              ):{' '}
               <strong>
                 {known === null
                   ? 'Checking payment status...'
@@ -259,6 +327,11 @@ export default function QrPay({
                   </span>
                 )}
             </p>
+            {known?.status === 'paid_late' && (
+              <p className="note">
+                The payment arrived after the payment window closed: the seller will confirm.
+              </p>
+            )}
             {signature && (
               <p>
                 <a
@@ -271,17 +344,29 @@ export default function QrPay({
                 </a>
               </p>
             )}
+            {order.orderUrl && (order.detailsSent || settled) && (
+              <p>
+                <a href={order.orderUrl} data-testid="order-page-link">
+                  Your order page
+                </a>
+              </p>
+            )}
             {quantityChanged && (
               <p className="note">
                 This order is for {order.quantity}. To order a different quantity, start a new order.
               </p>
             )}
-            <p>
-              <button type="button" className="button link" onClick={startNewOrder} disabled={sending}>
-                Start a new order
-              </button>
-            </p>
+            {!requotable && (
+              <p>
+                <button type="button" className="button link" onClick={startNewOrder} disabled={sending}>
+                  Start a new order
+                </button>
+              </p>
+            )}
           </div>
+        )}
+        {known?.status === 'awaiting_payment' && known.amount !== null && (
+          <TimeLeft expiresAt={known.expiresAt} atZero={QR_TIME_UP} />
         )}
       </section>
       {children}

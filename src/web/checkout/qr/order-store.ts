@@ -1,22 +1,33 @@
 /**
- * The QR order of a product, kept in localStorage so it survives a reload: the order id and the payment link
- * it was recorded with (the QR must keep showing that link: the server matches payments by its reference).
- * Best-effort: storage may be disabled (private mode), then the order lives as long as the page.
+ * The QR record of a product, kept in localStorage so it survives a reload and is resumed in a new tab on the
+ * same device: the order id (the record the server made when the QR was first shown), its page link, the
+ * payment link and amount it holds (the QR must keep showing that link: the server matches payments by its
+ * reference) and the last quote token (a renewed quote keeps the reference). Best-effort: storage may be
+ * disabled (private mode), then the record lives as long as the page.
  */
 export interface StoredQrOrder {
   orderId: string;
   productId: string;
+  /** The buyer's order page (capability link); null for records stored before it existed. */
+  orderUrl: string | null;
   /** null: an unpriced order (no price was known; confirmed with 'N/A', the seller arranges payment). */
   solanaPayUrl: string | null;
   /** Six-decimal $CLAIM amount of the order (null when unpriced). */
   amount: string | null;
   quantity: number;
+  /** The quote token the record holds now (renewals pass it, so the reference stays). */
+  quote: string | null;
+  /** The record's payment window end (ISO); null when unknown. */
+  expiresAt: string | null;
+  /** The shipping details were attached (Send Order Confirmation reached the server). */
+  detailsSent: boolean;
   /** Both confirmation e-mails were delivered. */
   confirmed: boolean;
 }
 
 const key = (productId: string) => `qr-order:${productId}`;
 const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 export function loadQrOrder(productId: string): StoredQrOrder | null {
   try {
@@ -36,12 +47,18 @@ export function loadQrOrder(productId: string): StoredQrOrder | null {
     ) {
       return null;
     }
+    const orderUrl = str(v.orderUrl);
     return {
       orderId: v.orderId,
       productId,
+      orderUrl: orderUrl && /^https?:\/\//.test(orderUrl) ? orderUrl : null,
       solanaPayUrl: v.solanaPayUrl,
       amount: v.amount,
       quantity: v.quantity,
+      quote: str(v.quote),
+      expiresAt: str(v.expiresAt),
+      // Records stored before details were separate always had them.
+      detailsSent: v.detailsSent !== false,
       confirmed: v.confirmed === true,
     };
   } catch {

@@ -31,19 +31,33 @@ export function useQuote(args: {
   /** The page's price: a decimal string, 'failed' (unavailable or error), or undefined while loading. */
   priceUsd: string | 'failed' | undefined;
   enabled: boolean;
+  /**
+   * The record this quote is for (its id), or null before there is one; when it changes, the renew token
+   * becomes `renewFrom` (the record's own quote token: the reference stays; null: a fresh reference).
+   */
+  scope?: string | null;
+  renewFrom?: string | null;
 }): QuoteState {
   const { productId, variantId, quantity, priceUsd, enabled } = args;
+  // The QR shows the server's record, which holds its quote's price for the quote's window: a new page price
+  // alone does not rebuild it (the buyer may be scanning); the quantity, a failed/known switch and the renewal
+  // before expiry do.
+  const priceKey = priceUsd === undefined ? null : priceUsd === 'failed' ? 'failed' : 'known';
   const key =
-    enabled && quantity !== null && priceUsd !== undefined
-      ? JSON.stringify([productId, variantId ?? null, quantity, priceUsd])
+    enabled && quantity !== null && priceKey !== null
+      ? JSON.stringify([productId, variantId ?? null, quantity, priceKey])
       : null;
   const [state, setState] = useState<QuoteState>({ status: 'idle' });
   const [renewals, setRenewals] = useState(0);
-  const lastToken = useRef<string | null>(null);
+  const lastToken = useRef<string | null>(args.renewFrom ?? null);
+  const scope = args.scope ?? null;
+  const renewFrom = args.renewFrom ?? null;
 
   useEffect(() => {
-    if (!enabled) lastToken.current = null;
-  }, [enabled, productId]);
+    lastToken.current = renewFrom;
+    // Only a new record (or none) resets the token; the record's own renewals keep it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [scope, productId]);
 
   useEffect(() => {
     if (key === null || quantity === null) {

@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { OrderPublic, PublicConfig } from '../../../core/api';
 import { getOrder } from '../../api/orders';
+import { TimeLeft } from '../shared/TimeLeft';
+import { TIME_UP } from './messages';
 import { mailsDelivered } from './order-api';
 
 const POLL_MS = 1_500;
@@ -40,7 +42,10 @@ export function useOrderStatus(orderId: string | null, kick: number): OrderView 
       window.clearTimeout(timer);
     };
   }, [orderId, kick]);
-  return orderId ? view : { status: 'gone' };
+  if (!orderId) return { status: 'gone' };
+  // Another order than the one shown (a new purchase): nothing to show until its first answer.
+  if (view.status === 'known' && view.order.orderId !== orderId) return { status: 'loading' };
+  return view;
 }
 
 const STATUS_TEXT: Record<OrderPublic['status'], string> = {
@@ -50,6 +55,9 @@ const STATUS_TEXT: Record<OrderPublic['status'], string> = {
   expired: 'Expired: no payment arrived before the quote ran out',
   underpaid: 'Underpaid: the payment was less than the order total; the seller will contact you',
   paid_late: 'Payment received after the quote expired; the seller will contact you',
+  shipped: 'Shipped: the seller has sent your order',
+  delivered: 'Delivered',
+  oversold: 'Payment received after the quote expired, but the item had sold out: the seller will refund you',
 };
 
 const MAIL_TEXT = {
@@ -67,7 +75,27 @@ export function explorerTxUrl(signature: string, config: Pick<PublicConfig, 'clu
   return `${base}?cluster=${config.cluster}`;
 }
 
-export function OrderStatusPanel({ view, config }: { view: OrderView; config: PublicConfig }) {
+/**
+ * The order in the purchase column: number, status, time left while it awaits payment, amount, transaction and
+ * e-mails. `focus`: move keyboard focus to its heading once shown (after Buy Now created the order).
+ */
+export function OrderStatusPanel({
+  view,
+  config,
+  paymentSent = false,
+  focus = false,
+}: {
+  view: OrderView;
+  config: PublicConfig;
+  /** A transfer was sent from this page: no count-down while the server confirms it. */
+  paymentSent?: boolean;
+  focus?: boolean;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const shownId = view.status === 'known' ? view.order.orderId : null;
+  useEffect(() => {
+    if (focus && shownId) heading.current?.focus();
+  }, [focus, shownId]);
   if (view.status !== 'known') return null;
   const o = view.order;
   const mails = o.emails.filter((e) => e.kind === 'order_confirmation');
@@ -78,10 +106,18 @@ export function OrderStatusPanel({ view, config }: { view: OrderView; config: Pu
       data-order-id={o.orderId}
       data-status={o.status}
     >
-      <h2 id="order-status-title">Your order</h2>
+      <h2 id="order-status-title" ref={heading} tabIndex={-1}>
+        Your order
+      </h2>
+      <p>
+        Order number: <code data-testid="order-number">{o.orderId}</code>
+      </p>
       <p role="status">
         Status: <strong data-testid="order-status">{STATUS_TEXT[o.status]}</strong>
       </p>
+      {o.status === 'awaiting_payment' && !paymentSent && (
+        <TimeLeft expiresAt={o.expiresAt} atZero={TIME_UP} />
+      )}
       {o.amount !== null && <p>Amount: {o.amount} $CLAIM</p>}
       {o.signature && (
         <p>

@@ -13,7 +13,7 @@ import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
 import { PhantomWalletAdapter, PhantomWalletName } from '@solana/wallet-adapter-phantom';
 import { ConnectionProvider, useConnection, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
 import { useWalletModal, WalletModalProvider, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
-import type { PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { OrderCreated, PublicConfig, QuoteResponse, Shipping } from '../../../core/api';
 import { useConfig } from '../../api/config';
@@ -27,12 +27,28 @@ import {
   flowFailed,
   MAIL_PENDING_NOTE,
   NO_PHANTOM,
+  NO_TOKEN_ACCOUNT,
   paymentSuccessful,
+  plainError,
+  SELLER_ACCOUNT_NOTE,
+  shortfallText,
 } from './messages';
-import { inputHash, loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
+import { clearOpenOrder, inputHash, loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
 import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
 import { sendPaymentHint, waitForConfirmation } from './order-api';
-import { CheckoutStop, payOrder, targetOf } from './pay';
+import { CheckoutStop, payOrder, preflight, targetOf, type Shortfall } from './pay';
+import { paths } from '../../../core/routes';
+
+/** What a quote or an order asks to be paid (both carry these). */
+type Payable = Pick<QuoteResponse, 'mint' | 'recipient' | 'amountBaseUnits'>;
+
+/** Stops the purchase before any order is created: the wallet lacks something (shown next to Buy Now). */
+class ShortfallStop extends Error {
+  override name = 'ShortfallStop';
+  constructor(readonly shortfall: Shortfall) {
+    super(shortfall.kind);
+  }
+}
 
 /** How long the page waits for the server to verify the payment and deliver both e-mails before it says so. */
 const CONFIRMATION_TIMEOUT_MS = 30_000;
@@ -115,11 +131,6 @@ function isUserRejection(err: unknown): boolean {
   );
 }
 
-function messageOf(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
-}
-
 function referrer(): string | undefined {
   try {
     return storedReferrer(window.localStorage);
@@ -142,6 +153,7 @@ function WalletCheckout({
   quantity,
   claimBaseUnits,
   validateShipping,
+  startOver,
   config,
 }: CheckoutProps & { config: PublicConfig }) {
   const { connection } = useConnection();
@@ -150,6 +162,7 @@ function WalletCheckout({
   const [busy, setBusy] = useState(false);
   const busyRef = useRef(false);
   const [note, setNote] = useState<string | null>(null);
+  const [shortfall, setShortfall] = useState<Shortfall | null>(null);
   const [initial] = useState(() => {
     const open = loadOpenOrder(product.id);
     // A reload keeps the unpaid order's attempt, so Buy Now with the same inputs pays that order (no second one).
@@ -161,7 +174,16 @@ function WalletCheckout({
   });
   const [openOrder, setOpenOrder] = useState<OpenOrder | null>(initial.open);
   const [kick, setKick] = useState(0);
+  const [focusStatus, setFocusStatus] = useState(false);
   const view = useOrderStatus(openOrder?.orderId ?? null, kick);
+  // Finished: a transfer was sent from this page, or the server has a payment for the open order. Buy Now then
+  // gives way to "Buy another", so a repeated click can never pay a second time.
+  const finished =
+    Boolean(openOrder?.signature) ||
+    (view.status === 'known' &&
+      view.order.orderId === openOrder?.orderId &&
+      view.order.status !== 'awaiting_payment' &&
+      view.order.status !== 'expired');
   const attemptRef = useRef<Attempt | null>(initial.attempt);
   const ready = claimBaseUnits !== null && claimBaseUnits > 0n;
 
@@ -187,7 +209,11 @@ function WalletCheckout({
   };
 
   /** The server records the order before any money moves. */
-  const ensureOrder = async (shipping: Shipping, qty: number): Promise<OrderCreated> => {
+  const ensureOrder = async (
+    shipping: Shipping,
+    qty: number,
+    check: (what: Payable) => Promise<void>,
+  ): Promise<OrderCreated> => {
     const fingerprint = inputHash(
       JSON.stringify({ p: product.id, v: variantId ?? null, q: qty, s: shipping }),
     );
@@ -196,7 +222,10 @@ function WalletCheckout({
       // Paying the same order again after a decline or a failure: only while it still awaits payment.
       if (Date.parse(a.order.expiresAt) - Date.now() > 60_000) {
         const now = await getOrder(a.order.orderId).catch(() => null);
-        if (now?.status === 'awaiting_payment') return a.order;
+        if (now?.status === 'awaiting_payment') {
+          await check(a.order);
+          return a.order;
+        }
       }
       a = null;
     }
@@ -212,6 +241,8 @@ function WalletCheckout({
       a.quote ??= await requestQuote({
         items: [{ productId: product.id, ...(variantId ? { variantId } : {}), quantity: qty }],
       });
+      // The wallet's balances against the quote's exact amount, before the order exists.
+      await check(a.quote);
       const ref = referrer();
       a.order = await createOrder(
         { quote: a.quote.quote, shipping, paymentMethod: 'wallet', ...(ref ? { referrer: ref } : {}) },
@@ -220,6 +251,7 @@ function WalletCheckout({
     } catch (err) {
       // A refusal will not change on a replay: start the next attempt afresh. A network failure keeps the key.
       if (err instanceof ApiRequestError && err.status !== 0) attemptRef.current = null;
+      if (err instanceof ShortfallStop || err instanceof CheckoutStop) a.quote = undefined; // re-quote next time
       throw err;
     }
     if (a.order.mint !== config.claimMint)
@@ -238,11 +270,24 @@ function WalletCheckout({
     busyRef.current = true;
     setBusy(true);
     setNote(null);
+    setShortfall(null);
     let sent = false;
     try {
       const conn = await ensureConnected();
       if (!conn) return;
-      const order = await ensureOrder(shipping, quantity);
+      const check = async (what: Payable) => {
+        if (what.mint !== config.claimMint)
+          throw new Error('the store named a different token mint than its settings');
+        const lack = await preflight(connection, conn.buyer, {
+          mint: new PublicKey(what.mint),
+          recipient: new PublicKey(what.recipient),
+          amountBaseUnits: BigInt(what.amountBaseUnits),
+        });
+        if (lack?.kind === 'no-token-account') throw new CheckoutStop(NO_TOKEN_ACCOUNT);
+        if (lack) throw new ShortfallStop(lack);
+      };
+      const order = await ensureOrder(shipping, quantity, check);
+      setFocusStatus(true);
       const attempt = attemptRef.current;
       remember({
         orderId: order.orderId,
@@ -254,6 +299,10 @@ function WalletCheckout({
           connection,
           adapter: conn.adapter,
           buyer: conn.buyer,
+          onStep: (step) => {
+            // The extra approval is announced before Phantom asks for it.
+            if (step === 'create-seller-account') setNote(SELLER_ACCOUNT_NOTE);
+          },
           onSent: (sig) => {
             sent = true;
             attemptRef.current = null; // this order is paid for: never send for it again
@@ -274,10 +323,14 @@ function WalletCheckout({
         setNote(MAIL_PENDING_NOTE);
       }
     } catch (err) {
-      if (err instanceof CheckoutStop) {
+      console.warn('Wallet checkout stopped:', err); // the raw detail, for support; the buyer reads plain words
+      if (err instanceof ShortfallStop) {
+        setShortfall(err.shortfall);
+      } else if (err instanceof CheckoutStop) {
         window.alert(err.message);
+        if (err.message === NO_TOKEN_ACCOUNT) setShortfall({ kind: 'no-token-account' });
       } else {
-        window.alert(flowFailed(messageOf(err)));
+        window.alert(flowFailed(plainError(err, sent)));
         if (!sent && isUserRejection(err)) setNote(DECLINED_NOTE);
       }
       setKick((k) => k + 1);
@@ -287,26 +340,59 @@ function WalletCheckout({
     }
   };
 
+  /** A new purchase: the finished order leaves the column, the form is cleared and takes focus. */
+  const onBuyAnother = () => {
+    if (busyRef.current) return;
+    clearOpenOrder(product.id);
+    attemptRef.current = null;
+    setOpenOrder(null);
+    setNote(null);
+    setFocusStatus(false);
+    startOver?.();
+  };
+
   return (
     <div className="pay">
       <div className="wallet-connect">
         <WalletMultiButton />
       </div>
-      <button
-        type="button"
-        className="button big buy-now"
-        disabled={!ready || busy}
-        aria-busy={busy}
-        onClick={() => void onBuy()}
-      >
-        {!ready ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
-      </button>
+      {finished ? (
+        <button
+          type="button"
+          className="button big buy-another"
+          disabled={busy}
+          aria-busy={busy}
+          onClick={onBuyAnother}
+        >
+          Buy another
+        </button>
+      ) : (
+        <button
+          type="button"
+          className="button big buy-now"
+          disabled={!ready || busy}
+          aria-busy={busy}
+          onClick={() => void onBuy()}
+        >
+          {!ready ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
+        </button>
+      )}
+      {shortfall && (
+        <p className="error checkout-problem" role="alert" data-testid="checkout-problem">
+          {shortfallText(shortfall)} <a href={paths.guide}>How to get $CLAIM and SOL (guide)</a>
+        </p>
+      )}
       {note && (
         <p className="note checkout-note" role="status" data-testid="checkout-note">
           {note}
         </p>
       )}
-      <OrderStatusPanel view={view} config={config} />
+      <OrderStatusPanel
+        view={view}
+        config={config}
+        paymentSent={Boolean(openOrder?.signature)}
+        focus={focusStatus}
+      />
     </div>
   );
 }

@@ -1,3 +1,6 @@
+import { formatBaseUnits } from '../../../core/money';
+import { ApiRequestError } from '../../api/orders';
+import type { Shortfall } from './pay';
 /** The wallet checkout's user-visible texts. Alerts are the spec's (§8), to the letter. */
 export const NO_PHANTOM = 'Please install Phantom Wallet.';
 export const BLOCKHASH_FAILED = 'Failed to get a valid blockhash. Try again.';
@@ -14,3 +17,66 @@ export const DECLINED_NOTE =
   'You declined the request in Phantom. Nothing was paid; your order is still awaiting payment. Click Buy Now to try again.';
 export const MAIL_PENDING_NOTE =
   'Your payment went through. The confirmation e-mails have not been delivered yet; the store keeps retrying them automatically. The order status below updates by itself.';
+/** What happens when an awaiting order's time runs out (shown in place of the time left). */
+export const TIME_UP =
+  'Time is up: this order can no longer be paid, and nothing was taken from your wallet for it. Click Buy Now to start a new order at the current price.';
+
+/** SOL from lamports, without trailing zeros (0.00203928). Integer arithmetic only. */
+export function formatSol(lamports: number): string {
+  const whole = Math.floor(lamports / 1e9);
+  const frac = String(lamports % 1e9)
+    .padStart(9, '0')
+    .replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : String(whole);
+}
+
+/** What the wallet lacks, found before any order is made (shown next to Buy Now with a link to the guide). */
+export function shortfallText(s: Shortfall): string {
+  switch (s.kind) {
+    case 'no-token-account':
+      return 'Your wallet has no $CLAIM yet. Get some $CLAIM first, then click Buy Now again. No order was created.';
+    case 'claim':
+      return `Your wallet holds ${formatBaseUnits(s.have)} $CLAIM, but this order needs ${formatBaseUnits(s.need)} $CLAIM. Get more $CLAIM first, then click Buy Now again. No order was created.`;
+    case 'sol':
+      return `Your wallet has ${formatSol(s.haveLamports)} SOL, but ${formatSol(s.needLamports)} SOL is needed for the network fee${s.createsSellerAccount ? " and a one-time deposit that opens the seller's $CLAIM account" : ''}. Add a little SOL to this wallet, then click Buy Now again. No order was created.`;
+  }
+}
+
+/** The extra approval: the seller has no $CLAIM account yet, so this first purchase opens it. */
+export const SELLER_ACCOUNT_NOTE =
+  'This seller has no $CLAIM account yet. Phantom will first ask you to approve opening it (a one-time deposit of about 0.002 SOL, paid by you), then to approve the payment itself.';
+
+const rawText = (err: unknown): string => {
+  const e = err as { name?: unknown; message?: unknown; logs?: unknown; error?: { message?: unknown } };
+  return [e.name, e.message, e.error?.message, Array.isArray(e.logs) ? e.logs.join(' ') : '']
+    .filter((x) => typeof x === 'string')
+    .join(' ');
+};
+
+/**
+ * Any error the wallet flow can meet, as a plain sentence for the buyer (the raw error goes to the console).
+ * `sent`: a transfer was already handed to the network, so the money may have moved.
+ */
+export function plainError(err: unknown, sent: boolean): string {
+  if (err instanceof ApiRequestError) {
+    if (err.status === 0) return 'The store could not be reached. Check your connection and try again.';
+    return err.message;
+  }
+  const raw = rawText(err);
+  if (/user rejected|4001/i.test(raw)) return 'User rejected the request.';
+  if (sent)
+    return 'Your payment was sent, but its confirmation could not be checked here. The order status below updates by itself.';
+  if (/no record of a prior credit|insufficient lamports|insufficient funds for (fee|rent)/i.test(raw))
+    return 'Your wallet does not have enough SOL to pay the network fee. Nothing was paid.';
+  if (/custom program error: 0x1\b|insufficient funds/i.test(raw))
+    return 'Your wallet does not hold enough $CLAIM for this payment. Nothing was paid.';
+  if (/blockhash not found|block height exceeded|has expired/i.test(raw))
+    return 'The network did not take the payment in time. Nothing was paid; click Buy Now to try again.';
+  if (/not connected|WalletConnection|WalletNotReady|WalletAccount|WalletDisconnected/i.test(raw))
+    return 'Your wallet is not connected. Connect it with Select Wallet, then click Buy Now again.';
+  if (/timed out|timeout/i.test(raw))
+    return 'The Solana network did not answer in time. Nothing was paid; please try again in a moment.';
+  if (/failed to fetch|networkerror|network request failed|load failed/i.test(raw))
+    return 'The Solana network could not be reached. Nothing was paid; please try again in a moment.';
+  return 'Something went wrong before the payment was made. Nothing was paid; please try again.';
+}

@@ -20,7 +20,7 @@ export async function sendPaymentHint(orderId: string, signature: string): Promi
   if (!res.ok) throw new ApiRequestError(res.status, 'http_error', `HTTP ${res.status}`);
 }
 
-const PAID = new Set(['paid', 'final', 'paid_late']);
+const PAID = new Set(['paid', 'final', 'paid_late', 'shipped', 'delivered']);
 
 /** Both confirmation e-mails delivered. */
 export function mailsDelivered(o: OrderPublic): boolean {

@@ -118,6 +118,64 @@ async function sendAndConfirm(
   return signature;
 }
 
+/** Lamports per signature (the base fee of one transaction with one signer). */
+export const LAMPORTS_PER_SIGNATURE = 5_000;
+/** Size of an SPL token account, for the rent of the seller's account when the buyer has to create it. */
+const TOKEN_ACCOUNT_SIZE = 165;
+
+/** What the buyer's wallet lacks for a payment, found before any order is created or the wallet is asked. */
+export type Shortfall =
+  | { kind: 'no-token-account' }
+  | { kind: 'claim'; have: bigint; need: bigint }
+  | { kind: 'sol'; haveLamports: number; needLamports: number; createsSellerAccount: boolean };
+
+/**
+ * Checks the buyer's wallet before anything is created or signed: a $CLAIM token account, at least `amount`
+ * base units in it, and enough SOL for the fee of each transaction (plus the seller account's rent when the
+ * buyer has to create it). Null when the payment can go ahead. Read with 'confirmed' like the payment itself.
+ */
+export async function preflight(
+  connection: Connection,
+  buyer: PublicKey,
+  target: { mint: PublicKey; recipient: PublicKey; amountBaseUnits: bigint },
+  feePerTransactionLamports = LAMPORTS_PER_SIGNATURE,
+): Promise<Shortfall | null> {
+  // Spec §4 step 3 comes first: an unreachable node gives the spec's blockhash alert, before anything else.
+  await finalizedBlockhash(connection);
+  const buyerAta = getAssociatedTokenAddressSync(target.mint, buyer);
+  const sellerAta = getAssociatedTokenAddressSync(target.mint, target.recipient);
+  const [[buyerAccount, sellerAccount], lamports] = await withTimeout(
+    Promise.all([
+      connection.getMultipleAccountsInfo([buyerAta, sellerAta], 'confirmed'),
+      connection.getBalance(buyer, 'confirmed'),
+    ]),
+    RPC_TIMEOUT_MS,
+    'reading the wallet balances',
+  );
+  if (!buyerAccount) return { kind: 'no-token-account' };
+  const have = tokenAmountOf(buyerAccount.data);
+  if (have < target.amountBaseUnits) return { kind: 'claim', have, need: target.amountBaseUnits };
+  const createsSellerAccount = !sellerAccount;
+  let need = feePerTransactionLamports;
+  if (createsSellerAccount)
+    need +=
+      feePerTransactionLamports +
+      (await withTimeout(
+        connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE, 'confirmed'),
+        RPC_TIMEOUT_MS,
+        'reading the rent',
+      ));
+  if (lamports < need)
+    return { kind: 'sol', haveLamports: lamports, needLamports: need, createsSellerAccount };
+  return null;
+}
+
+/** The amount of an SPL token account (u64 little-endian at byte 64 of its data). */
+export function tokenAmountOf(data: Uint8Array): bigint {
+  if (data.length < 72) return 0n;
+  return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
+}
+
 /** Pays `target` from the connected wallet; resolves to the transfer's signature once it is confirmed. */
 export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<string> {
   if (target.amountBaseUnits <= 0n) throw new Error('the order has no amount to pay');

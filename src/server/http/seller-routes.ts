@@ -1,0 +1,228 @@
+/**
+ * The seller console's API, `/api/seller/*`. Thin: parse, check the session, call src/server/seller, map its
+ * refusals to ApiProblem.
+ *
+ * - Session: cookie `claim_seller` (HttpOnly, SameSite=Strict, Path=/api/seller, Secure when the site is https,
+ *   8 h); every route except the sign-in ones answers 401 without a valid session, and only ever shows the
+ *   signed-in payout wallet's vendors' orders.
+ * - CSRF: every state-changing request (not GET/HEAD) under /api/seller is refused with 403 when the browser
+ *   says it is cross-site (Sec-Fetch-Site other than same-origin/none) or its Origin is not this site. SameSite
+ *   Strict already keeps the cookie off cross-site requests; this is the second lock.
+ * - Demo mode only: POST /api/seller/demo-session signs in as a demo vendor, the server signing the SIWS message
+ *   with the localnet's deterministic key of that vendor's payout group. The route does not exist when
+ *   SOLANA_RPC_URL is set.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import nacl from 'tweetnacl';
+import { formatSiwsMessage } from '../../core/siws';
+import type { SellerMe } from '../../core/seller-api';
+import type { Catalog } from '../../core/catalog';
+import { demoRecipientKeypair } from '../../localnet/demo-keys';
+import {
+  issueSignInRequest,
+  sellerOfSession,
+  SESSION_TTL_MS,
+  signIn,
+  signOut,
+  type SellerAuthDeps,
+  type SellerPrincipal,
+} from '../seller/auth';
+import { SellerRefusal } from '../seller/errors';
+import {
+  allOrders,
+  listOrders,
+  markDelivered,
+  markShipped,
+  orderDetail,
+  ordersCsv,
+  parseOrderQuery,
+  parseShipBody,
+  resendEmail,
+  resolveException,
+  type SellerOrdersDeps,
+} from '../seller/orders';
+import type { Settings } from '../settings';
+import type { Store } from '../store/store';
+import { ApiProblem } from './errors';
+
+export const SESSION_COOKIE = 'claim_seller';
+
+export interface SellerRoutesDeps {
+  store: Store;
+  catalog: Catalog;
+  settings: Settings;
+  now: () => Date;
+  /** This site's origin as browsers see it (PUBLIC_URL, or the bound address when PUBLIC_URL has port 0). */
+  origin: () => string;
+  onOutboxChange?: () => void;
+}
+
+const STATUS: Record<SellerRefusal['kind'], number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+function toProblem(err: unknown): unknown {
+  if (err instanceof SellerRefusal)
+    return new ApiProblem(STATUS[err.kind], err.code, err.message, err.field ? { field: err.field } : {});
+  return err;
+}
+
+function cookieOf(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === SESSION_COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+function meOf(s: SellerPrincipal): SellerMe {
+  return {
+    address: s.address,
+    vendors: s.vendors.map((v) => ({ id: v.id, name: v.name })),
+    expiresAt: s.expiresAt,
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    seller?: SellerPrincipal;
+  }
+}
+
+export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps): Promise<void> {
+  const auth: SellerAuthDeps = deps;
+  const ordersDeps: SellerOrdersDeps = {
+    store: deps.store,
+    now: deps.now,
+    ...(deps.onOutboxChange ? { onOutboxChange: deps.onOutboxChange } : {}),
+    origin: deps.origin,
+  };
+  const secure = deps.settings.publicUrl.startsWith('https:');
+  const setSession = (reply: FastifyReply, id: string, maxAgeS: number) =>
+    reply.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${id}; Path=/api/seller; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`,
+    );
+  const site = () => {
+    const u = new URL(deps.origin());
+    return { domain: u.host, uri: u.origin };
+  };
+
+  await app.register(async (scope) => {
+    scope.setErrorHandler((err, _req, reply) => {
+      const mapped = toProblem(err);
+      if (mapped instanceof ApiProblem) return reply.status(mapped.status).send(mapped.body());
+      throw err; // the app's handler (5xx without details)
+    });
+
+    // CSRF: state-changing requests must come from this site.
+    scope.addHook('onRequest', async (req) => {
+      if (req.method === 'GET' || req.method === 'HEAD') return;
+      const fetchSite = req.headers['sec-fetch-site'];
+      const origin = req.headers.origin;
+      const sameOrigin =
+        origin === undefined || origin === site().uri || origin === `${req.protocol}://${req.headers.host}`;
+      if ((fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') || !sameOrigin)
+        throw new ApiProblem(403, 'cross_site', 'Cross-site requests to the seller console are refused.');
+    });
+
+    // Every route but the sign-in ones needs a session.
+    const open = new Set(['/api/seller/nonce', '/api/seller/session', '/api/seller/demo-session']);
+    scope.addHook('preHandler', async (req, reply) => {
+      reply.header('cache-control', 'no-store');
+      if (open.has(req.routeOptions.url ?? '') && req.method !== 'GET') return;
+      if (req.routeOptions.url === '/api/seller/nonce') return;
+      const seller = await sellerOfSession(auth, cookieOf(req));
+      if (!seller) throw new ApiProblem(401, 'not_signed_in', 'Sign in with your payout wallet.');
+      req.seller = seller;
+    });
+
+    scope.get('/api/seller/nonce', async () => issueSignInRequest(auth, site()));
+
+    scope.post('/api/seller/session', async (req, reply) => {
+      const body = req.body as { message?: unknown; signature?: unknown } | null;
+      if (
+        typeof body !== 'object' ||
+        body === null ||
+        typeof body.message !== 'string' ||
+        typeof body.signature !== 'string' ||
+        body.message.length > 2_000 ||
+        body.signature.length > 200
+      )
+        throw new ApiProblem(400, 'invalid_request', 'Send the signed message and its signature.');
+      const signature = Buffer.from(body.signature, 'base64');
+      const { sessionId, seller } = await signIn(
+        auth,
+        { message: body.message, signature: new Uint8Array(signature) },
+        { domain: site().domain },
+      );
+      setSession(reply, sessionId, SESSION_TTL_MS / 1000);
+      return meOf(seller);
+    });
+
+    if (deps.settings.demo) {
+      scope.post('/api/seller/demo-session', async (req, reply) => {
+        const vendorId = (req.body as { vendorId?: unknown } | null)?.vendorId;
+        const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
+        if (!vendor) throw new ApiProblem(400, 'unknown_vendor', 'No such vendor.', { field: 'vendorId' });
+        // The same path as a wallet: a nonce, the SIWS text, an ed25519 signature, verified by signIn.
+        const key = demoRecipientKeypair(vendor.payoutGroup);
+        const request = await issueSignInRequest(auth, site());
+        const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
+        const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
+        const { sessionId, seller } = await signIn(auth, { message, signature }, { domain: site().domain });
+        setSession(reply, sessionId, SESSION_TTL_MS / 1000);
+        return meOf(seller);
+      });
+    }
+
+    scope.delete('/api/seller/session', async (req, reply) => {
+      await signOut(auth, cookieOf(req));
+      setSession(reply, '', 0);
+      return { ok: true };
+    });
+
+    scope.get('/api/seller/me', async (req) => meOf(req.seller!));
+
+    const vendorIds = (req: FastifyRequest) => req.seller!.vendors.map((v) => v.id);
+    const actor = (req: FastifyRequest) => ({ address: req.seller!.address, vendorIds: vendorIds(req) });
+    const idOf = (req: FastifyRequest) => String((req.params as { id: string }).id);
+
+    scope.get('/api/seller/orders', async (req) =>
+      listOrders(ordersDeps, vendorIds(req), parseOrderQuery(req.query as Record<string, unknown>)),
+    );
+
+    scope.get('/api/seller/orders.csv', async (req, reply) => {
+      const rows = await allOrders(
+        ordersDeps,
+        vendorIds(req),
+        parseOrderQuery(req.query as Record<string, unknown>),
+      );
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="orders.csv"')
+        .send(ordersCsv(rows));
+    });
+
+    scope.get('/api/seller/orders/:id', async (req) => orderDetail(ordersDeps, vendorIds(req), idOf(req)));
+
+    scope.post('/api/seller/orders/:id/ship', async (req) =>
+      markShipped(ordersDeps, actor(req), idOf(req), parseShipBody(req.body)),
+    );
+    scope.post('/api/seller/orders/:id/delivered', async (req) =>
+      markDelivered(ordersDeps, actor(req), idOf(req)),
+    );
+    scope.post('/api/seller/orders/:id/resolve', async (req) =>
+      resolveException(ordersDeps, actor(req), idOf(req), req.body),
+    );
+    scope.post('/api/seller/orders/:id/emails/:emailId/resend', async (req) =>
+      resendEmail(ordersDeps, actor(req), idOf(req), String((req.params as { emailId: string }).emailId)),
+    );
+  });
+}

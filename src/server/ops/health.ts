@@ -1,0 +1,99 @@
+/**
+ * Readiness of the store, part by part, for GET /api/health/ready (503 when any part that makes a sale
+ * impossible is down) and for /metrics:
+ *
+ * - database: open, migrated and answering;
+ * - rpc: the Solana RPC answers (payments cannot be verified otherwise);
+ * - watcher: the payment watcher is at most WATCHER_MAX_LAG_S behind (when the payments service reports it);
+ * - price: a good $CLAIM price at most `priceMaxAgeMs` old (quotes need it);
+ * - outbox: e-mails waiting and the age of the oldest. Reported, never a reason to refuse traffic: an SMTP
+ *   outage must not take the shop offline, the outbox retries for four days (alert on the metric instead).
+ */
+import { sql } from 'kysely';
+import type { PriceSource } from '../orders/quotes';
+import type { Store } from '../store/store';
+import type { OpsProbes } from './probes';
+
+export const WATCHER_MAX_LAG_S = 60;
+
+export interface ReadinessDeps {
+  store: Store;
+  probes: OpsProbes;
+  priceSource?: PriceSource;
+  priceMaxAgeMs: number;
+  now: () => Date;
+}
+
+export interface OutboxBacklog {
+  backlog: number;
+  oldestAgeSeconds: number | null;
+}
+
+export interface Readiness {
+  ready: boolean;
+  parts: {
+    database: { ok: boolean };
+    rpc: { ok: boolean };
+    watcher: { ok: boolean; lagSeconds: number | null };
+    price: { ok: boolean; ageSeconds: number | null };
+    outbox: { ok: boolean } & OutboxBacklog;
+  };
+  /** The parts that are not ok, by name. */
+  failing: string[];
+}
+
+export async function outboxBacklog(store: Store, now: Date): Promise<OutboxBacklog> {
+  const row = await store.db
+    .selectFrom('outbox')
+    .select([sql<number | string>`count(*)`.as('n'), sql<string | null>`min(created_at)`.as('oldest')])
+    .where('state', 'in', ['pending', 'retrying'])
+    .executeTakeFirst();
+  const oldest = row?.oldest ? Date.parse(row.oldest) : NaN;
+  return {
+    backlog: Number(row?.n ?? 0),
+    oldestAgeSeconds: Number.isFinite(oldest)
+      ? Math.max(0, Math.round((now.getTime() - oldest) / 1000))
+      : null,
+  };
+}
+
+export function priceAgeSeconds(priceSource: PriceSource | undefined, now: Date): number | null {
+  const current = priceSource?.current();
+  return current ? Math.max(0, Math.round((now.getTime() - current.fetchedAt.getTime()) / 1000)) : null;
+}
+
+async function databaseOk(store: Store): Promise<boolean> {
+  try {
+    return store.ready() && (await store.ping());
+  } catch {
+    return false;
+  }
+}
+
+export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
+  const now = deps.now();
+  const [database, rpc] = await Promise.all([
+    databaseOk(deps.store),
+    deps.probes.rpcReachable ? deps.probes.rpcReachable().catch(() => false) : Promise.resolve(true),
+  ]);
+  let outbox: Readiness['parts']['outbox'];
+  try {
+    outbox = { ok: true, ...(await outboxBacklog(deps.store, now)) };
+  } catch {
+    outbox = { ok: false, backlog: 0, oldestAgeSeconds: null };
+  }
+  const lag = deps.probes.watcherLagSeconds?.();
+  const priceAge = priceAgeSeconds(deps.priceSource, now);
+  const parts: Readiness['parts'] = {
+    database: { ok: database },
+    rpc: { ok: rpc },
+    watcher: { ok: lag === undefined || lag <= WATCHER_MAX_LAG_S, lagSeconds: lag ?? null },
+    price: { ok: priceAge !== null && priceAge * 1000 <= deps.priceMaxAgeMs, ageSeconds: priceAge },
+    outbox,
+  };
+  // The outbox part never refuses traffic on its own (see above); a database failure already does.
+  const failing = (Object.keys(parts) as (keyof Readiness['parts'])[]).filter(
+    (k) => k !== 'outbox' && !parts[k].ok,
+  );
+  return { ready: failing.length === 0, parts, failing };
+}

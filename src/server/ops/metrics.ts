@@ -1,0 +1,135 @@
+/**
+ * Prometheus metrics (prom-client) for GET /metrics, one registry per app (tests run several servers in one
+ * process). Request latency is observed on every response; the rest is read at scrape time from the store and
+ * the probes, so the figures are the same on every instance sharing a database (orders, payments, outbox) or are
+ * this process's own (RPC counters, watcher lag, price age, process metrics).
+ */
+import { sql } from 'kysely';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PriceSource } from '../orders/quotes';
+import type { Store } from '../store/store';
+import { outboxBacklog, priceAgeSeconds } from './health';
+import type { OpsProbes } from './probes';
+
+export interface MetricsDeps {
+  store: Store;
+  probes: OpsProbes;
+  priceSource?: PriceSource;
+  now: () => Date;
+}
+
+export interface Metrics {
+  registry: Registry;
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createMetrics(deps: MetricsDeps): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'claim_process_' });
+
+  const http = new Histogram({
+    name: 'claim_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'claim_orders',
+    help: 'Orders in the store by status.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await deps.store.db
+        .selectFrom('orders')
+        .select(['status', sql<number | string>`count(*)`.as('n')])
+        .groupBy('status')
+        .execute();
+      for (const r of rows) this.set({ status: r.status }, Number(r.n));
+    },
+  });
+
+  new Gauge({
+    name: 'claim_payments_recorded',
+    help: 'Verified transfers recorded in the payment ledger.',
+    registers: [registry],
+    async collect() {
+      const row = await deps.store.db
+        .selectFrom('payments')
+        .select(sql<number | string>`count(*)`.as('n'))
+        .executeTakeFirst();
+      this.set(Number(row?.n ?? 0));
+    },
+  });
+
+  const outboxGauge = new Gauge({
+    name: 'claim_outbox_backlog',
+    help: 'E-mails waiting in the outbox (pending or retrying).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'claim_outbox_oldest_age_seconds',
+    help: 'Age of the oldest e-mail waiting in the outbox (0 when none waits).',
+    registers: [registry],
+    async collect() {
+      const b = await outboxBacklog(deps.store, deps.now());
+      outboxGauge.set(b.backlog);
+      this.set(b.oldestAgeSeconds ?? 0);
+    },
+  });
+
+  new Gauge({
+    name: 'claim_price_age_seconds',
+    help: 'Age of the last good $CLAIM price (-1 before the first).',
+    registers: [registry],
+    collect() {
+      this.set(priceAgeSeconds(deps.priceSource, deps.now()) ?? -1);
+    },
+  });
+
+  new Counter({
+    name: 'claim_rpc_requests_total',
+    help: 'Solana JSON-RPC requests sent by this process.',
+    registers: [registry],
+    collect() {
+      const stats = deps.probes.rpcStats?.();
+      this.reset();
+      if (stats) this.inc(stats.requests);
+    },
+  });
+  new Counter({
+    name: 'claim_rpc_rate_limited_total',
+    help: 'Solana JSON-RPC requests answered with HTTP 429.',
+    registers: [registry],
+    collect() {
+      const stats = deps.probes.rpcStats?.();
+      this.reset();
+      if (stats) this.inc(stats.rateLimited);
+    },
+  });
+  new Gauge({
+    name: 'claim_watcher_lag_seconds',
+    help: 'How far the payment watcher is behind the chain (-1 when not known).',
+    registers: [registry],
+    collect() {
+      this.set(deps.probes.watcherLagSeconds?.() ?? -1);
+    },
+  });
+  new Gauge({
+    name: 'claim_rpc_up',
+    help: '1 when the Solana RPC answered the last check (getSlot, cached a few seconds).',
+    registers: [registry],
+    async collect() {
+      this.set(deps.probes.rpcReachable ? ((await deps.probes.rpcReachable()) ? 1 : 0) : 1);
+    },
+  });
+
+  return {
+    registry,
+    observeRequest(method, route, status, seconds) {
+      http.observe({ method, route, status_code: String(status) }, seconds);
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * What the buyer's page asks of an order: its public view, "Send Order Confirmation" (which attaches the shipping
+ * details to a QR record), the renewed quote of an open QR record, the order page by capability token, the
+ * wallet's payment hint.
+ */
+import type { AnyOrderCreated, OrderPageView, OrderPublic } from '../../core/api';
+import { formatBaseUnits } from '../../core/money';
+import { FULLY_PAID } from '../../core/order-status';
+import { ORDER_TOKEN } from '../../core/routes';
+import { shippingProblem } from './create';
+import { OrderError } from './errors';
+import { enqueue } from './notifications';
+import { orderPageOf, publicOf } from './public-view';
+import { verifyQuote } from './quotes';
+import { addHistory, checkOrderId, isPriced, ledgerOf, loadOrder, orderUrlOf, toWatched } from './rows';
+import { SIGNATURE, type OrderContext, type PaymentHintHandler } from './types';
+
+export async function getOrder(ctx: OrderContext, orderId: string): Promise<OrderPublic | undefined> {
+  checkOrderId(orderId);
+  const o = await loadOrder(ctx, ctx.db, { orderId }, false);
+  return o ? publicOf(ctx, ctx.db, o) : undefined;
+}
+
+/** The buyer's order page: any malformed or unknown token is simply unknown (the edge answers 404). */
+export async function getOrderPage(ctx: OrderContext, token: string): Promise<OrderPageView | undefined> {
+  if (typeof token !== 'string' || !ORDER_TOKEN.test(token)) return undefined;
+  const o = await ctx.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('public_token', '=', token)
+    .executeTakeFirst();
+  return o ? orderPageOf(ctx, ctx.db, o) : undefined;
+}
+
+/**
+ * An open QR record (nothing paid, no details, awaiting payment) takes a renewed quote of its own reference:
+ * the buyer changed the quantity before paying. Anything else is a conflict (the page then shows the record).
+ */
+export async function requote(ctx: OrderContext, orderId: string, token: string): Promise<AnyOrderCreated> {
+  checkOrderId(orderId);
+  const now = ctx.deps.now();
+  const check = verifyQuote(token, ctx.deps.settings.quote.secret, now);
+  if (!check.ok) {
+    if (check.reason === 'expired')
+      throw new OrderError('gone', 'quote_expired', 'This price quote has expired.', { field: 'quote' });
+    throw new OrderError('invalid', 'invalid_quote', 'The quote is not valid.', { field: 'quote' });
+  }
+  const quote = check.quote;
+  return ctx.db.transaction().execute(async (trx) => {
+    const o = await loadOrder(ctx, trx, { orderId }, true);
+    if (!o) throw new OrderError('not_found', 'order_not_found', 'No such order.');
+    if (quote.reference !== o.reference || quote.vendorId !== o.vendor_id || quote.payment !== 'qr')
+      throw new OrderError('invalid', 'invalid_quote', 'This quote is not for this order.', {
+        field: 'quote',
+      });
+    if (quote.amountBaseUnits === null || quote.solanaPayUrl === null)
+      throw new OrderError('invalid', 'invalid_quote', 'A QR record needs a priced quote.', {
+        field: 'quote',
+      });
+    const ledger = await ledgerOf(trx, o.id);
+    if (
+      o.payment_method !== 'qr' ||
+      o.status !== 'awaiting_payment' ||
+      o.shipping_json !== null ||
+      o.confirmation_requested_at !== null ||
+      ledger.length > 0 ||
+      !isPriced(o)
+    ) {
+      throw new OrderError(
+        'conflict',
+        'order_not_open',
+        'This order can no longer change: a payment or the shipping details have arrived.',
+      );
+    }
+    const at = now.toISOString();
+    await trx
+      .updateTable('orders')
+      .set({
+        items_json: JSON.stringify(quote.items),
+        total_cents: quote.totalCents,
+        price_usd: quote.priceUsd,
+        amount_base_units: quote.amountBaseUnits,
+        solana_pay_url: quote.solanaPayUrl,
+        expires_at: quote.expiresAt,
+        updated_at: at,
+      })
+      .where('id', '=', o.id)
+      .execute();
+    await addHistory(trx, o.id, 'awaiting_payment', 'requote', at);
+    // The reservation follows the record: released, then the new quantity held until the new expiry (more than
+    // is available: OutOfStockError, 409, and the record keeps its old quantity).
+    await ctx.stock.release(trx, o.id, at, 'requote');
+    await ctx.stock.reserve(trx, o.id, quote.items, quote.expiresAt, at);
+    return {
+      orderId: o.id,
+      reference: o.reference,
+      recipient: o.recipient,
+      mint: o.mint,
+      expiresAt: quote.expiresAt,
+      orderUrl: orderUrlOf(ctx, o),
+      solanaPayUrl: quote.solanaPayUrl,
+      amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
+      amountBaseUnits: quote.amountBaseUnits,
+    };
+  });
+}
+
+export async function requestConfirmation(
+  ctx: OrderContext,
+  orderId: string,
+  shippingBody?: unknown,
+): Promise<OrderPublic> {
+  checkOrderId(orderId);
+  // Checked before anything is read: bad details change nothing.
+  let shipping: string | undefined;
+  if (shippingBody !== undefined) {
+    const ship = shippingProblem({ payment: 'qr' }, shippingBody);
+    if (ship instanceof OrderError) throw ship;
+    shipping = JSON.stringify(ship.ok);
+  }
+  let added = 0;
+  const pub = await ctx.db.transaction().execute(async (trx) => {
+    const o = await loadOrder(ctx, trx, { orderId }, true);
+    if (!o) throw new OrderError('not_found', 'order_not_found', 'No such order.');
+    if (o.payment_method !== 'qr') {
+      throw new OrderError(
+        'conflict',
+        'not_a_qr_order',
+        'Wallet orders are confirmed by e-mail automatically once the payment is verified.',
+      );
+    }
+    const at = ctx.deps.now().toISOString();
+    // A QR record gets its details now (the first details win: a retry never changes them).
+    let current = o;
+    if (o.shipping_json === null) {
+      if (shipping === undefined) {
+        throw new OrderError(
+          'invalid',
+          'invalid_shipping',
+          'Please fill out all required shipping details.',
+          {
+            field: 'shipping',
+          },
+        );
+      }
+      current = { ...o, shipping_json: shipping };
+      await trx
+        .updateTable('orders')
+        .set({ shipping_json: shipping, updated_at: at })
+        .where('id', '=', o.id)
+        .execute();
+    }
+    if (!current.confirmation_requested_at) {
+      current = { ...current, confirmation_requested_at: at };
+      await trx
+        .updateTable('orders')
+        .set({ confirmation_requested_at: at, updated_at: at })
+        .where('id', '=', o.id)
+        .execute();
+    }
+    added = await enqueue(ctx, trx, current, 'order_confirmation', FULLY_PAID.has(o.status), at);
+    return publicOf(ctx, trx, current);
+  });
+  if (added > 0) ctx.deps.onOutboxChange?.();
+  return pub;
+}
+
+export async function paymentHint(
+  ctx: OrderContext,
+  orderId: string,
+  signature: string,
+  handler: PaymentHintHandler | undefined,
+): Promise<OrderPublic> {
+  checkOrderId(orderId);
+  if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
+    throw new OrderError(
+      'invalid',
+      'invalid_signature',
+      'signature must be a base58 transaction signature.',
+      {
+        field: 'signature',
+      },
+    );
+  }
+  const o = await loadOrder(ctx, ctx.db, { orderId }, false);
+  if (!o) throw new OrderError('not_found', 'order_not_found', 'No such order.');
+  if (!isPriced(o)) {
+    throw new OrderError(
+      'conflict',
+      'order_unpriced',
+      'This order was placed without a price; the seller arranges its payment.',
+    );
+  }
+  if (handler) {
+    // The verifier decides; its work must not hold the request.
+    const ledger = await ledgerOf(ctx.db, o.id);
+    void Promise.resolve()
+      .then(() => handler(toWatched(o, ledger), signature))
+      .catch((err: unknown) => ctx.deps.onError?.(err));
+  }
+  return publicOf(ctx, ctx.db, o);
+}

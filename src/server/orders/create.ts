@@ -1,0 +1,246 @@
+/**
+ * Creating an order: the signed quote, the shipping form of the product's payment mode, and the Idempotency-Key
+ * (the same key and body replay the stored answer; the same key with another body is refused).
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { AnyOrderCreated } from '../../core/api';
+import { formatBaseUnits } from '../../core/money';
+import {
+  describeIssues,
+  missingShippingMessage,
+  OrderRequestSchema,
+  shippingSchemaFor,
+  type ShippingInput,
+} from '../../core/order';
+import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
+import { OrderError } from './errors';
+import { verifyQuote, type SignedQuote } from './quotes';
+import { addHistory, orderUrlOf } from './rows';
+import type { CreateOrderResult, OrderContext } from './types';
+
+/** Deeper than any order body; a deeper one is refused before it can exhaust the stack. */
+const MAX_BODY_DEPTH = 32;
+
+function stableStringify(v: unknown, depth = 0): string {
+  if (depth > MAX_BODY_DEPTH)
+    throw new OrderError('invalid', 'invalid_order_request', 'The request is nested too deeply.');
+  if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, depth + 1)).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k], depth + 1)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+async function replayOrConflict(
+  ctx: OrderContext,
+  key: string,
+  hash: string,
+): Promise<CreateOrderResult | undefined> {
+  const row = await ctx.db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.request_hash !== hash) {
+    throw new OrderError(
+      'conflict',
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request. Use a new key for a new order.',
+      {
+        field: 'Idempotency-Key',
+      },
+    );
+  }
+  return {
+    status: Number(row.status_code),
+    body: JSON.parse(row.response_json) as AnyOrderCreated,
+    replayed: true,
+  };
+}
+
+export function shippingProblem(
+  quote: Pick<SignedQuote, 'payment'>,
+  shipping: unknown,
+): OrderError | { ok: ShippingInput } {
+  const expectedKind = quote.payment === 'wallet' ? 'international' : 'us';
+  const kind = (shipping as { kind?: unknown } | null)?.kind;
+  if (shipping === null || typeof shipping !== 'object' || Array.isArray(shipping)) {
+    return new OrderError('invalid', 'invalid_shipping', missingShippingMessage(quote.payment), {
+      field: 'shipping',
+    });
+  }
+  if (kind !== expectedKind) {
+    const msg =
+      quote.payment === 'qr'
+        ? "QR orders ship to US addresses only: send the US form (kind 'us')."
+        : "Wallet orders use the international shipping form (kind 'international').";
+    return new OrderError('invalid', 'invalid_shipping', msg, { field: 'shipping.kind' });
+  }
+  const r = shippingSchemaFor(quote.payment).safeParse(shipping);
+  if (r.success) return { ok: r.data };
+  const issues = describeIssues(r.error, 'shipping');
+  const missing = r.error.issues.some((i) => i.message.endsWith('is required'));
+  return new OrderError(
+    'invalid',
+    'invalid_shipping',
+    missing ? missingShippingMessage(quote.payment) : (issues[0]?.message ?? 'Invalid shipping details'),
+    {
+      field: issues[0]?.path,
+      issues,
+    },
+  );
+}
+
+export async function createOrder(
+  ctx: OrderContext,
+  body: unknown,
+  idempotencyKey: string,
+): Promise<CreateOrderResult> {
+  const hash = createHash('sha256').update(stableStringify(body)).digest('hex');
+  const replay = await replayOrConflict(ctx, idempotencyKey, hash);
+  if (replay) return replay;
+
+  const req = OrderRequestSchema.safeParse(body);
+  if (!req.success) {
+    const issues = describeIssues(req.error);
+    throw new OrderError(
+      'invalid',
+      'invalid_order_request',
+      issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order',
+      {
+        field: issues[0]?.path,
+        issues,
+      },
+    );
+  }
+  const now = ctx.deps.now();
+  const check = verifyQuote(req.data.quote, ctx.deps.settings.quote.secret, now);
+  if (!check.ok) {
+    if (check.reason === 'expired') {
+      throw new OrderError(
+        'gone',
+        'quote_expired',
+        'This price quote has expired. Please reload the page to get a new quote.',
+        { field: 'quote' },
+      );
+    }
+    throw new OrderError(
+      'invalid',
+      'invalid_quote',
+      'The quote is not valid (altered or not issued by this store). Please reload the page.',
+      { field: 'quote' },
+    );
+  }
+  const quote = check.quote;
+  if (req.data.paymentMethod !== quote.payment) {
+    throw new OrderError(
+      'invalid',
+      'invalid_payment_method',
+      `This product is paid by ${quote.payment === 'qr' ? 'QR code' : 'wallet'} (paymentMethod '${quote.payment}').`,
+      {
+        field: 'paymentMethod',
+      },
+    );
+  }
+  // A QR page records its payment target before it shows the QR: a priced QR quote without shipping details
+  // is a record the details attach to later (POST /api/orders/:id/confirmation).
+  const record = req.data.shipping === undefined && quote.payment === 'qr' && quote.amountBaseUnits !== null;
+  let shipping: ShippingInput | null = null;
+  if (!record) {
+    const ship = shippingProblem(quote, req.data.shipping);
+    if (ship instanceof OrderError) throw ship;
+    shipping = ship.ok;
+  }
+  const publicToken = randomBytes(16).toString('hex');
+
+  const orderId = randomUUID();
+  const at = now.toISOString();
+  const common = {
+    orderId,
+    reference: quote.reference,
+    recipient: quote.recipient,
+    mint: quote.mint,
+    expiresAt: quote.expiresAt,
+    orderUrl: orderUrlOf(ctx, { public_token: publicToken }),
+  };
+  const created: AnyOrderCreated =
+    quote.amountBaseUnits !== null && quote.solanaPayUrl !== null
+      ? {
+          ...common,
+          solanaPayUrl: quote.solanaPayUrl,
+          amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
+          amountBaseUnits: quote.amountBaseUnits,
+        }
+      : { ...common, solanaPayUrl: null, amount: null, amountBaseUnits: null };
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('orders')
+        .values({
+          id: orderId,
+          reference: quote.reference,
+          vendor_id: quote.vendorId,
+          payout_group: quote.payoutGroup,
+          items_json: JSON.stringify(quote.items),
+          total_cents: quote.totalCents,
+          price_usd: quote.priceUsd,
+          amount_base_units: quote.amountBaseUnits,
+          recipient: quote.recipient,
+          mint: quote.mint,
+          solana_pay_url: quote.solanaPayUrl,
+          payment_method: quote.payment,
+          shipping_json: shipping === null ? null : JSON.stringify(shipping),
+          referrer: req.data.referrer ?? null,
+          status: 'awaiting_payment',
+          expires_at: quote.expiresAt,
+          signature: null,
+          received_base_units: null,
+          block_time: null,
+          finalized: 0,
+          confirmation_requested_at: null,
+          created_at: at,
+          updated_at: at,
+          public_token: publicToken,
+          details_notified_at: null,
+        })
+        .execute();
+      await addHistory(trx, orderId, 'awaiting_payment', record ? 'recorded' : 'created', at);
+      // Hold the stock until the quote expires; more than is available throws OutOfStockError (409 at the edge)
+      // and rolls the whole order back. Of two orders racing for the last unit, exactly one gets it.
+      await ctx.stock.reserve(trx, orderId, quote.items, quote.expiresAt, at);
+      await trx
+        .insertInto('idempotency_keys')
+        .values({
+          key: idempotencyKey,
+          request_hash: hash,
+          status_code: 201,
+          response_json: JSON.stringify(created),
+          order_id: orderId,
+          created_at: at,
+        })
+        .execute();
+    });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const again = await replayOrConflict(ctx, idempotencyKey, hash);
+    if (again) return again;
+    if (/reference/.test(uniqueViolationTarget(err))) {
+      throw new OrderError(
+        'conflict',
+        'quote_already_used',
+        'This quote has already been used for an order. Please reload the page to get a new quote.',
+        {
+          field: 'quote',
+        },
+      );
+    }
+    throw err;
+  }
+  return { status: 201, body: created, replayed: false };
+}

@@ -1,0 +1,310 @@
+/**
+ * The payment ledger: every verified transfer recorded once per signature, the order moved by the ledger sum
+ * through the pure transition function (src/core/order-status.ts), finality, and expiry of unpaid quotes; the
+ * e-mails a change causes go to the outbox in the same transaction.
+ */
+import { divRoundHalfUp, parsePriceUsd } from '../../core/money';
+import { FULLY_PAID, transition } from '../../core/order-status';
+import type { OrderRow, PaymentRow } from '../store/schema';
+import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
+import { dustThreshold, enqueue } from './notifications';
+import { publicOf } from './public-view';
+import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
+import {
+  SIGNATURE,
+  type Db,
+  type OrderContext,
+  type PaymentReport,
+  type PaymentTarget,
+  type RecordPaymentResult,
+} from './types';
+
+export async function recordPayment(
+  ctx: OrderContext,
+  target: PaymentTarget,
+  report: PaymentReport,
+  attempt = 1,
+): Promise<RecordPaymentResult> {
+  if (!SIGNATURE.test(report.signature))
+    throw new Error(`recordPayment: malformed signature '${report.signature}'`);
+  if (report.receivedBaseUnits <= 0n) throw new Error('recordPayment: the amount must be positive');
+  let added = 0;
+  const result = await ctx.db
+    .transaction()
+    .execute(async (trx): Promise<RecordPaymentResult> => {
+      const o = await loadOrder(ctx, trx, target, true);
+      if (!o) return { ok: false, reason: 'order_not_found' };
+      // An unpriced order has no amount to verify against: the seller arranges its payment.
+      if (!isPriced(o))
+        return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
+      const recorded = await trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('signature', '=', report.signature)
+        .executeTakeFirst();
+      if (recorded && recorded.order_id !== o.id)
+        return { ok: false, reason: 'signature_used', otherOrderId: recorded.order_id };
+      const legacy = await trx
+        .selectFrom('orders')
+        .select('id')
+        .where('signature', '=', report.signature)
+        .where('id', '!=', o.id)
+        .executeTakeFirst();
+      if (legacy) return { ok: false, reason: 'signature_used', otherOrderId: legacy.id };
+      const now = ctx.deps.now();
+      const at = now.toISOString();
+      const ledger = await ledgerOf(trx, o.id);
+      const counting = (rows: PaymentRow[]) => rows.filter((p) => p.role !== 'extra');
+
+      if (recorded) {
+        // Seen before: only news of finality changes anything.
+        if (!report.finalized || recorded.confirmation === 'finalized') {
+          return {
+            ok: true,
+            changed: false,
+            status: o.status,
+            role: recorded.role,
+            order: await publicOf(ctx, trx, o),
+          };
+        }
+        await trx
+          .updateTable('payments')
+          .set({ confirmation: 'finalized' })
+          .where('signature', '=', recorded.signature)
+          .execute();
+        const after = ledger.map((p) =>
+          p.signature === recorded.signature ? { ...p, confirmation: 'finalized' as const } : p,
+        );
+        const allFinal = counting(after).every((p) => p.confirmation === 'finalized');
+        let updated = o;
+        if (allFinal && FULLY_PAID.has(o.status)) {
+          const t = transition(o.status, { type: 'finalized' });
+          const next = t.ok ? t.next : o.status;
+          updated = { ...o, status: next, finalized: 1, updated_at: at };
+          await trx
+            .updateTable('orders')
+            .set({ status: next, finalized: 1, updated_at: at })
+            .where('id', '=', o.id)
+            .execute();
+          if (next !== o.status) await addHistory(trx, o.id, next, 'finalized', at);
+        }
+        return {
+          ok: true,
+          changed: true,
+          status: updated.status,
+          role: recorded.role,
+          order: await publicOf(ctx, trx, updated),
+        };
+      }
+
+      const before = sumOf(ledger);
+      const paidAtMs = report.blockTime !== null ? report.blockTime * 1000 : now.getTime();
+      const event = {
+        type: 'payment' as const,
+        receivedBaseUnits: report.receivedBaseUnits,
+        paidBeforeBaseUnits: before,
+        expectedBaseUnits: BigInt(o.amount_base_units),
+        finalized: report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'),
+        late: paidAtMs > Date.parse(o.expires_at),
+      };
+      let t = transition(o.status, event);
+      if (!t.ok || !t.role)
+        return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
+      // The payment that completes the amount turns the reservation into a sale; when the reservation had lapsed
+      // and the stock went to someone else, the order is oversold (the payment is still recorded).
+      if (t.role === 'payment' || t.role === 'top_up') {
+        const sale = await ctx.stock.sell(trx, o.id, at);
+        if (sale === 'oversold') t = transition(o.status, { ...event, stockLost: true });
+        if (!t.ok || !t.role)
+          return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
+      }
+      const role = t.role;
+      await trx
+        .insertInto('payments')
+        .values({
+          signature: report.signature,
+          order_id: o.id,
+          seq: ledger.reduce((max, p) => Math.max(max, Number(p.seq)), 0) + 1,
+          received_base_units: report.receivedBaseUnits.toString(),
+          slot: report.slot ?? null,
+          block_time: report.blockTime,
+          confirmation: report.finalized ? 'finalized' : 'confirmed',
+          role,
+          recorded_at: at,
+        })
+        .execute();
+      const completes = role === 'payment' || role === 'top_up';
+      const sum = before + report.receivedBaseUnits;
+      const updated: OrderRow = {
+        ...o,
+        status: t.next,
+        signature: completes ? report.signature : o.signature,
+        received_base_units: sum.toString(),
+        block_time: completes ? report.blockTime : o.block_time,
+        finalized:
+          t.next === 'final' ||
+          (completes && report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'))
+            ? 1
+            : o.finalized,
+        updated_at: at,
+      };
+      await trx
+        .updateTable('orders')
+        .set({
+          status: updated.status,
+          signature: updated.signature,
+          received_base_units: updated.received_base_units,
+          block_time: updated.block_time,
+          finalized: updated.finalized,
+          updated_at: at,
+        })
+        .where('id', '=', o.id)
+        .execute();
+      if (t.next !== o.status)
+        await addHistory(trx, o.id, t.next, role === 'top_up' ? 'top_up' : 'payment', at);
+      // The payment that completes the amount (first time, or a top-up of an underpaid order) causes the
+      // e-mails. After the quote expired (paid_late): a distinct 'review before shipping' note to the seller with
+      // the USD value at the payment's block time, and the buyer is told the seller will confirm. On time: wallet
+      // orders get the confirmation pair; QR orders 'payment received' (seller, and the buyer whose details are
+      // known). A QR record paid before its details: nothing yet (the details bring the confirmation pair saying
+      // it is paid; without them the seller is told after the grace delay: notifyMissingDetails).
+      if (completes && t.next === 'oversold') {
+        // The seller's exception: paid, but sold out meanwhile: refund (the buyer's page says so).
+        added += await enqueue(ctx, trx, updated, 'payment_oversold', true, at);
+      } else if (completes && FULLY_PAID.has(t.next)) {
+        if (t.next === 'paid_late') {
+          const usdAtPaymentCents = await usdCentsAt(trx, report.receivedBaseUnits, paidAtMs);
+          added += await enqueue(ctx, trx, updated, 'paid_late', true, at, undefined, { usdAtPaymentCents });
+        } else if (o.payment_method === 'wallet') {
+          added += await enqueue(ctx, trx, updated, 'order_confirmation', true, at);
+        } else if (o.shipping_json !== null) {
+          added += await enqueue(ctx, trx, updated, 'payment_received', true, at);
+        }
+      }
+      // After the full amount: the seller is told of extra payments (to refund or credit); dust is not, and notes
+      // are batched (at most one per hour per order).
+      if (role === 'extra') {
+        added += await enqueue(ctx, trx, updated, 'payment_received', true, at, {
+          signature: report.signature,
+          receivedBaseUnits: report.receivedBaseUnits,
+          extra: true,
+        });
+      }
+      // A short sum once the window has closed is never dropped: the seller is told what arrived, once when the
+      // order becomes underpaid and again for later partial transfers (not for dust; batched).
+      if (role === 'partial' && t.next === 'underpaid') {
+        if (o.status === 'underpaid') {
+          added += await enqueue(ctx, trx, updated, 'payment_underpaid', true, at, {
+            signature: report.signature,
+            receivedBaseUnits: report.receivedBaseUnits,
+            extra: false,
+          });
+        } else if (sum >= dustThreshold(ctx, updated)) {
+          added += await enqueue(ctx, trx, updated, 'payment_underpaid', true, at);
+        }
+      }
+      return { ok: true, changed: true, status: t.next, role, order: await publicOf(ctx, trx, updated) };
+    })
+    .catch(async (err: unknown): Promise<RecordPaymentResult> => {
+      // The same signature committed concurrently (for this order or another; the row locks are per order): the
+      // key stopped the second insert (SQLite names the column, PostgreSQL the primary key). Ask again once: the
+      // committed row now answers (already recorded here, or signature_used by the order that has it).
+      if (isUniqueViolation(err) && /signature|payments_pkey/.test(uniqueViolationTarget(err))) {
+        if (attempt === 1) return recordPayment(ctx, target, report, 2);
+        return { ok: false, reason: 'signature_used', otherOrderId: 'unknown' };
+      }
+      throw err;
+    });
+  if (added > 0) ctx.deps.onOutboxChange?.();
+  return result;
+}
+
+/** awaiting_payment orders past their expiry → expired (or underpaid). Returns how many changed. */
+export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
+  const at = now.toISOString();
+  // Unpriced orders have no payment window (the seller arranges payment): they stay awaiting_payment.
+  const due = await ctx.db
+    .selectFrom('orders')
+    .select('id')
+    .where('status', '=', 'awaiting_payment')
+    .where('expires_at', '<=', at)
+    .where('amount_base_units', 'is not', null)
+    .execute();
+  let n = 0;
+  let added = 0;
+  for (const { id } of due) {
+    const changed = await ctx.db.transaction().execute(async (trx) => {
+      const o = await loadOrder(ctx, trx, { orderId: id }, true);
+      if (!o || Date.parse(o.expires_at) > now.getTime()) return false;
+      // Partial transfers recorded while the quote was open: the order becomes underpaid (and the seller is told).
+      const received = sumOf(await ledgerOf(trx, id));
+      const t = transition(o.status, { type: 'expire', receivedBaseUnits: received });
+      if (!t.ok) return false;
+      await trx
+        .updateTable('orders')
+        .set({ status: t.next, updated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', o.status)
+        .execute();
+      await addHistory(trx, id, t.next, 'expire', at);
+      // The quote's window closed unpaid: its reserved stock goes back on sale.
+      await ctx.stock.release(trx, id, at);
+      if (t.next === 'underpaid' && received >= dustThreshold(ctx, o)) {
+        added += await enqueue(
+          ctx,
+          trx,
+          { ...o, status: t.next, received_base_units: received.toString() },
+          'payment_underpaid',
+          true,
+          at,
+        );
+      }
+      return true;
+    });
+    if (changed) n++;
+  }
+  // Reservations still held by orders that left awaiting_payment unpaid another way (a late partial transfer
+  // made them underpaid before this sweep saw them): their window has closed too.
+  const lapsed = await ctx.db
+    .selectFrom('reservations')
+    .innerJoin('orders', 'orders.id', 'reservations.order_id')
+    .select('reservations.order_id as id')
+    .distinct()
+    .where('reservations.state', '=', 'held')
+    .where('reservations.expires_at', '<=', at)
+    .where('orders.status', 'in', ['expired', 'underpaid'])
+    .execute();
+  for (const { id } of lapsed) {
+    await ctx.db.transaction().execute(async (trx) => {
+      const o = await loadOrder(ctx, trx, { orderId: id }, true);
+      if (o && (o.status === 'expired' || o.status === 'underpaid')) await ctx.stock.release(trx, id, at);
+    });
+  }
+  if (added > 0) ctx.deps.onOutboxChange?.();
+  return n;
+}
+
+/**
+ * The USD value (cents) of `baseUnits` at `atMs` from the stored price history: the last price point at or
+ * before that time, if it is at most 15 minutes older; null when there is none.
+ */
+async function usdCentsAt(q: Db, baseUnits: bigint, atMs: number): Promise<number | null> {
+  const at = new Date(atMs).toISOString();
+  const point = await q
+    .selectFrom('price_history')
+    .select(['t', 'price_usd'])
+    .where('t', '<=', at)
+    .orderBy('t', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!point || atMs - Date.parse(point.t) > PRICE_POINT_MAX_AGE_MS) return null;
+  try {
+    const p = parsePriceUsd(point.price_usd);
+    // baseUnits / 10^6 tokens × num/den USD × 100 cents
+    return Number(divRoundHalfUp(baseUnits * p.num * 100n, p.den * 1_000_000n));
+  } catch {
+    return null;
+  }
+}
+
+const PRICE_POINT_MAX_AGE_MS = 15 * 60_000;

@@ -1,0 +1,188 @@
+/**
+ * The e-mails an order change causes: written to the outbox in the caller's transaction (seller first). Every
+ * message names the quantity and variant, the recorded transactions (explorer links for the store's cluster)
+ * and the buyer's order page. Notes about one transfer (an extra payment, another short transfer) are skipped
+ * for dust and batched: at most one such e-mail per order per `notes.noteIntervalMs` (1 h); a note written
+ * while another is still waiting for its slot is merged into it.
+ */
+import { randomUUID } from 'node:crypto';
+import { explorerTxUrl } from '../../core/explorer';
+import {
+  buildOrderEmails,
+  type EmailKind,
+  type OrderEmailFacts,
+  type OrderEmailPayload,
+} from '../../core/email-payload';
+import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
+import type { ShippingInput } from '../../core/order';
+import { sellerEmailFor } from '../settings';
+import type { OrderRow, PaymentRow } from '../store/schema';
+import { ledgerOf, orderNumberOf, orderUrlOf } from './rows';
+import type { Db, OrderContext, StoredItem } from './types';
+
+export function factsOf(
+  ctx: OrderContext,
+  o: OrderRow,
+  ledger: PaymentRow[],
+  extra: Pick<OrderEmailFacts, 'extraPayment' | 'usdAtPaymentCents'> = {},
+): OrderEmailFacts {
+  const items = JSON.parse(o.items_json) as StoredItem[];
+  const cluster = { cluster: ctx.deps.settings.solana.cluster, rpcUrl: ctx.deps.settings.solana.rpcUrl };
+  return {
+    items: items.map((i) => ({
+      name: i.name,
+      quantity: i.quantity,
+      ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}),
+    })),
+    totalCents: o.total_cents,
+    // Unpriced QR order: 'N/A' for both (spec §3 keeps the field list).
+    amountBaseUnits: o.amount_base_units === null ? undefined : BigInt(o.amount_base_units),
+    shipping: o.shipping_json === null ? undefined : (JSON.parse(o.shipping_json) as ShippingInput),
+    paymentMethod: o.payment_method,
+    solanaPayUrl: o.solana_pay_url ?? 'N/A',
+    ...(o.received_base_units !== null ? { receivedBaseUnits: BigInt(o.received_base_units) } : {}),
+    orderNumber: orderNumberOf(o.id),
+    ...(o.public_token ? { orderUrl: orderUrlOf(ctx, o) } : {}),
+    transactionUrls: ledger.map((p) => explorerTxUrl(p.signature, cluster)),
+    ...extra,
+  };
+}
+
+/**
+ * Below this a transfer is dust: the smaller of `dustBps` of the order amount and `dustMaxCents` at the order's
+ * price. 0 for an unpriced order (nothing is dust).
+ */
+export function dustThreshold(ctx: OrderContext, o: OrderRow): bigint {
+  if (o.amount_base_units === null || o.price_usd === null) return 0n;
+  const { dustBps, dustMaxCents } = ctx.deps.settings.notes;
+  const share = (BigInt(o.amount_base_units) * BigInt(dustBps)) / 10_000n;
+  let cap: bigint;
+  try {
+    cap = tokenBaseUnitsForCents(dustMaxCents, o.price_usd);
+  } catch {
+    cap = share;
+  }
+  return share < cap ? share : cap;
+}
+
+export interface NoteAbout {
+  signature: string;
+  receivedBaseUnits: bigint;
+  /** An overpayment after the order was fully paid (the note names that transfer). */
+  extra: boolean;
+}
+
+/**
+ * Writes the messages of `kind` for the order (seller first; the buyer row waits for the seller row). With
+ * `payment`, the message is a note about that one ledger transfer: none for dust, and batched (see above).
+ */
+export async function enqueue(
+  ctx: OrderContext,
+  q: Db,
+  o: OrderRow,
+  kind: EmailKind,
+  paymentSeen: boolean,
+  at: string,
+  payment?: NoteAbout,
+  extraFacts: Pick<OrderEmailFacts, 'usdAtPaymentCents'> = {},
+): Promise<number> {
+  if (payment && payment.receivedBaseUnits < dustThreshold(ctx, o)) return 0;
+  const ledger = await ledgerOf(q, o.id);
+  const facts = factsOf(ctx, o, ledger, {
+    ...extraFacts,
+    ...(payment?.extra
+      ? { extraPayment: { signature: payment.signature, receivedBaseUnits: payment.receivedBaseUnits } }
+      : {}),
+  });
+  let notBefore = at;
+  if (payment) {
+    // Batching: a note of the same kind still waiting for its slot takes this transfer too.
+    const waiting = await q
+      .selectFrom('outbox')
+      .selectAll()
+      .where('order_id', '=', o.id)
+      .where('kind', '=', kind)
+      .where('payment_signature', '!=', '')
+      .where('state', '=', 'pending')
+      .where('attempts', '=', 0)
+      .where('locked_until', 'is', null)
+      .where('next_attempt_at', '>', at)
+      .executeTakeFirst();
+    if (waiting) {
+      const merged = buildOrderEmails(
+        facts,
+        kind,
+        sellerEmailFor(ctx.deps.settings.mail, o.payout_group),
+      ).find((m) => m.role === waiting.role);
+      if (!merged) return 0;
+      const before = JSON.parse(waiting.payload_json) as OrderEmailPayload;
+      const payload: OrderEmailPayload = { ...merged.payload };
+      if (payment.extra) {
+        const sum = parseBaseUnitsText(before.receivedCLAIM ?? '0.000000') + payment.receivedBaseUnits;
+        payload.receivedCLAIM = formatBaseUnits(sum);
+        payload.paymentSignature = [before.paymentSignature, payment.signature].filter(Boolean).join(' ');
+      }
+      await q
+        .updateTable('outbox')
+        .set({ payload_json: JSON.stringify(payload) })
+        .where('id', '=', waiting.id)
+        .where('state', '=', 'pending')
+        .execute();
+      return 0;
+    }
+    // At most one note per interval: the next one waits for the slot after the last one.
+    const last = await q
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.max('next_attempt_at').as('last'))
+      .where('order_id', '=', o.id)
+      .where('payment_signature', '!=', '')
+      .executeTakeFirst();
+    if (last?.last) {
+      const slot = new Date(
+        Date.parse(String(last.last)) + ctx.deps.settings.notes.noteIntervalMs,
+      ).toISOString();
+      if (slot > notBefore) notBefore = slot;
+    }
+  }
+  const paymentSignature = payment?.signature ?? '';
+  const existing = await q
+    .selectFrom('outbox')
+    .select(['id', 'role'])
+    .where('order_id', '=', o.id)
+    .where('kind', '=', kind)
+    .where('payment_signature', '=', paymentSignature)
+    .execute();
+  let sellerId = existing.find((r) => r.role === 'seller')?.id;
+  let added = 0;
+  for (const mail of buildOrderEmails(facts, kind, sellerEmailFor(ctx.deps.settings.mail, o.payout_group))) {
+    if (existing.some((r) => r.role === mail.role)) continue;
+    const id = randomUUID();
+    const res = await q
+      .insertInto('outbox')
+      .values({
+        id,
+        order_id: o.id,
+        kind,
+        role: mail.role,
+        recipient_email: mail.to,
+        payout_group: o.payout_group,
+        payment_seen: paymentSeen ? 1 : 0,
+        payload_json: JSON.stringify(mail.payload),
+        after_id: mail.role === 'buyer' ? (sellerId ?? null) : null,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: notBefore,
+        locked_until: null,
+        lock_token: null,
+        last_error: null,
+        delivered_at: null,
+        created_at: at,
+        payment_signature: paymentSignature,
+      })
+      .onConflict((oc) => oc.columns(['order_id', 'role', 'kind', 'payment_signature']).doNothing())
+      .executeTakeFirst();
+    if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) added++;
+    if (mail.role === 'seller') sellerId = id;
+  }
+  return added;
+}

@@ -1,0 +1,129 @@
+/**
+ * The public views of an order: GET /api/orders/:id (status, ledger, history and e-mail states; for the page that
+ * holds the order id) and the buyer's order page by capability token (no id, no e-mail, no address).
+ */
+import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../core/api';
+import { formatBaseUnits } from '../../core/money';
+import { encodeTransferRequestUrl } from '../../core/solana-pay';
+import type { OrderRow, PaymentRow } from '../store/schema';
+import { ledgerOf, orderNumberOf, orderUrlOf, sumOf } from './rows';
+import type { Db, OrderContext, StoredItem } from './types';
+
+export function shippingDetailsOf(o: OrderRow): ShippingDetailsState {
+  if (o.shipping_json !== null) return 'given';
+  return o.details_notified_at ? 'missing' : 'awaiting';
+}
+
+const paymentsOf = (ledger: PaymentRow[]) =>
+  ledger.map((p) => ({
+    signature: p.signature,
+    receivedBaseUnits: p.received_base_units,
+    at: p.block_time !== null ? new Date(Number(p.block_time) * 1000).toISOString() : p.recorded_at,
+    role: p.role,
+  }));
+
+/** The buyer's order page (GET /api/order-pages/:token). */
+export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<OrderPageView> {
+  const ledger = await ledgerOf(q, o.id);
+  const received = sumOf(ledger);
+  const items = JSON.parse(o.items_json) as StoredItem[];
+  const vendorName = ctx.deps.catalog.vendors.find((v) => v.id === o.vendor_id)?.name ?? o.vendor_id;
+  const view: OrderPageView = {
+    number: orderNumberOf(o.id),
+    status: o.status,
+    paymentMethod: o.payment_method,
+    vendorName,
+    items: items.map((i) => ({
+      name: i.name,
+      ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}),
+      quantity: i.quantity,
+      unitCents: i.unitCents,
+      lineCents: i.lineCents,
+    })),
+    totalCents: o.total_cents,
+    amount: o.amount_base_units === null ? null : formatBaseUnits(BigInt(o.amount_base_units)),
+    amountBaseUnits: o.amount_base_units,
+    expiresAt: o.expires_at,
+    createdAt: o.created_at,
+    receivedBaseUnits: received.toString(),
+    payments: paymentsOf(ledger),
+    shippingDetails: shippingDetailsOf(o),
+  };
+  const shipped = await q
+    .selectFrom('seller_actions')
+    .select(['detail_json', 'at'])
+    .where('order_id', '=', o.id)
+    .where('action', '=', 'shipped')
+    .orderBy('at', 'desc')
+    .executeTakeFirst();
+  if (shipped) {
+    const d = JSON.parse(shipped.detail_json) as { trackingNumber: string; carrier?: string };
+    view.shipment = {
+      trackingNumber: d.trackingNumber,
+      ...(d.carrier ? { carrier: d.carrier } : {}),
+      at: shipped.at,
+    };
+  }
+  if (o.status === 'underpaid' && o.amount_base_units !== null) {
+    const missing = BigInt(o.amount_base_units) - received;
+    if (missing > 0n) {
+      view.topUp = {
+        amount: formatBaseUnits(missing),
+        amountBaseUnits: missing.toString(),
+        // The same reference: the watcher records it as this order's top-up.
+        solanaPayUrl: encodeTransferRequestUrl({
+          recipient: o.recipient,
+          amountBaseUnits: missing,
+          splToken: o.mint,
+          reference: o.reference,
+          label: vendorName,
+          message: `Top-up for order ${orderNumberOf(o.id)}`,
+        }),
+      };
+    }
+  }
+  return view;
+}
+
+export async function publicOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<OrderPublic> {
+  const history = await q
+    .selectFrom('order_history')
+    .select(['status', 'at'])
+    .where('order_id', '=', o.id)
+    .orderBy('seq')
+    .execute();
+  const mails = await q
+    .selectFrom('outbox')
+    .select(['kind', 'role', 'state', 'attempts', 'delivered_at', 'created_at'])
+    .where('order_id', '=', o.id)
+    .orderBy('created_at')
+    .orderBy('role', 'desc') // seller before buyer
+    .execute();
+  const ledger = await ledgerOf(q, o.id);
+  const pub: OrderPublic = {
+    orderId: o.id,
+    status: o.status,
+    paymentMethod: o.payment_method,
+    reference: o.reference,
+    amount: o.amount_base_units === null ? null : formatBaseUnits(BigInt(o.amount_base_units)),
+    amountBaseUnits: o.amount_base_units,
+    totalCents: o.total_cents,
+    expiresAt: o.expires_at,
+    payments: paymentsOf(ledger),
+    history: history.map((h) => ({ status: h.status, at: h.at })),
+    shippingDetails: shippingDetailsOf(o),
+    orderUrl: orderUrlOf(ctx, o),
+    emails: mails.map((m) => ({
+      kind: m.kind,
+      recipient: m.role,
+      state: m.state,
+      attempts: Number(m.attempts),
+      ...(m.delivered_at ? { deliveredAt: m.delivered_at } : {}),
+    })),
+  };
+  const shown = o.signature ?? ledger[ledger.length - 1]?.signature;
+  if (shown) pub.signature = shown;
+  if (ledger.length > 0) pub.receivedBaseUnits = sumOf(ledger).toString();
+  else if (o.received_base_units) pub.receivedBaseUnits = o.received_base_units;
+  return pub;
+}

@@ -1,0 +1,94 @@
+/** Row access shared by the order service's parts: load (locked on PostgreSQL), ledger, history, watcher view. */
+import { randomUUID } from 'node:crypto';
+import type { OrderStatus } from '../../core/api';
+import type { OrderRow, PaymentRow } from '../store/schema';
+import { OrderError } from './errors';
+import { ORDER_ID, type Db, type OrderContext, type PaymentTarget, type WatchedOrder } from './types';
+
+/** Unpriced QR orders (no amount) are never payment-watched: nothing to verify a payment against. */
+export const toWatched = (
+  o: OrderRow & { amount_base_units: string },
+  ledger: PaymentRow[],
+): WatchedOrder => ({
+  orderId: o.id,
+  reference: o.reference,
+  recipient: o.recipient,
+  mint: o.mint,
+  amountBaseUnits: BigInt(o.amount_base_units),
+  status: o.status,
+  paymentMethod: o.payment_method,
+  expiresAt: new Date(o.expires_at),
+  signature: o.signature,
+  finalized: Number(o.finalized) === 1,
+  receivedBaseUnits: ledger.reduce((sum, p) => sum + BigInt(p.received_base_units), 0n),
+  payments: ledger.map((p) => ({
+    signature: p.signature,
+    receivedBaseUnits: BigInt(p.received_base_units),
+    role: p.role,
+    finalized: p.confirmation === 'finalized',
+  })),
+});
+
+export async function ledgerOf(q: Db, orderId: string): Promise<PaymentRow[]> {
+  return q.selectFrom('payments').selectAll().where('order_id', '=', orderId).orderBy('seq').execute();
+}
+
+export const sumOf = (ledger: PaymentRow[]): bigint =>
+  ledger.reduce((sum, p) => sum + BigInt(p.received_base_units), 0n);
+
+export const isPriced = (o: OrderRow): o is OrderRow & { amount_base_units: string } =>
+  o.amount_base_units !== null;
+
+export async function loadOrder(
+  ctx: OrderContext,
+  q: Db,
+  target: PaymentTarget,
+  lock: boolean,
+): Promise<OrderRow | undefined> {
+  let sel = q.selectFrom('orders').selectAll();
+  sel =
+    'orderId' in target
+      ? sel.where('id', '=', target.orderId)
+      : sel.where('reference', '=', target.reference);
+  if (lock && ctx.isPg) sel = sel.forUpdate();
+  return sel.executeTakeFirst();
+}
+
+export async function addHistory(
+  q: Db,
+  orderId: string,
+  status: OrderStatus,
+  event: string,
+  at: string,
+): Promise<void> {
+  const last = await q
+    .selectFrom('order_history')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('order_id', '=', orderId)
+    .executeTakeFirst();
+  const seq = Number(last?.seq ?? 0) + 1;
+  await q
+    .insertInto('order_history')
+    .values({ id: randomUUID(), order_id: orderId, seq, status, event, at })
+    .execute();
+}
+
+export function checkOrderId(orderId: string): void {
+  if (!ORDER_ID.test(orderId))
+    throw new OrderError('invalid', 'invalid_order_id', 'That is not an order id.', { field: 'id' });
+}
+
+/** The base URL of the buyer's order pages (PUBLIC_URL, or what the server bound in tests on port 0). */
+export function publicBase(ctx: OrderContext): string {
+  return (ctx.deps.publicUrl?.() ?? ctx.deps.settings.publicUrl).replace(/\/+$/, '');
+}
+
+/** The buyer's order page of an order (every order has a token since migration 0007). */
+export function orderUrlOf(ctx: OrderContext, o: Pick<OrderRow, 'public_token'>): string {
+  return `${publicBase(ctx)}/order/${o.public_token ?? ''}`;
+}
+
+/** The short order number the pages and e-mails show: the id's first 8 characters, upper case. */
+export function orderNumberOf(orderId: string): string {
+  return orderId.slice(0, 8).toUpperCase();
+}

@@ -1,0 +1,143 @@
+/** The order module's types: what the service offers, what the payment watcher sees, and its dependencies. */
+import type { StockRepository } from '../stock/repository';
+import type { Kysely, Transaction } from 'kysely';
+import type { AnyOrderCreated, OrderPageView, OrderPublic, OrderStatus, PaymentRole } from '../../core/api';
+import type { Catalog } from '../../core/catalog';
+import type { Settings } from '../settings';
+import type { Store } from '../store/store';
+import type { Database } from '../store/schema';
+
+export const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
+
+/** What the payment watcher needs to know about an order. */
+export interface WatchedOrder {
+  orderId: string;
+  reference: string;
+  recipient: string;
+  mint: string;
+  amountBaseUnits: bigint;
+  status: OrderStatus;
+  paymentMethod: 'wallet' | 'qr';
+  expiresAt: Date;
+  /** The transfer that completed the amount (null until then). */
+  signature: string | null;
+  /** Every transfer counting toward the amount is finalized. */
+  finalized: boolean;
+  /** The ledger sum. */
+  receivedBaseUnits: bigint;
+  /** The ledger: every recorded transfer (the watcher skips these when it re-reads the chain). */
+  payments: { signature: string; receivedBaseUnits: bigint; role: PaymentRole; finalized: boolean }[];
+}
+
+export interface PaymentReport {
+  signature: string;
+  receivedBaseUnits: bigint;
+  /** The transaction reached finalized commitment. */
+  finalized: boolean;
+  /** Unix seconds of the block (null if unknown: then the time of recording decides lateness). */
+  blockTime: number | null;
+  slot?: number | null;
+}
+
+export type PaymentTarget = { orderId: string } | { reference: string };
+
+/**
+ * `changed: false`: the signature was already in the ledger (and nothing new about it). `role`: the ledger row's
+ * role (partial, payment, top_up, extra).
+ */
+export type RecordPaymentResult =
+  | { ok: true; changed: boolean; status: OrderStatus; role: PaymentRole; order: OrderPublic }
+  | { ok: false; reason: 'order_not_found' }
+  | { ok: false; reason: 'signature_used'; otherOrderId: string }
+  | { ok: false; reason: 'refused'; status: OrderStatus; order: OrderPublic };
+
+export interface CreateOrderResult {
+  status: number;
+  body: AnyOrderCreated;
+  /** True when this is the stored response of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export type PaymentHintHandler = (order: WatchedOrder, signature: string) => void | Promise<void>;
+
+export interface OrderService {
+  /** POST /api/orders. Throws OrderError for every refusal. */
+  createOrder(body: unknown, idempotencyKey: string): Promise<CreateOrderResult>;
+  /** GET /api/orders/:id; undefined when unknown. Throws OrderError (invalid) on a malformed id. */
+  getOrder(orderId: string): Promise<OrderPublic | undefined>;
+  findOrder(target: PaymentTarget): Promise<WatchedOrder | undefined>;
+  /**
+   * For the payment verifier: records a verified transfer in the ledger (idempotent per signature; the same
+   * signature again with `finalized: true` marks it finalized and may move paid → final) and moves the order by
+   * the ledger sum, with the e-mails it causes, in one transaction.
+   */
+  recordPayment(target: PaymentTarget, report: PaymentReport): Promise<RecordPaymentResult>;
+  /**
+   * QR pages' "Send Order Confirmation": attaches `shipping` to a record without details (the first details
+   * win), then enqueues seller then buyer order_confirmation, once.
+   */
+  requestConfirmation(orderId: string, shipping?: unknown): Promise<OrderPublic>;
+  /** A QR record with nothing paid and no details takes a renewed quote of its own reference. */
+  requote(orderId: string, quote: string): Promise<AnyOrderCreated>;
+  /** The buyer's order page by its capability token; undefined for any unknown or malformed token. */
+  getOrderPage(token: string): Promise<OrderPageView | undefined>;
+  /** Paid QR records without details past the grace delay → the seller is told, once. Returns how many. */
+  notifyMissingDetails(now?: Date): Promise<number>;
+  /** Deletes expired QR records with nothing paid and no details, past the cleanup delay. Returns how many. */
+  cleanupRecords(now?: Date): Promise<number>;
+  /** awaiting_payment orders past their expiry → expired. Returns how many changed. */
+  expireOrders(now?: Date): Promise<number>;
+  /**
+   * Orders whose reference the watcher should follow: awaiting payment, any status until `expiredWithinMs`
+   * (24 h) after the quote expiry (later transfers are recorded as top-ups or extras), and fully paid orders
+   * whose payments are not all finalized.
+   */
+  ordersToWatch(opts?: { expiredWithinMs?: number }): Promise<WatchedOrder[]>;
+  isSignatureUsed(signature: string, exceptOrderId?: string): Promise<boolean>;
+  /** Priced orders whose reference is one of `references` (one indexed lookup). */
+  ordersByReferences(references: string[]): Promise<WatchedOrder[]>;
+  /** Ledger transfers not yet finalized, oldest first, at most `limit`. */
+  unfinalizedPayments(
+    limit: number,
+  ): Promise<{ orderId: string; signature: string; receivedBaseUnits: bigint }[]>;
+  /** The wallet page's "I sent it" hint: hands it to the verifier; never marks anything paid. */
+  paymentHint(orderId: string, signature: string): Promise<OrderPublic>;
+  setPaymentHintHandler(handler: PaymentHintHandler | undefined): void;
+}
+
+export interface OrderServiceDeps {
+  store: Store;
+  catalog: Catalog;
+  settings: Pick<Settings, 'quote' | 'mail' | 'qr' | 'notes' | 'solana' | 'publicUrl'>;
+  /** The base of the buyer's order page links; default settings.publicUrl (tests on port 0: the bound URL). */
+  publicUrl?: () => string;
+  now: () => Date;
+  /** Called after a commit that added outbox rows (wakes the worker). */
+  onOutboxChange?: () => void;
+  onPaymentHint?: PaymentHintHandler;
+  onError?: (err: unknown) => void;
+  /** The stock repository (server.ts shares its own); made from the store and catalogue when omitted. */
+  stock?: StockRepository;
+}
+
+export interface StoredItem {
+  productId: string;
+  variantId?: string;
+  variantLabel?: string;
+  name: string;
+  quantity: number;
+  unitCents: number;
+  lineCents: number;
+}
+
+export type Db = Kysely<Database> | Transaction<Database>;
+
+/** What every part of the order service works with. */
+export interface OrderContext {
+  deps: OrderServiceDeps;
+  /** Reservations: created with the order, released at expiry, sold (or oversold) by the completing payment. */
+  stock: StockRepository;
+  db: Kysely<Database>;
+  isPg: boolean;
+}

@@ -1,0 +1,246 @@
+/**
+ * The process-wide Solana RPC budget: every JSON-RPC request the server sends over HTTP goes through one
+ * `RpcBudget` (the payments Connection is built with `budgetedFetch`), so the whole process never sends more
+ * than `perWindow` requests in any `windowMs` (and `perMethod` of one method), whatever the number of open
+ * orders, hints or the WebSocket's state.
+ *
+ * 429 and 5xx answers are honoured: a 429 pauses the whole budget until its `Retry-After` (or an exponential
+ * backoff when absent), a 5xx or a transport failure backs the request off with jitter; each is retried a few
+ * times, never in a tight loop, and counted (`stats()`). A request that cannot get a slot before its deadline
+ * fails at once (`RpcBudgetExhaustedError`) rather than queueing without end.
+ */
+
+export interface RpcStats {
+  /** JSON-RPC requests sent (batch entries counted one each), retries included. */
+  requests: number;
+  /** Answers refused with HTTP 429. */
+  throttled: number;
+  /** 5xx answers and transport failures. */
+  errors: number;
+  /** Requests refused locally because no slot was free before their deadline. */
+  shed: number;
+  /** Requests waiting for a slot now. */
+  waiting: number;
+  /** The configured budget: requests per window. */
+  perWindow: number;
+  windowMs: number;
+  /** Requests sent in the last window. */
+  inWindow: number;
+}
+
+export interface RpcBudgetOptions {
+  /** Requests in any window. */
+  perWindow: number;
+  /** Default 10 s. */
+  windowMs?: number;
+  /** Requests of one method in any window. Default 40 % of perWindow (the public endpoint's 40 of 100). */
+  perMethod?: number;
+  now?: () => number;
+}
+
+export class RpcBudgetExhaustedError extends Error {
+  override name = 'RpcBudgetExhaustedError';
+}
+
+interface Sent {
+  at: number;
+  method: string;
+}
+
+export class RpcBudget {
+  readonly perWindow: number;
+  readonly windowMs: number;
+  readonly perMethod: number;
+  private readonly now: () => number;
+  private sent: Sent[] = [];
+  private pausedUntil = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly counters = { requests: 0, throttled: 0, errors: 0, shed: 0, waiting: 0 };
+
+  constructor(options: RpcBudgetOptions) {
+    this.perWindow = Math.max(1, Math.floor(options.perWindow));
+    this.windowMs = options.windowMs ?? 10_000;
+    this.perMethod = Math.max(1, Math.floor(options.perMethod ?? this.perWindow * 0.4));
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Waits for a slot for `methods` (one HTTP request; a batch names several) and counts them as sent. Slots are
+   * handed out in arrival order. Throws RpcBudgetExhaustedError when none is free before `deadline` (epoch ms).
+   */
+  acquire(methods: string[], deadline = Infinity): Promise<void> {
+    this.counters.waiting++;
+    const turn = this.chain.then(async () => {
+      for (;;) {
+        const wait = this.waitFor(methods);
+        if (wait <= 0) break;
+        if (this.now() + wait > deadline) {
+          this.counters.shed++;
+          throw new RpcBudgetExhaustedError(
+            `RPC budget: no slot within the deadline (${this.perWindow} per ${this.windowMs / 1000} s)`,
+          );
+        }
+        await sleep(wait);
+      }
+      const at = this.now();
+      for (const method of methods) this.sent.push({ at, method });
+      this.counters.requests += methods.length;
+    });
+    // The next caller waits for this one's turn, not for its failure.
+    this.chain = turn.catch(() => undefined);
+    return turn.finally(() => {
+      this.counters.waiting--;
+    });
+  }
+
+  /** A 429: nobody sends before `until` (epoch ms). */
+  pause(until: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+  }
+
+  noteThrottled(): void {
+    this.counters.throttled++;
+  }
+
+  noteError(): void {
+    this.counters.errors++;
+  }
+
+  stats(): RpcStats {
+    this.prune();
+    return {
+      ...this.counters,
+      perWindow: this.perWindow,
+      windowMs: this.windowMs,
+      inWindow: this.sent.length,
+    };
+  }
+
+  private prune(): void {
+    const from = this.now() - this.windowMs;
+    let i = 0;
+    while (i < this.sent.length && (this.sent[i]?.at ?? 0) <= from) i++;
+    if (i > 0) this.sent = this.sent.slice(i);
+  }
+
+  /** Milliseconds until `methods` fit in the window (0: now). */
+  private waitFor(methods: string[]): number {
+    const now = this.now();
+    this.prune();
+    let until = this.pausedUntil;
+    const over = this.sent.length + methods.length - this.perWindow;
+    if (over > 0) {
+      const s = this.sent[Math.min(over, this.sent.length) - 1];
+      until = Math.max(until, (s?.at ?? now) + this.windowMs + 1);
+    }
+    const adding = new Map<string, number>();
+    for (const m of methods) adding.set(m, (adding.get(m) ?? 0) + 1);
+    for (const [m, n] of adding) {
+      const same = this.sent.filter((s) => s.method === m);
+      const overM = same.length + n - this.perMethod;
+      if (overM > 0) {
+        const s = same[Math.min(overM, same.length) - 1];
+        until = Math.max(until, (s?.at ?? now) + this.windowMs + 1);
+      }
+    }
+    return Math.max(0, until - now);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    t.unref?.();
+  });
+}
+
+/** Seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function methodsOf(body: unknown): string[] {
+  if (typeof body !== 'string') return ['?'];
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    const names = list.map((r) =>
+      typeof r === 'object' && r !== null && typeof (r as { method?: unknown }).method === 'string'
+        ? (r as { method: string }).method
+        : '?',
+    );
+    return names.length ? names : ['?'];
+  } catch {
+    return ['?'];
+  }
+}
+
+export interface BudgetedFetchOptions {
+  /** Attempts per request (the first included). Default 3. */
+  attempts?: number;
+  /** First backoff (doubles per attempt, ± 50 % jitter). Default 500 ms. */
+  backoffMs?: number;
+  /** A request gives up (no slot, no further retry) this long after it was made. Default 5 s. */
+  deadlineMs?: number;
+  /** The underlying fetch. Default globalThis.fetch. */
+  fetch?: typeof fetch;
+  random?: () => number;
+}
+
+type FetchArgs = Parameters<typeof fetch>;
+
+/**
+ * A fetch for web3.js's Connection (`{ fetch: budgetedFetch(budget), disableRetryOnRateLimit: true }`): each
+ * request takes its slots from `budget`; 429 pauses the budget (Retry-After) and retries; 5xx and transport
+ * failures back off with jitter and retry; all within the request's deadline.
+ */
+export function budgetedFetch(budget: RpcBudget, options: BudgetedFetchOptions = {}): typeof fetch {
+  const attempts = options.attempts ?? 3;
+  const backoffMs = options.backoffMs ?? 500;
+  const deadlineMs = options.deadlineMs ?? 5_000;
+  const random = options.random ?? Math.random;
+  const base = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const jitter = (ms: number) => Math.round(ms * (0.5 + random()));
+  return async (input: FetchArgs[0], init?: FetchArgs[1]): Promise<Response> => {
+    const deadline = Date.now() + deadlineMs;
+    const methods = methodsOf(init?.body);
+    let delay = backoffMs;
+    for (let attempt = 1; ; attempt++) {
+      await budget.acquire(methods, deadline);
+      let res: Response;
+      try {
+        res = await base(input, init);
+      } catch (err) {
+        budget.noteError();
+        const wait = jitter(delay);
+        delay *= 2;
+        if (attempt >= attempts || Date.now() + wait >= deadline) throw err;
+        await sleep(wait);
+        continue;
+      }
+      if (res.status === 429) {
+        budget.noteThrottled();
+        const wait = retryAfterMs(res.headers.get('retry-after')) ?? jitter(delay);
+        delay *= 2;
+        // Everyone waits: the provider said this address is over its limit.
+        budget.pause(Date.now() + wait + jitter(100));
+        if (attempt >= attempts || Date.now() + wait >= deadline) return res;
+        await res.body?.cancel().catch(() => undefined);
+        continue;
+      }
+      if (res.status >= 500) {
+        budget.noteError();
+        const wait = jitter(delay);
+        delay *= 2;
+        if (attempt >= attempts || Date.now() + wait >= deadline) return res;
+        await res.body?.cancel().catch(() => undefined);
+        await sleep(wait);
+        continue;
+      }
+      return res;
+    }
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * What the vendor-side watcher keeps in the database (migration 0005), so a restart or another instance carries
+ * on where it stopped: per vendor token account the newest signature judged (the cursor), every signature judged
+ * (never fetched again), vendor transfers whose keys matched no order yet, and the watcher lease.
+ * `memoryScanStore()` is the same without a database (tests that drive a bare PaymentWatcher).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema';
+
+export interface ScanCursor {
+  signature: string;
+  slot: number;
+}
+
+export type JudgedVerdict =
+  'recorded' | 'no_order' | 'not_followed' | 'failed' | 'no_transfer' | 'refused' | 'unknown';
+
+export interface ScanStore {
+  cursor(account: string): Promise<ScanCursor | undefined>;
+  setCursor(account: string, cursor: ScanCursor, at: Date): Promise<void>;
+  /** Which of `signatures` were judged already. */
+  judged(signatures: string[]): Promise<Set<string>>;
+  markJudged(signature: string, verdict: JudgedVerdict, at: Date): Promise<void>;
+  /** Remembers a vendor transfer whose keys named no order (yet). */
+  addUnmatched(signature: string, keys: string[], at: Date): Promise<void>;
+  /** Unmatched transfers whose key is now an order's reference (one indexed join). */
+  matchedUnmatched(): Promise<{ signature: string; orderId: string }[]>;
+  dropUnmatched(signature: string): Promise<void>;
+  /** Forgets unmatched transfers seen before `before` (past any order's window). */
+  pruneUnmatched(before: Date): Promise<void>;
+  /**
+   * Takes or renews the lease `name` for `holder` until `until` when it is free, expired or already ours.
+   * True when `holder` holds it afterwards.
+   */
+  acquireLease(name: string, holder: string, now: Date, until: Date): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
+}
+
+const CHUNK = 500;
+
+export function kyselyScanStore(db: Kysely<Database>): ScanStore {
+  return {
+    async cursor(account) {
+      const row = await db
+        .selectFrom('payment_scan_cursors')
+        .select(['signature', 'slot'])
+        .where('account', '=', account)
+        .executeTakeFirst();
+      return row ? { signature: row.signature, slot: Number(row.slot) } : undefined;
+    },
+    async setCursor(account, cursor, at) {
+      await db
+        .insertInto('payment_scan_cursors')
+        .values({ account, signature: cursor.signature, slot: cursor.slot, updated_at: at.toISOString() })
+        .onConflict((oc) =>
+          oc.column('account').doUpdateSet({
+            signature: cursor.signature,
+            slot: cursor.slot,
+            updated_at: at.toISOString(),
+          }),
+        )
+        .execute();
+    },
+    async judged(signatures) {
+      const out = new Set<string>();
+      for (let i = 0; i < signatures.length; i += CHUNK) {
+        const rows = await db
+          .selectFrom('payment_scan_judged')
+          .select('signature')
+          .where('signature', 'in', signatures.slice(i, i + CHUNK))
+          .execute();
+        for (const r of rows) out.add(r.signature);
+      }
+      return out;
+    },
+    async markJudged(signature, verdict, at) {
+      await db
+        .insertInto('payment_scan_judged')
+        .values({ signature, verdict, judged_at: at.toISOString() })
+        .onConflict((oc) => oc.column('signature').doUpdateSet({ verdict, judged_at: at.toISOString() }))
+        .execute();
+    },
+    async addUnmatched(signature, keys, at) {
+      const unique = [...new Set(keys)];
+      if (!unique.length) return;
+      await db
+        .insertInto('payment_scan_unmatched')
+        .values(unique.map((reference) => ({ reference, signature, seen_at: at.toISOString() })))
+        .onConflict((oc) => oc.columns(['reference', 'signature']).doNothing())
+        .execute();
+    },
+    async matchedUnmatched() {
+      const rows = await db
+        .selectFrom('payment_scan_unmatched as u')
+        .innerJoin('orders as o', 'o.reference', 'u.reference')
+        .select(['u.signature as signature', 'o.id as orderId'])
+        .execute();
+      return rows;
+    },
+    async dropUnmatched(signature) {
+      await db.deleteFrom('payment_scan_unmatched').where('signature', '=', signature).execute();
+    },
+    async pruneUnmatched(before) {
+      await db.deleteFrom('payment_scan_unmatched').where('seen_at', '<', before.toISOString()).execute();
+    },
+    async acquireLease(name, holder, now, until) {
+      const nowIso = now.toISOString();
+      const untilIso = until.toISOString();
+      // Renew ours or take an expired one (one conditional UPDATE: atomic on both stores)…
+      const updated = await db
+        .updateTable('payment_watch_lease')
+        .set({ holder, expires_at: untilIso })
+        .where('name', '=', name)
+        .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', nowIso)]))
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) return true;
+      // …or create it; a concurrent creator wins by the primary key.
+      const inserted = await db
+        .insertInto('payment_watch_lease')
+        .values({ name, holder, expires_at: untilIso })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+    async releaseLease(name, holder) {
+      await db
+        .updateTable('payment_watch_lease')
+        .set({ expires_at: new Date(0).toISOString() })
+        .where('name', '=', name)
+        .where('holder', '=', holder)
+        .execute();
+    },
+  };
+}
+
+/** The same in memory (no restart survival, one process). */
+export function memoryScanStore(orderIdOf: (reference: string) => Promise<string | undefined>): ScanStore {
+  const cursors = new Map<string, ScanCursor>();
+  const judged = new Map<string, JudgedVerdict>();
+  const unmatched = new Map<string, { keys: string[]; at: number }>();
+  const leases = new Map<string, { holder: string; until: number }>();
+  return {
+    cursor: (account) => Promise.resolve(cursors.get(account)),
+    setCursor(account, cursor) {
+      cursors.set(account, cursor);
+      return Promise.resolve();
+    },
+    judged: (signatures) => Promise.resolve(new Set(signatures.filter((s) => judged.has(s)))),
+    markJudged(signature, verdict) {
+      judged.set(signature, verdict);
+      return Promise.resolve();
+    },
+    addUnmatched(signature, keys, at) {
+      unmatched.set(signature, { keys, at: at.getTime() });
+      return Promise.resolve();
+    },
+    async matchedUnmatched() {
+      const out: { signature: string; orderId: string }[] = [];
+      for (const [signature, { keys }] of unmatched) {
+        for (const k of keys) {
+          const orderId = await orderIdOf(k);
+          if (orderId) out.push({ signature, orderId });
+        }
+      }
+      return out;
+    },
+    dropUnmatched(signature) {
+      unmatched.delete(signature);
+      return Promise.resolve();
+    },
+    pruneUnmatched(before) {
+      for (const [s, u] of unmatched) if (u.at < before.getTime()) unmatched.delete(s);
+      return Promise.resolve();
+    },
+    acquireLease(name, holder, now, until) {
+      const l = leases.get(name);
+      if (l && l.holder !== holder && l.until >= now.getTime()) return Promise.resolve(false);
+      leases.set(name, { holder, until: until.getTime() });
+      return Promise.resolve(true);
+    },
+    releaseLease(name, holder) {
+      if (leases.get(name)?.holder === holder) leases.delete(name);
+      return Promise.resolve();
+    },
+  };
+}

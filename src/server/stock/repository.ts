@@ -1,0 +1,471 @@
+/**
+ * The stock repository: stock lines, reservations and the change log in the store (SQLite or PostgreSQL,
+ * migration 0006). The rules are pure (src/core/stock.ts); this module applies them atomically:
+ *
+ * - reserve: one conditional UPDATE per line (`on_hand - reserved >= n`), so of two orders racing for the last
+ *   unit exactly one matches the row; the other reads 0 rows changed and the whole order transaction rolls back
+ *   with OutOfStockError (PostgreSQL re-checks the WHERE after the first commit; SQLite runs one writer at a time).
+ * - release (expiry) and sell (payment) move the order's reservations and the stock lines in the caller's
+ *   transaction, so the order's status and its stock never disagree.
+ *
+ * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Catalog } from '../../core/catalog';
+import {
+  availableOf,
+  isStockCount,
+  OutOfStockError,
+  saleOutcome,
+  shortfall,
+  stockKey,
+  type StockAvailability,
+  type StockKey,
+  type StockLevel,
+  type StockRequest,
+} from '../../core/stock';
+import type { Store } from '../store/store';
+import type { Database, StockChangeKind } from '../store/schema';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** One entry of the change log. */
+export interface StockChange extends StockKey {
+  kind: StockChangeKind;
+  onHandDelta: number;
+  reservedDelta: number;
+  onHandAfter: number;
+  reservedAfter: number;
+  orderId: string | null;
+  actor: string;
+  at: string;
+}
+
+/** What a payment that completes an order did to its stock. `none`: the order holds no reservation. */
+export type SaleResult = 'sold' | 'oversold' | 'none';
+
+export class StockInputError extends Error {
+  override name = 'StockInputError';
+}
+
+export interface StockRepository {
+  /** Creates the stock line of every catalogue product/variant the store does not have yet. Returns how many. */
+  seed(catalog: Catalog, at: string): Promise<number>;
+  /** Every stock line. */
+  levels(q?: Db): Promise<StockLevel[]>;
+  /** Units available now, per line (GET /api/stock). */
+  availability(q?: Db): Promise<StockAvailability[]>;
+  /** Throws OutOfStockError when a line asks for more than is available now (quotes: a read, no hold). */
+  assertAvailable(lines: readonly StockRequest[], q?: Db): Promise<void>;
+  /**
+   * Sets a line's units in stock (not yet sold, reservations included); records who and when. Throws
+   * StockInputError for a line the catalogue does not have or a bad count.
+   */
+  set(key: StockKey, onHand: number, actor: string, at: string): Promise<StockLevel>;
+  /** In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back). */
+  reserve(
+    trx: Transaction<Database>,
+    orderId: string,
+    lines: readonly StockRequest[],
+    expiresAt: string,
+    at: string,
+  ): Promise<void>;
+  /**
+   * In the expiry's transaction: the order's held reservations are released (`actor`: 'expiry', or 'requote' when
+   * a QR record changes its quantity and reserves again). Returns units released.
+   */
+  release(trx: Transaction<Database>, orderId: string, at: string, actor?: string): Promise<number>;
+  /**
+   * In the payment's transaction, when the payment completes the order: held reservations become a sale; released
+   * ones are sold when the units are still available, and otherwise the order is oversold (nothing is sold).
+   */
+  sell(trx: Transaction<Database>, orderId: string, at: string): Promise<SaleResult>;
+  /** The change log, newest last (optionally of one line). */
+  changes(key?: StockKey): Promise<StockChange[]>;
+}
+
+export function createStockRepository(store: Store, catalog: Catalog): StockRepository {
+  const db = store.db;
+  const isPg = store.dialect === 'postgres';
+  const variantOf = (k: StockKey) => k.variantId ?? '';
+  const keyOf = (r: { product_id: string; variant_id: string }): StockKey =>
+    r.variant_id !== '' ? { productId: r.product_id, variantId: r.variant_id } : { productId: r.product_id };
+
+  /** The catalogue's stock lines: each variant of a product with variants, else the product. */
+  const catalogueLines = new Map<string, { key: StockKey; initial: number }>();
+  for (const p of catalog.products) {
+    const keys: StockKey[] = p.variants
+      ? p.variants.map((v) => ({ productId: p.id, variantId: v.id }))
+      : [{ productId: p.id }];
+    for (const key of keys) catalogueLines.set(stockKey(key), { key, initial: p.initialStock });
+  }
+
+  async function log(
+    q: Db,
+    key: StockKey,
+    kind: StockChangeKind,
+    delta: { onHand: number; reserved: number },
+    after: { on_hand: number; reserved: number },
+    orderId: string | null,
+    actor: string,
+    at: string,
+  ): Promise<void> {
+    // Every caller has written (and so locked) the line's stock row in this transaction first.
+    const last = await q
+      .selectFrom('stock_changes')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('product_id', '=', key.productId)
+      .where('variant_id', '=', variantOf(key))
+      .executeTakeFirst();
+    await q
+      .insertInto('stock_changes')
+      .values({
+        id: randomUUID(),
+        product_id: key.productId,
+        variant_id: variantOf(key),
+        seq: Number(last?.seq ?? 0) + 1,
+        kind,
+        on_hand_delta: delta.onHand,
+        reserved_delta: delta.reserved,
+        on_hand_after: Number(after.on_hand),
+        reserved_after: Number(after.reserved),
+        order_id: orderId,
+        actor,
+        at,
+      })
+      .execute();
+  }
+
+  const toLevel = (r: {
+    product_id: string;
+    variant_id: string;
+    on_hand: number;
+    reserved: number;
+  }): StockLevel => ({
+    productId: r.product_id,
+    ...(r.variant_id !== '' ? { variantId: r.variant_id } : {}),
+    onHand: Number(r.on_hand),
+    reserved: Number(r.reserved),
+  });
+
+  async function levels(q: Db = db): Promise<StockLevel[]> {
+    const rows = await q
+      .selectFrom('stock')
+      .select(['product_id', 'variant_id', 'on_hand', 'reserved'])
+      .orderBy('product_id')
+      .orderBy('variant_id')
+      .execute();
+    return rows.map(toLevel);
+  }
+
+  async function availableMap(q: Db, lines: readonly StockKey[]): Promise<(k: StockKey) => number> {
+    const ids = [...new Set(lines.map((l) => l.productId))];
+    const rows = ids.length
+      ? await q
+          .selectFrom('stock')
+          .select(['product_id', 'variant_id', 'on_hand', 'reserved'])
+          .where('product_id', 'in', ids)
+          .execute()
+      : [];
+    const map = new Map(rows.map((r) => [stockKey(toLevel(r)), availableOf(toLevel(r))]));
+    return (k) => map.get(stockKey(k)) ?? 0; // no line: nothing to sell
+  }
+
+  return {
+    async seed(cat, at) {
+      let n = 0;
+      for (const p of cat.products) {
+        const keys: StockKey[] = p.variants
+          ? p.variants.map((v) => ({ productId: p.id, variantId: v.id }))
+          : [{ productId: p.id }];
+        for (const key of keys) {
+          const added = await db.transaction().execute(async (trx) => {
+            const res = await trx
+              .insertInto('stock')
+              .values({
+                product_id: key.productId,
+                variant_id: variantOf(key),
+                on_hand: p.initialStock,
+                reserved: 0,
+                updated_at: at,
+              })
+              .onConflict((oc) => oc.columns(['product_id', 'variant_id']).doNothing())
+              .executeTakeFirst();
+            if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+            await log(
+              trx,
+              key,
+              'seed',
+              { onHand: p.initialStock, reserved: 0 },
+              { on_hand: p.initialStock, reserved: 0 },
+              null,
+              'catalogue',
+              at,
+            );
+            return true;
+          });
+          if (added) n++;
+        }
+      }
+      return n;
+    },
+
+    levels,
+
+    async availability(q = db) {
+      return (await levels(q)).map((l) => ({
+        productId: l.productId,
+        ...(l.variantId !== undefined ? { variantId: l.variantId } : {}),
+        available: availableOf(l),
+      }));
+    },
+
+    async assertAvailable(lines, q = db) {
+      const available = await availableMap(q, lines);
+      const short = shortfall(lines, available);
+      if (short)
+        throw new OutOfStockError(
+          short.line.productId,
+          short.line.variantId,
+          short.line.name,
+          short.available,
+        );
+    },
+
+    async set(key, onHand, actor, at) {
+      if (!catalogueLines.has(stockKey(key))) {
+        const product = catalog.products.find((p) => p.id === key.productId);
+        throw new StockInputError(
+          !product
+            ? `Unknown product '${key.productId}'.`
+            : product.variants
+              ? `'${product.id}' has variants: name one (${product.variants.map((v) => `${product.id}:${v.id}`).join(', ')}).`
+              : `'${product.id}' has no variant '${key.variantId ?? ''}'.`,
+        );
+      }
+      if (!isStockCount(onHand))
+        throw new StockInputError('The stock must be a whole number from 0 to 1000000.');
+      if (!actor.trim()) throw new StockInputError('Say who changes the stock.');
+      return db.transaction().execute(async (trx) => {
+        let sel = trx
+          .selectFrom('stock')
+          .select(['product_id', 'variant_id', 'on_hand', 'reserved'])
+          .where('product_id', '=', key.productId)
+          .where('variant_id', '=', variantOf(key));
+        if (isPg) sel = sel.forUpdate();
+        const before = await sel.executeTakeFirst();
+        const initial = catalogueLines.get(stockKey(key))?.initial ?? 0;
+        if (!before) {
+          // Not seeded yet (the server has not started on this store): the line starts here.
+          await trx
+            .insertInto('stock')
+            .values({
+              product_id: key.productId,
+              variant_id: variantOf(key),
+              on_hand: onHand,
+              reserved: 0,
+              updated_at: at,
+            })
+            .execute();
+          await log(
+            trx,
+            key,
+            'set',
+            { onHand: onHand - initial, reserved: 0 },
+            { on_hand: onHand, reserved: 0 },
+            null,
+            actor,
+            at,
+          );
+          return { ...key, onHand, reserved: 0 };
+        }
+        await trx
+          .updateTable('stock')
+          .set({ on_hand: onHand, updated_at: at })
+          .where('product_id', '=', key.productId)
+          .where('variant_id', '=', variantOf(key))
+          .execute();
+        const reserved = Number(before.reserved);
+        await log(
+          trx,
+          key,
+          'set',
+          { onHand: onHand - Number(before.on_hand), reserved: 0 },
+          { on_hand: onHand, reserved },
+          null,
+          actor,
+          at,
+        );
+        return { ...toLevel(before), onHand };
+      });
+    },
+
+    async reserve(trx, orderId, lines, expiresAt, at) {
+      for (const line of lines) {
+        if (!Number.isInteger(line.quantity) || line.quantity <= 0)
+          throw new StockInputError(`bad quantity ${line.quantity}`);
+        const row = await trx
+          .updateTable('stock')
+          .set((eb) => ({ reserved: eb('reserved', '+', line.quantity), updated_at: at }))
+          .where('product_id', '=', line.productId)
+          .where('variant_id', '=', variantOf(line))
+          .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
+          .returning(['on_hand', 'reserved'])
+          .executeTakeFirst();
+        if (!row) {
+          const available = await availableMap(trx, [line]);
+          throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
+        }
+        await trx
+          .insertInto('reservations')
+          .values({
+            order_id: orderId,
+            product_id: line.productId,
+            variant_id: variantOf(line),
+            quantity: line.quantity,
+            state: 'held',
+            expires_at: expiresAt,
+            created_at: at,
+            updated_at: at,
+          })
+          // A QR record that changes its quantity reserves again after releasing (same order, same line).
+          .onConflict((oc) =>
+            oc.columns(['order_id', 'product_id', 'variant_id']).doUpdateSet({
+              quantity: line.quantity,
+              state: 'held',
+              expires_at: expiresAt,
+              updated_at: at,
+            }),
+          )
+          .execute();
+        await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
+      }
+    },
+
+    async release(trx, orderId, at, actor = 'expiry') {
+      const held = await trx
+        .selectFrom('reservations')
+        .selectAll()
+        .where('order_id', '=', orderId)
+        .where('state', '=', 'held')
+        .execute();
+      let n = 0;
+      for (const r of held) {
+        const key = keyOf(r);
+        const q = Number(r.quantity);
+        const row = await trx
+          .updateTable('stock')
+          .set((eb) => ({ reserved: eb('reserved', '-', q), updated_at: at }))
+          .where('product_id', '=', r.product_id)
+          .where('variant_id', '=', r.variant_id)
+          .returning(['on_hand', 'reserved'])
+          .executeTakeFirstOrThrow();
+        await trx
+          .updateTable('reservations')
+          .set({ state: 'released', updated_at: at })
+          .where('order_id', '=', orderId)
+          .where('product_id', '=', r.product_id)
+          .where('variant_id', '=', r.variant_id)
+          .execute();
+        await log(trx, key, 'release', { onHand: 0, reserved: -q }, row, orderId, actor, at);
+        n += q;
+      }
+      return n;
+    },
+
+    async sell(trx, orderId, at) {
+      const mine = await trx
+        .selectFrom('reservations')
+        .selectAll()
+        .where('order_id', '=', orderId)
+        .where('state', 'in', ['held', 'released'])
+        .orderBy('product_id')
+        .orderBy('variant_id')
+        .execute();
+      if (mine.length === 0) return 'none';
+      // Lock the lines (PostgreSQL; SQLite has one writer), then decide for the whole order before changing any.
+      const current = new Map<string, { on_hand: number; reserved: number }>();
+      for (const r of mine) {
+        let sel = trx
+          .selectFrom('stock')
+          .select(['on_hand', 'reserved'])
+          .where('product_id', '=', r.product_id)
+          .where('variant_id', '=', r.variant_id);
+        if (isPg) sel = sel.forUpdate();
+        const row = await sel.executeTakeFirst();
+        current.set(`${r.product_id}/${r.variant_id}`, {
+          on_hand: Number(row?.on_hand ?? 0),
+          reserved: Number(row?.reserved ?? 0),
+        });
+      }
+      const outcomes = mine.map((r) => {
+        const s = current.get(`${r.product_id}/${r.variant_id}`) ?? { on_hand: 0, reserved: 0 };
+        return saleOutcome(
+          r.state === 'held',
+          availableOf({ onHand: s.on_hand, reserved: s.reserved }),
+          Number(r.quantity),
+        );
+      });
+      const oversold = outcomes.includes('oversold');
+      for (const r of mine) {
+        const key = keyOf(r);
+        const q = Number(r.quantity);
+        const held = r.state === 'held';
+        // Oversold: nothing is sold; a line still held is released (the whole order is refunded).
+        const onHandDelta = oversold ? 0 : -q;
+        const reservedDelta = held ? -q : 0;
+        const row =
+          onHandDelta !== 0 || reservedDelta !== 0
+            ? await trx
+                .updateTable('stock')
+                .set((eb) => ({
+                  on_hand: eb('on_hand', '+', onHandDelta),
+                  reserved: eb('reserved', '+', reservedDelta),
+                  updated_at: at,
+                }))
+                .where('product_id', '=', r.product_id)
+                .where('variant_id', '=', r.variant_id)
+                .returning(['on_hand', 'reserved'])
+                .executeTakeFirstOrThrow()
+            : (current.get(`${r.product_id}/${r.variant_id}`) ?? { on_hand: 0, reserved: 0 });
+        await trx
+          .updateTable('reservations')
+          .set({ state: oversold ? 'oversold' : 'sold', updated_at: at })
+          .where('order_id', '=', orderId)
+          .where('product_id', '=', r.product_id)
+          .where('variant_id', '=', r.variant_id)
+          .execute();
+        await log(
+          trx,
+          key,
+          oversold ? 'oversold' : 'sale',
+          { onHand: onHandDelta, reserved: reservedDelta },
+          row,
+          orderId,
+          'payment',
+          at,
+        );
+      }
+      return oversold ? 'oversold' : 'sold';
+    },
+
+    async changes(key) {
+      let q = db.selectFrom('stock_changes').selectAll();
+      if (key) q = q.where('product_id', '=', key.productId).where('variant_id', '=', variantOf(key));
+      const rows = await q.orderBy('product_id').orderBy('variant_id').orderBy('seq').execute();
+      return rows.map((r) => ({
+        productId: r.product_id,
+        ...(r.variant_id !== '' ? { variantId: r.variant_id } : {}),
+        kind: r.kind,
+        onHandDelta: Number(r.on_hand_delta),
+        reservedDelta: Number(r.reserved_delta),
+        onHandAfter: Number(r.on_hand_after),
+        reservedAfter: Number(r.reserved_after),
+        orderId: r.order_id,
+        actor: r.actor,
+        at: r.at,
+      }));
+    },
+  };
+}

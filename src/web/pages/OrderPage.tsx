@@ -1,0 +1,217 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
+import type { OrderPageView, OrderStatus, PaymentRole } from '../../core/api';
+import { explorerTxUrl } from '../../core/explorer';
+import { formatBaseUnits, formatCents } from '../../core/money';
+import { paths } from '../../core/routes';
+import { useConfig } from '../api/config';
+import { ApiRequestError, getOrderPage, isAbort } from '../api/orders';
+import { usePageTitle } from '../lib/title';
+
+const POLL_MS = 2_000;
+/** Nothing changes any more (a late payment is still recorded on an expired order: keep reading that one). */
+const SETTLED: ReadonlySet<OrderStatus> = new Set(['final']);
+
+type State =
+  | { status: 'loading' }
+  | { status: 'known'; view: OrderPageView }
+  | { status: 'missing' }
+  | { status: 'error' };
+
+const ROLE_TEXT: Record<PaymentRole, string> = {
+  payment: 'payment',
+  top_up: 'top-up',
+  partial: 'part payment',
+  extra: 'extra payment (the seller refunds or credits it)',
+};
+
+function statusLine(v: OrderPageView, now: number): string {
+  switch (v.status) {
+    case 'awaiting_payment': {
+      if (v.amount === null) return 'Awaiting payment: the seller will contact you to arrange it';
+      const left = Date.parse(v.expiresAt) - now;
+      return left > 0
+        ? `Awaiting payment: ${Math.max(1, Math.ceil(left / 60_000))} min left`
+        : 'Awaiting payment: the payment window is closing';
+    }
+    case 'paid':
+      return 'Payment received';
+    case 'final':
+      return 'Payment received and final';
+    case 'underpaid':
+      return 'Payment received, but less than the order total';
+    case 'paid_late':
+      return 'Payment received after the payment window closed';
+    case 'expired':
+      return 'Expired: the payment window closed and no payment was received';
+    case 'shipped':
+      return v.shipment
+        ? `Shipped: tracking number ${v.shipment.trackingNumber}${v.shipment.carrier ? ` (${v.shipment.carrier})` : ''}`
+        : 'Shipped';
+    case 'delivered':
+      return 'Delivered';
+    case 'oversold':
+      return 'Payment received, but the item sold out before it arrived';
+  }
+}
+
+function nextSteps(v: OrderPageView): string {
+  if (
+    v.shippingDetails !== 'given' &&
+    (v.status === 'paid' || v.status === 'final' || v.status === 'paid_late')
+  )
+    return 'We have your payment but not your shipping details yet: send them from the product page where you paid (same device), or contact the seller. The seller has been told.';
+  switch (v.status) {
+    case 'awaiting_payment':
+      return 'Scan the QR code or use the payment link on the product page. This page updates by itself once the payment is recorded.';
+    case 'paid':
+    case 'final':
+      return 'The seller has your order and ships it to the address you gave. The confirmation e-mail has the details.';
+    case 'underpaid':
+      return 'Pay the missing amount with the link below (it carries this order’s reference), or wait for the seller to contact you to settle the difference.';
+    case 'paid_late':
+      return 'Your payment is recorded. Because it arrived after the quote expired, the seller will review it and confirm your order before shipping.';
+    case 'expired':
+      return 'Nothing was paid, so nothing more happens. To buy, start a new order on the product page.';
+    case 'shipped':
+      return 'The seller has sent your order. Follow the parcel with the tracking number (it is also in your e-mail).';
+    case 'delivered':
+      return 'The seller has marked your order delivered.';
+    case 'oversold':
+      return 'Your payment is recorded, but it arrived after the reservation lapsed and the item had sold out meanwhile. The seller will refund you.';
+  }
+}
+
+/**
+ * The buyer's order page (/order/<capability token>), linked from every buyer e-mail: number, items, amounts,
+ * live status, each payment with its explorer link, and what happens next. Client-rendered data (not
+ * prerendered); no e-mail or shipping address is ever shown here.
+ */
+export default function OrderPage({ token }: { token: string }) {
+  usePageTitle('Your order');
+  const config = useConfig();
+  const [state, setState] = useState<State>({ status: 'loading' });
+  const [now, setNow] = useState(() => Date.now());
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let timer: number | undefined;
+    const load = async () => {
+      try {
+        const view = await getOrderPage(token, controller.signal);
+        if (controller.signal.aborted) return;
+        setState({ status: 'known', view });
+        setNow(Date.now());
+        if (SETTLED.has(view.status) && view.shippingDetails === 'given') return;
+      } catch (err) {
+        if (controller.signal.aborted || isAbort(err)) return;
+        if (err instanceof ApiRequestError && err.status === 404) {
+          setState({ status: 'missing' });
+          return;
+        }
+        setState((s) => (s.status === 'known' ? s : { status: 'error' }));
+      }
+      timer = window.setTimeout(() => void load(), POLL_MS);
+    };
+    void load();
+    return () => {
+      controller.abort();
+      if (timer !== undefined) window.clearTimeout(timer);
+    };
+  }, [token]);
+
+  if (state.status === 'loading') return <p className="page narrow">Loading your order…</p>;
+  if (state.status === 'missing') {
+    return (
+      <section className="page narrow not-found" data-testid="order-missing">
+        <h1>Order not found</h1>
+        <p>This order link is not valid. Please use the link from your order e-mail.</p>
+        <p>
+          <Link className="button" to={paths.home}>
+            Back to Home
+          </Link>
+        </p>
+      </section>
+    );
+  }
+  if (state.status === 'error')
+    return <p className="page narrow error">The order could not be loaded. Please try again in a moment.</p>;
+
+  const v = state.view;
+  const cfg = config.status === 'known' ? config.config : undefined;
+  return (
+    <section className="page narrow order-page" data-testid="order-page" data-status={v.status}>
+      <h1>Order {v.number}</h1>
+      <p>
+        From <strong>{v.vendorName}</strong>, placed {new Date(v.createdAt).toLocaleString()}
+      </p>
+      <h2>Items</h2>
+      <ul data-testid="order-items">
+        {v.items.map((i, n) => (
+          <li key={n}>
+            {i.quantity} × {i.name}
+            {i.variantLabel ? ` (${i.variantLabel})` : ''} — ${formatCents(i.lineCents)}
+          </li>
+        ))}
+      </ul>
+      <p data-testid="order-total">
+        Total: <strong>${formatCents(v.totalCents)}</strong>
+        {v.amount !== null ? (
+          <>
+            {' '}
+            = <strong>{v.amount} $CLAIM</strong>
+          </>
+        ) : (
+          ' ($CLAIM: N/A)'
+        )}
+      </p>
+      <h2>Status</h2>
+      <p role="status" aria-live="polite" data-testid="order-status-line">
+        <strong>{statusLine(v, now)}</strong>
+        {v.amountBaseUnits !== null && BigInt(v.receivedBaseUnits) > 0n && (
+          <span>
+            {' '}
+            (received {formatBaseUnits(BigInt(v.receivedBaseUnits))} of {v.amount} $CLAIM)
+          </span>
+        )}
+      </p>
+      {v.shippingDetails !== 'given' && (
+        <p className="note" data-testid="details-state">
+          Shipping details: {v.shippingDetails === 'missing' ? 'missing (paid without them)' : 'not sent yet'}
+          .
+        </p>
+      )}
+      {v.topUp && (
+        <p data-testid="top-up">
+          Missing: <strong>{v.topUp.amount} $CLAIM</strong>.{' '}
+          <a className="button" href={v.topUp.solanaPayUrl}>
+            Pay the missing amount
+          </a>
+        </p>
+      )}
+      {v.payments.length > 0 && (
+        <>
+          <h2>Payments</h2>
+          <ul data-testid="order-payments">
+            {v.payments.map((p) => (
+              <li key={p.signature}>
+                {formatBaseUnits(BigInt(p.receivedBaseUnits))} $CLAIM, {ROLE_TEXT[p.role]},{' '}
+                {new Date(p.at).toLocaleString()} —{' '}
+                <a
+                  href={explorerTxUrl(p.signature, cfg)}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  data-testid="order-tx-link"
+                >
+                  view transaction {p.signature.slice(0, 8)}…
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h2>What happens next</h2>
+      <p data-testid="order-next">{nextSteps(v)}</p>
+    </section>
+  );
+}

@@ -1,0 +1,462 @@
+/**
+ * The signed-in seller's console: orders (newest first, status filter incl. exceptions, search, pages, CSV of
+ * the filter) and one order's view (items, shipping, buyer e-mail, ledger with explorer links, status history,
+ * e-mails with resend, Mark shipped with a tracking number, Mark delivered, exception actions).
+ */
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import type { OrderStatus } from '../../core/api';
+import { formatBaseUnits, formatCents } from '../../core/money';
+import { ORDER_STATUSES } from '../../core/order-status';
+import type {
+  SellerException,
+  SellerMe,
+  SellerOrderDetail,
+  SellerOrderList,
+  SellerStatusFilter,
+} from '../../core/seller-api';
+import type { ConfigState } from '../api/config';
+import { SellerApiError, sellerApi, type OrderFilter } from '../api/seller';
+import { explorerTxUrl } from '../checkout/qr/explorer';
+
+const STATUS_LABEL: Record<OrderStatus, string> = {
+  awaiting_payment: 'Awaiting payment',
+  paid: 'Paid',
+  final: 'Paid (final)',
+  expired: 'Expired',
+  underpaid: 'Underpaid',
+  paid_late: 'Paid late',
+  shipped: 'Shipped',
+  delivered: 'Delivered',
+  oversold: 'Oversold (refund the buyer)',
+};
+
+const EXCEPTION_LABEL: Record<SellerException, string> = {
+  underpaid: 'Underpaid',
+  paid_late: 'Paid late',
+  extra_payment: 'Extra payment',
+  no_shipping_details: 'Paid without shipping details',
+  oversold: 'Oversold: refund the buyer',
+};
+
+const claim = (base: string | null) => (base === null ? 'N/A' : formatBaseUnits(BigInt(base)));
+const when = (iso: string) => new Date(iso).toLocaleString();
+const message = (err: unknown) => (err instanceof SellerApiError ? err.message : 'Something went wrong.');
+
+export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSignOut: () => void }) {
+  const { me } = props;
+  const [filter, setFilter] = useState<OrderFilter>({ status: '', q: '', page: 1 });
+  const [search, setSearch] = useState('');
+  const [list, setList] = useState<SellerOrderList | null>(null);
+  const [error, setError] = useState('');
+  const [openId, setOpenId] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setList(await sellerApi.orders(filter));
+      setError('');
+    } catch (err) {
+      setError(message(err));
+    }
+  }, [filter]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const pages = list ? Math.max(1, Math.ceil(list.total / list.pageSize)) : 1;
+  const onSearch = (e: FormEvent) => {
+    e.preventDefault();
+    setFilter((f) => ({ ...f, q: search, page: 1 }));
+  };
+
+  return (
+    <section className="seller-page">
+      <header className="seller-head">
+        <h1>Seller console</h1>
+        <p>
+          Signed in as <strong>{me.vendors.map((v) => v.name).join(', ')}</strong>{' '}
+          <code className="address">{me.address}</code>{' '}
+          <button type="button" className="button" onClick={props.onSignOut}>
+            Sign out
+          </button>
+        </p>
+      </header>
+
+      {openId ? (
+        <OrderView
+          orderId={openId}
+          config={props.config}
+          onBack={() => {
+            setOpenId(null);
+            void load();
+          }}
+        />
+      ) : (
+        <>
+          <form className="seller-filter" onSubmit={onSearch} role="search">
+            <label>
+              Status{' '}
+              <select
+                value={filter.status ?? ''}
+                onChange={(e) =>
+                  setFilter((f) => ({ ...f, status: e.target.value as SellerStatusFilter | '', page: 1 }))
+                }
+              >
+                <option value="">All orders</option>
+                <option value="exceptions">Exceptions</option>
+                {ORDER_STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {STATUS_LABEL[s]}
+                  </option>
+                ))}
+              </select>
+            </label>{' '}
+            <label>
+              Search{' '}
+              <input
+                type="search"
+                value={search}
+                placeholder="Buyer name, e-mail or order number"
+                onChange={(e) => setSearch(e.target.value)}
+              />
+            </label>{' '}
+            <button type="submit" className="button">
+              Search
+            </button>{' '}
+            <a className="button" href={sellerApi.csvUrl(filter)} download="orders.csv">
+              Export CSV
+            </a>
+          </form>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          {list && (
+            <>
+              <p role="status">
+                {list.total} order{list.total === 1 ? '' : 's'}
+              </p>
+              <table className="seller-orders">
+                <thead>
+                  <tr>
+                    <th scope="col">Order</th>
+                    <th scope="col">Placed</th>
+                    <th scope="col">Buyer</th>
+                    <th scope="col">Product</th>
+                    <th scope="col">Total</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.orders.map((o) => (
+                    <tr key={o.orderId} data-order={o.orderId}>
+                      <td>
+                        <button type="button" className="link" onClick={() => setOpenId(o.orderId)}>
+                          {o.orderId.slice(0, 8)}
+                        </button>
+                      </td>
+                      <td>{when(o.createdAt)}</td>
+                      <td>
+                        {o.buyerName}
+                        <br />
+                        <small>{o.buyerEmail}</small>
+                      </td>
+                      <td>{o.product}</td>
+                      <td>${formatCents(o.totalCents)}</td>
+                      <td>
+                        {STATUS_LABEL[o.status]}
+                        {o.exceptions
+                          .filter((x) => !o.resolved.includes(x))
+                          .map((x) => (
+                            <span key={x} className="badge">
+                              {EXCEPTION_LABEL[x]}
+                            </span>
+                          ))}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <nav className="seller-pages" aria-label="Pages">
+                <button
+                  type="button"
+                  className="button"
+                  disabled={(filter.page ?? 1) <= 1}
+                  onClick={() => setFilter((f) => ({ ...f, page: (f.page ?? 1) - 1 }))}
+                >
+                  Previous
+                </button>{' '}
+                Page {list.page} of {pages}{' '}
+                <button
+                  type="button"
+                  className="button"
+                  disabled={(filter.page ?? 1) >= pages}
+                  onClick={() => setFilter((f) => ({ ...f, page: (f.page ?? 1) + 1 }))}
+                >
+                  Next
+                </button>
+              </nav>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function OrderView(props: { orderId: string; config: ConfigState; onBack: () => void }) {
+  const [order, setOrder] = useState<SellerOrderDetail | null>(null);
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+  const [tracking, setTracking] = useState('');
+  const [carrier, setCarrier] = useState('');
+  const [note, setNote] = useState('');
+  const config = props.config.status === 'known' ? props.config.config : undefined;
+
+  useEffect(() => {
+    sellerApi.order(props.orderId).then(setOrder, (err: unknown) => setError(message(err)));
+  }, [props.orderId]);
+
+  const act = async (fn: () => Promise<SellerOrderDetail>, done: string) => {
+    setError('');
+    setNotice('');
+    try {
+      setOrder(await fn());
+      setNotice(done);
+    } catch (err) {
+      setError(message(err));
+    }
+  };
+
+  if (!order)
+    return (
+      <div>
+        <button type="button" className="button" onClick={props.onBack}>
+          Back to orders
+        </button>
+        {error ? (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p role="status">Loading the order…</p>
+        )}
+      </div>
+    );
+
+  const shippable = order.status === 'paid' || order.status === 'final' || order.status === 'paid_late';
+  const open = order.exceptions.filter((x) => !order.resolved.includes(x));
+  return (
+    <article className="seller-order" aria-label={`Order ${order.orderId}`}>
+      <button type="button" className="button" onClick={props.onBack}>
+        Back to orders
+      </button>
+      <h2>Order {order.orderId}</h2>
+      <p>
+        Status: <strong data-testid="order-status">{STATUS_LABEL[order.status]}</strong> · placed{' '}
+        {when(order.createdAt)} · {order.paymentMethod === 'qr' ? 'QR payment' : 'wallet payment'}
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && <p role="status">{notice}</p>}
+
+      <h3>Items</h3>
+      <ul>
+        {order.items.map((i, n) => (
+          <li key={n}>
+            {i.quantity} × {i.name}
+            {i.variantLabel ? ` (${i.variantLabel})` : ''}: ${formatCents(i.lineCents)}
+          </li>
+        ))}
+      </ul>
+      <p>
+        Total ${formatCents(order.totalCents)} · {claim(order.amountBaseUnits)} $CLAIM quoted · received{' '}
+        {claim(order.receivedBaseUnits)} $CLAIM
+      </p>
+
+      <h3>Ship to</h3>
+      <address>
+        {order.buyerName}
+        <br />
+        {order.shippingAddress}
+        <br />
+        <a href={`mailto:${order.buyerEmail}`}>{order.buyerEmail}</a>
+      </address>
+
+      <h3>Fulfilment</h3>
+      {order.shipment && (
+        <p>
+          Shipped {when(order.shipment.at)}: tracking number <strong>{order.shipment.trackingNumber}</strong>
+          {order.shipment.carrier ? ` (${order.shipment.carrier})` : ''}
+        </p>
+      )}
+      {shippable && (
+        <form
+          className="seller-ship"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act(
+              () =>
+                sellerApi.ship(order.orderId, {
+                  trackingNumber: tracking,
+                  ...(carrier.trim() ? { carrier } : {}),
+                }),
+              'Marked shipped; the buyer is being e-mailed the tracking number.',
+            );
+          }}
+        >
+          <label>
+            Tracking number <input required value={tracking} onChange={(e) => setTracking(e.target.value)} />
+          </label>{' '}
+          <label>
+            Carrier (optional) <input value={carrier} onChange={(e) => setCarrier(e.target.value)} />
+          </label>{' '}
+          <button type="submit" className="button">
+            Mark shipped
+          </button>
+        </form>
+      )}
+      {order.status === 'shipped' && (
+        <button
+          type="button"
+          className="button"
+          onClick={() => void act(() => sellerApi.delivered(order.orderId), 'Marked delivered.')}
+        >
+          Mark delivered
+        </button>
+      )}
+      {!shippable && !order.shipment && <p>Only a fully paid order can be shipped.</p>}
+
+      {order.exceptions.length > 0 && (
+        <>
+          <h3>Exceptions</h3>
+          <ul>
+            {order.exceptions.map((x) => (
+              <li key={x}>
+                {EXCEPTION_LABEL[x]}
+                {order.resolved.includes(x) ? ': resolved' : ''}
+              </li>
+            ))}
+          </ul>
+          {open.map((x) => (
+            <form
+              key={x}
+              className="seller-resolve"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void act(() => sellerApi.resolve(order.orderId, x, note), 'Recorded.');
+              }}
+            >
+              <label>
+                What you did about “{EXCEPTION_LABEL[x]}”{' '}
+                <input required value={note} onChange={(e) => setNote(e.target.value)} />
+              </label>{' '}
+              <button type="submit" className="button">
+                Record action
+              </button>
+            </form>
+          ))}
+        </>
+      )}
+
+      <h3>Payments</h3>
+      {order.payments.length === 0 ? (
+        <p>No payment recorded.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Role</th>
+              <th scope="col">Amount ($CLAIM)</th>
+              <th scope="col">Transaction</th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.payments.map((p) => (
+              <tr key={p.signature}>
+                <td>{when(p.at)}</td>
+                <td>{p.role}</td>
+                <td>{claim(p.receivedBaseUnits)}</td>
+                <td>
+                  <a href={explorerTxUrl(p.signature, config)} target="_blank" rel="noopener noreferrer">
+                    {p.signature.slice(0, 12)}…
+                  </a>{' '}
+                  ({p.confirmation})
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h3>Status history</h3>
+      <ol>
+        {order.history.map((h, n) => (
+          <li key={n}>
+            {when(h.at)}: {STATUS_LABEL[h.status]} ({h.event})
+          </li>
+        ))}
+      </ol>
+
+      <h3>E-mails</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Message</th>
+            <th scope="col">To</th>
+            <th scope="col">State</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {order.emails.map((m) => (
+            <tr key={m.id}>
+              <td>
+                {m.kind} ({m.recipient})
+              </td>
+              <td>{m.to}</td>
+              <td>
+                {m.state}
+                {m.deliveredAt ? ` ${when(m.deliveredAt)}` : ''}
+                {m.lastError ? `: ${m.lastError}` : ''}
+              </td>
+              <td>
+                {m.state === 'failed' && (
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => void act(() => sellerApi.resend(order.orderId, m.id), 'Queued again.')}
+                  >
+                    Resend
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      {order.actions.length > 0 && (
+        <>
+          <h3>Actions</h3>
+          <ol>
+            {order.actions.map((a, n) => (
+              <li key={n}>
+                {when(a.at)}: {a.action}
+                {Object.keys(a.detail).length
+                  ? ` (${Object.entries(a.detail)
+                      .map(([k, v]) => `${k}: ${v}`)
+                      .join(', ')})`
+                  : ''}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,485 @@
+/**
+ * Operations against the real server (startServer: SQLite file or PostgreSQL, the localnet as the RPC, the price
+ * service on the demo feed): health (live, ready turning 503 when the RPC stops and 200 when it returns),
+ * Prometheus metrics (text format, token outside demo mode), /_prerender/* answering 404, the QR route's byte
+ * check and rate limit, rate limits on writing routes with 429 + Retry-After (shared by two instances on
+ * PostgreSQL; client IP behind a proxy with TRUST_PROXY), the slow-body timeout, and no key in /api/config.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startServer, type RunningServer } from '../../src/server/server';
+import { loadSettings, type Settings } from '../../src/server/settings';
+import type { StoreConfig } from '../../src/server/store/store';
+import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
+import { fakeSignature, postgresBackend, sqliteBackend } from './orders-support';
+
+const sqlite = sqliteBackend();
+const postgres = postgresBackend();
+const running: { close(): Promise<void> }[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const r of running.splice(0).reverse()) await r.close().catch(() => undefined);
+});
+afterAll(async () => {
+  await sqlite.cleanup();
+  await postgres.cleanup();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function localnet(port = 0): Promise<Localnet> {
+  const l = await startLocalnet({ port, slotMs: 200 });
+  running.push(l);
+  return l;
+}
+
+function demoSettings(net: Localnet, env: Record<string, string> = {}): Settings {
+  const k = net.keys;
+  if (!k) throw new Error('localnet without keys');
+  const dir = mkdtempSync(join(tmpdir(), 'claim-ops-'));
+  dirs.push(dir);
+  return loadSettings(
+    { PORT: '0', LOCALNET_PORT: String(net.port), MAIL_DIR: join(dir, 'mail'), ...env },
+    {
+      claimMint: k.mint.toBase58(),
+      recipients: {
+        coopersglass: k.recipients.coopersglass.toBase58(),
+        gorilla: k.recipients.gorilla.toBase58(),
+      },
+    },
+  );
+}
+
+async function server(
+  settings: Settings,
+  store?: StoreConfig,
+  extra: Parameters<typeof startServer>[1] = {},
+): Promise<RunningServer> {
+  const s = await startServer(settings, {
+    store: store ?? (await sqlite.fresh()),
+    expireEveryMs: 0,
+    ...extra,
+  });
+  running.push(s);
+  return s;
+}
+
+/** Polls `fn` until it returns a value or the deadline passes (no fixed sleeps). */
+async function until<T>(fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not met before the deadline');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('health', () => {
+  it('live answers; ready is 200 with every part, 503 naming the RPC when it stops, 200 when it returns', async () => {
+    const net = await localnet();
+    const port = net.port;
+    const s = await server(demoSettings(net));
+    const ready = () => fetch(`${s.url}/api/health/ready`);
+
+    const first = await until(async () => {
+      const r = await ready();
+      return r.status === 200 ? r : undefined; // the first price refresh may still be in flight
+    });
+    const body = (await first.json()) as { ok: boolean; parts: Record<string, { ok: boolean }> };
+    expect(body.ok).toBe(true);
+    expect(Object.keys(body.parts).sort()).toEqual(['database', 'outbox', 'price', 'rpc', 'watcher']);
+    expect(body.parts.outbox).toMatchObject({ ok: true, backlog: 0, oldestAgeSeconds: null });
+
+    await net.close();
+    const down = await until(async () => {
+      const r = await ready();
+      return r.status === 503 ? ((await r.json()) as Record<string, unknown>) : undefined;
+    });
+    expect(down).toMatchObject({
+      ok: false,
+      error: 'not_ready',
+      failing: ['rpc'],
+      parts: { rpc: { ok: false } },
+    });
+    expect(String(down.message)).toContain('rpc');
+    // Liveness does not depend on the RPC.
+    expect((await fetch(`${s.url}/api/health/live`)).status).toBe(200);
+
+    await localnet(port);
+    await until(async () => ((await ready()).status === 200 ? true : undefined));
+  }, 60_000);
+});
+
+describe('metrics', () => {
+  it('serves the Prometheus text format in demo mode: latency, orders, outbox, price age, RPC', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net));
+    await fetch(`${s.url}/api/health/live`);
+    const r = await fetch(`${s.url}/metrics`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await r.text();
+    for (const line of [
+      '# TYPE claim_http_request_duration_seconds histogram',
+      '# TYPE claim_orders gauge',
+      '# TYPE claim_payments_recorded gauge',
+      '# TYPE claim_outbox_backlog gauge',
+      '# TYPE claim_outbox_oldest_age_seconds gauge',
+      '# TYPE claim_price_age_seconds gauge',
+      '# TYPE claim_rpc_requests_total counter',
+      '# TYPE claim_rpc_rate_limited_total counter',
+      'claim_outbox_backlog 0',
+      'claim_payments_recorded 0',
+      'claim_rpc_up 1',
+    ])
+      expect(text).toContain(line);
+    expect(text).toMatch(
+      /^claim_http_request_duration_seconds_count\{method="GET",route="\/api\/health\/live",status_code="200"\} 1$/m,
+    );
+    // Every sample line is `name{labels} value`.
+    for (const line of text.split('\n').filter((l) => l && !l.startsWith('#')))
+      expect(line).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? -?[0-9.e+-]+|NaN|[+-]Inf$/);
+  });
+
+  it('outside demo mode /metrics needs the METRICS_TOKEN bearer token', async () => {
+    const net = await localnet();
+    const k = net.keys!;
+    const settings = loadSettings({
+      PORT: '0',
+      SOLANA_RPC_URL: net.rpcUrl,
+      SOLANA_CLUSTER: 'localnet',
+      PRICE_API_URL: 'http://127.0.0.1:9',
+      QUOTE_SECRET: 'q'.repeat(40),
+      SELLER_EMAIL: 'seller@shop.test',
+      CLAIM_MINT: k.mint.toBase58(),
+      RECIPIENT_COOPERSGLASS: k.recipients.coopersglass.toBase58(),
+      RECIPIENT_GORILLA: k.recipients.gorilla.toBase58(),
+      METRICS_TOKEN: 'metrics-token-0123456789',
+      MAIL_DIR: join(mkdtempSync(join(tmpdir(), 'claim-ops-')), 'mail'),
+    });
+    const s = await server(settings, undefined, {
+      priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: new Date() }) },
+    });
+    expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
+    expect(
+      (await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } }))
+        .status,
+    ).toBe(401);
+    const ok = await fetch(`${s.url}/metrics`, {
+      headers: { authorization: 'Bearer metrics-token-0123456789' },
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('# TYPE claim_orders gauge');
+  });
+});
+
+describe('the HTTP edge', () => {
+  it('/_prerender/* answers 404 however it is spelled; pages still come from it', async () => {
+    const net = await localnet();
+    const web = mkdtempSync(join(tmpdir(), 'claim-web-'));
+    dirs.push(web);
+    mkdirSync(join(web, '_prerender'));
+    writeFileSync(join(web, 'index.html'), '<!doctype html><title>shell</title>');
+    writeFileSync(join(web, '_prerender', 'home.html'), '<!doctype html><title>home page</title>');
+    writeFileSync(join(web, '_prerender', '404.html'), '<!doctype html><title>not found page</title>');
+    writeFileSync(
+      join(web, '_prerender', 'manifest.json'),
+      JSON.stringify({ pages: { '/': 'home.html' }, notFound: '404.html' }),
+    );
+    const s = await server(demoSettings(net), undefined, { webDir: web });
+    for (const path of [
+      '/_prerender/manifest.json',
+      '/_prerender/home.html',
+      '/_PRERENDER/home.html',
+      '/%5Fprerender/home.html',
+      '/x/../_prerender/404.html',
+    ]) {
+      const r = await fetch(`${s.url}${path}`);
+      expect(r.status, path).toBe(404);
+      expect(await r.text(), path).not.toContain('"pages"');
+    }
+    const home = await fetch(`${s.url}/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('home page');
+  });
+
+  it('qr.svg: 400 when the link cannot fit in a QR code; rate limited with 429 and Retry-After', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net, { RATE_LIMIT_QR_PER_MINUTE: '3' }));
+    const tooBig = `solana:${'€'.repeat(1017)}`;
+    const r = await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent(tooBig)}`);
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ error: 'bad_request', field: 'data' });
+    const ok = await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent('solana:abc')}`);
+    expect(ok.status).toBe(200);
+    await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent('solana:abd')}`);
+    const limited = await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent('solana:abe')}`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ error: 'rate_limited' });
+  });
+
+  it('every writing route is rate limited (429, Retry-After); reads are not', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net, { RATE_LIMIT_ORDERS_PER_MINUTE: '2' }));
+    const post = (path: string) =>
+      fetch(`${s.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+    for (const path of [
+      '/api/quotes',
+      '/api/orders',
+      '/api/orders/00000000-0000-4000-8000-000000000000/payment',
+      '/api/orders/00000000-0000-4000-8000-000000000000/confirmation',
+    ]) {
+      const statuses = [(await post(path)).status, (await post(path)).status];
+      expect(statuses, path).not.toContain(429);
+      const third = await post(path);
+      expect(third.status, path).toBe(429);
+      expect(Number(third.headers.get('retry-after')), path).toBeGreaterThan(0);
+    }
+    for (let i = 0; i < 5; i++) expect((await fetch(`${s.url}/api/catalog`)).status).toBe(200);
+  });
+
+  it('TRUST_PROXY: behind a proxy each forwarded client has its own limit; without it the header is ignored', async () => {
+    const net = await localnet();
+    const quote = (url: string, ip: string) =>
+      fetch(`${url}/api/quotes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+        body: '{}',
+      });
+    const direct = await server(demoSettings(net, { RATE_LIMIT_ORDERS_PER_MINUTE: '1' }));
+    expect((await quote(direct.url, '203.0.113.1')).status).not.toBe(429);
+    expect((await quote(direct.url, '203.0.113.2')).status).toBe(429); // same socket address
+
+    const proxied = await server(
+      demoSettings(net, { RATE_LIMIT_ORDERS_PER_MINUTE: '1', TRUST_PROXY: 'true' }),
+    );
+    expect((await quote(proxied.url, '203.0.113.1')).status).not.toBe(429);
+    expect((await quote(proxied.url, '203.0.113.2')).status).not.toBe(429);
+    expect((await quote(proxied.url, '203.0.113.1')).status).toBe(429);
+  });
+
+  it('cuts a request whose body arrives too slowly (408) and never runs the route', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net, { REQUEST_TIMEOUT_MS: '2000' }));
+    const { hostname, port } = new URL(s.url);
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          'POST /api/quotes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+        );
+        const drip = setInterval(() => socket.write(' '), 200);
+        let got = '';
+        socket.on('data', (d) => (got += d.toString()));
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve(got);
+        });
+        socket.on('error', (e) => {
+          clearInterval(drip);
+          reject(e);
+        });
+      });
+    });
+    const elapsed = Date.now() - started;
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(elapsed).toBeLessThan(15_000); // 2 s timeout, checked every second: well inside this bound
+  }, 30_000);
+
+  it('the default request timeout is 30 s', async () => {
+    const net = await localnet();
+    expect(demoSettings(net).requestTimeoutMs).toBe(30_000);
+  });
+
+  it("/api/config gives the browser its own RPC URL, never the server's key", async () => {
+    const net = await localnet();
+    const k = net.keys!;
+    const settings = loadSettings({
+      PORT: '0',
+      SOLANA_RPC_URL: `${net.rpcUrl}/?api-key=SERVER-KEY-5f2b9c`,
+      SOLANA_BROWSER_RPC_URL: net.rpcUrl,
+      SOLANA_CLUSTER: 'localnet',
+      PRICE_API_URL: 'http://127.0.0.1:9',
+      QUOTE_SECRET: 'q'.repeat(40),
+      SELLER_EMAIL: 'seller@shop.test',
+      CLAIM_MINT: k.mint.toBase58(),
+      RECIPIENT_COOPERSGLASS: k.recipients.coopersglass.toBase58(),
+      RECIPIENT_GORILLA: k.recipients.gorilla.toBase58(),
+      MAIL_DIR: join(mkdtempSync(join(tmpdir(), 'claim-ops-')), 'mail'),
+    });
+    const s = await server(settings, undefined, {
+      priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: new Date() }) },
+    });
+    const r = await fetch(`${s.url}/api/config`);
+    const text = await r.text();
+    expect(text).not.toContain('SERVER-KEY-5f2b9c');
+    expect(JSON.parse(text)).toMatchObject({ rpcUrl: net.rpcUrl.replace(/\/+$/, '') });
+    expect(r.headers.get('content-security-policy') ?? '').not.toContain('SERVER-KEY');
+  });
+});
+
+describe.skipIf(!postgres.enabled)('two instances on PostgreSQL', () => {
+  it('share one rate limit: the 5th request of a 4/min limit is refused whichever instance gets it', async () => {
+    const net = await localnet();
+    const store = await postgres.fresh();
+    const settings = demoSettings(net, { RATE_LIMIT_ORDERS_PER_MINUTE: '4' });
+    const a = await server(settings, store);
+    const b = await server(settings, store);
+    const quote = (url: string) =>
+      fetch(`${url}/api/quotes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const statuses = [];
+    for (const url of [a.url, b.url, a.url, b.url]) statuses.push((await quote(url)).status);
+    expect(statuses).not.toContain(429);
+    const fifthA = await quote(a.url);
+    const fifthB = await quote(b.url);
+    expect([fifthA.status, fifthB.status]).toEqual([429, 429]);
+    expect(Number(fifthB.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(fifthB.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // A restart keeps the count (the counters live in the database).
+    await b.close();
+    const b2 = await server(settings, store);
+    expect((await quote(b2.url)).status).toBe(429);
+  }, 60_000);
+});
+
+describe('input and logs', () => {
+  it('refuses buyer@localhost and Unicode format characters with the order (400, nothing recorded)', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net), undefined, {
+      priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: new Date() }) },
+    });
+    const quote = async () =>
+      (
+        (await (
+          await fetch(`${s.url}/api/quotes`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ items: [{ productId: 'lilac-tiptop', quantity: 1 }] }),
+          })
+        ).json()) as { quote: string }
+      ).quote;
+    const cases: [Record<string, string>, string][] = [
+      [{ email: 'buyer@localhost' }, 'email'],
+      [{ fullName: 'Ada \u202eecalevoL' }, 'fullName'],
+      [{ address1: '12 St James\u200b Square' }, 'address1'],
+      [{ city: 'Lon\ufeffdon' }, 'city'],
+      [{ country: 'United \u2066Kingdom\u2069' }, 'country'],
+    ];
+    let n = 0;
+    for (const [patch, field] of cases) {
+      const r = await fetch(`${s.url}/api/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `bad-${++n}` },
+        body: JSON.stringify({
+          quote: await quote(),
+          shipping: { ...INTERNATIONAL_SHIPPING, ...patch },
+          paymentMethod: 'wallet',
+        }),
+      });
+      expect(r.status, field).toBe(400);
+      expect(((await r.json()) as { field?: string }).field, field).toContain(field);
+    }
+    const count = await s.store.db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    expect(Number(count?.n)).toBe(0);
+  });
+
+  it('logs no credential, e-mail address or street address (requests, errors, failed e-mails)', async () => {
+    const net = await localnet();
+    const lines: string[] = [];
+    const logStream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const consoleLines: string[] = [];
+    const capture = (...args: unknown[]) => consoleLines.push(args.map(String).join(' '));
+    const spies = [
+      vi.spyOn(console, 'warn').mockImplementation(capture),
+      vi.spyOn(console, 'error').mockImplementation(capture),
+    ];
+    try {
+      const s = await server(
+        demoSettings(net, {
+          MAIL_TRANSPORT: 'smtp',
+          // Nothing listens on port 9: every delivery fails, and the failure is logged.
+          SMTP_URL: 'smtp://orders:Sm7p-Passw0rd-xyz@127.0.0.1:9',
+        }),
+        undefined,
+        {
+          logger: true,
+          logStream,
+          priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: new Date() }) },
+          outbox: { pollMs: 100, baseDelayMs: 100, maxDelayMs: 200 },
+        },
+      );
+      const q = (await (
+        await fetch(`${s.url}/api/quotes`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ items: [{ productId: 'lilac-tiptop', quantity: 1 }] }),
+        })
+      ).json()) as { quote: string; amountBaseUnits: string };
+      const o = await fetch(`${s.url}/api/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'log-1' },
+        body: JSON.stringify({ quote: q.quote, shipping: INTERNATIONAL_SHIPPING, paymentMethod: 'wallet' }),
+      });
+      expect(o.status).toBe(201);
+      const { orderId } = (await o.json()) as { orderId: string };
+      await s.orders.recordPayment(
+        { orderId },
+        {
+          signature: fakeSignature(),
+          receivedBaseUnits: BigInt(q.amountBaseUnits),
+          finalized: false,
+          blockTime: null,
+        },
+      );
+      // A URL carrying an address and a key is logged redacted.
+      await fetch(`${s.url}/api/nothing?email=${encodeURIComponent('ada@example.com')}&api-key=QUERYKEY77`);
+      // Wait until a delivery has failed (and been logged).
+      await until(async () => {
+        const row = await s.store.db
+          .selectFrom('outbox')
+          .select('attempts')
+          .where('attempts', '>', 0)
+          .executeTakeFirst();
+        return row ? true : undefined;
+      });
+      await s.close();
+      const all = [...lines, ...consoleLines].join('\n');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(consoleLines.some((l) => l.startsWith('outbox:'))).toBe(true);
+      for (const secret of [
+        'Sm7p-Passw0rd-xyz',
+        'QUERYKEY77',
+        INTERNATIONAL_SHIPPING.email,
+        INTERNATIONAL_SHIPPING.address1,
+        INTERNATIONAL_SHIPPING.postalCode,
+        'seller@example.test',
+      ])
+        expect(all, secret).not.toContain(secret);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  }, 60_000);
+});

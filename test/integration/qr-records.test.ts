@@ -1,0 +1,299 @@
+/**
+ * Issue 10, server side (app.inject against a real store: a SQLite file, and PostgreSQL when TEST_DATABASE_URL
+ * is set): QR records made before the QR is shown, paid before the details, the buyer's order page by capability
+ * token, late payments valued at their block time, dust, and the cleanup of expired records. Real transfers on
+ * the localnet are in test/e2e/qr-checkout.test.ts and test/integration/qr-watcher.test.ts.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OrderCreated, OrderPageView, OrderPublic, QuoteResponse } from '../../src/core/api';
+import { renderEmail } from '../../src/server/mail/templates';
+import { startServer, type RunningServer } from '../../src/server/server';
+import {
+  Clock,
+  fakeSignature,
+  postgresBackend,
+  RecordingTransport,
+  SELLER,
+  sqliteBackend,
+  testSettings,
+  TestPrice,
+  usShipping,
+  type Backend,
+} from './orders-support';
+
+const backends = [sqliteBackend(), postgresBackend()];
+const HONEY = 'honey-dew-papaya-live-rosin'; // QR, $50 each; at $0.5 per $CLAIM: 100 $CLAIM each
+
+describe.each(backends)('QR records on $name', (backend: Backend) => {
+  describe.runIf(backend.enabled)(`${backend.name} store`, () => {
+    let server: RunningServer;
+    let clock: Clock;
+    let transport: RecordingTransport;
+    let keyN = 0;
+
+    beforeEach(async () => {
+      clock = new Clock();
+      transport = new RecordingTransport();
+      server = await startServer(testSettings(), {
+        store: await backend.fresh(),
+        priceSource: new TestPrice(clock, '0.5'),
+        transport,
+        now: clock.now,
+        listen: false,
+        startOutbox: false,
+        expireEveryMs: 0,
+      });
+    });
+    afterEach(async () => {
+      await server.close();
+    });
+    afterAll(async () => {
+      await backend.cleanup();
+    });
+
+    const inject = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers = {}) =>
+      server.app.inject({
+        method,
+        url,
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+        headers,
+      });
+    async function quote(quantity: number, renew?: string): Promise<QuoteResponse> {
+      const r = await inject('POST', '/api/quotes', {
+        items: [{ productId: HONEY, quantity }],
+        ...(renew ? { renew } : {}),
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json<QuoteResponse>();
+    }
+    /** What the QR page does before it shows a QR: a record without shipping details. */
+    async function record(quantity = 1): Promise<OrderCreated & { quote: string }> {
+      const q = await quote(quantity);
+      const r = await inject(
+        'POST',
+        '/api/orders',
+        { quote: q.quote, paymentMethod: 'qr' },
+        { 'idempotency-key': `rec-${++keyN}` },
+      );
+      expect(r.statusCode, r.body).toBe(201);
+      return { ...r.json<OrderCreated>(), quote: q.quote };
+    }
+    const getOrder = async (id: string) => (await inject('GET', `/api/orders/${id}`)).json<OrderPublic>();
+    const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+    const page = async (url: string) => inject('GET', `/api/order-pages/${tokenOf(url)}`);
+    const pay = (orderId: string, amount: bigint, blockTime: number | null = Math.floor(clock.ms / 1000)) =>
+      server.orders.recordPayment(
+        { orderId },
+        { signature: fakeSignature(), receivedBaseUnits: amount, finalized: false, blockTime },
+      );
+    const sendAll = async () => {
+      for (let i = 0; i < 4; i++) await server.outbox.runOnce();
+    };
+
+    it('a record holds the payment target without details; the details attach later, once', async () => {
+      const r = await record(2);
+      expect(r).toMatchObject({ amount: '200.000000' });
+      expect(r.orderUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/order\/[0-9a-f]{32}$/);
+      const pub = await getOrder(r.orderId);
+      expect(pub).toMatchObject({ status: 'awaiting_payment', shippingDetails: 'awaiting', emails: [] });
+      // The watcher follows it like any other order.
+      expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(r.orderId);
+
+      // No details, no confirmation; bad details change nothing.
+      const none = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {});
+      expect(none.statusCode).toBe(400);
+      expect(none.json()).toMatchObject({ error: 'invalid_shipping' });
+      const bad = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
+        shipping: { ...usShipping, usState: 'XX' },
+      });
+      expect(bad.statusCode).toBe(400);
+      const extra = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
+        shipping: usShipping,
+        x: 1,
+      });
+      expect(extra.statusCode).toBe(400);
+      expect((await getOrder(r.orderId)).shippingDetails).toBe('awaiting');
+
+      const ok = await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(ok.json<OrderPublic>()).toMatchObject({ shippingDetails: 'given' });
+      // A retry with other details never changes them and adds no e-mail.
+      const retry = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
+        shipping: { ...usShipping, fullName: 'Someone Else' },
+      });
+      expect(retry.json<OrderPublic>().emails).toHaveLength(2);
+      await sendAll();
+      expect(transport.sent.map((m) => [m.kind, m.role, m.payload.from_name])).toEqual([
+        ['order_confirmation', 'seller', usShipping.fullName],
+        ['order_confirmation', 'buyer', usShipping.fullName],
+      ]);
+      expect(transport.sent[1]?.payload.orderUrl).toBe(r.orderUrl);
+    });
+
+    it('the open record follows the quantity (same reference); a paid one refuses', async () => {
+      const r = await record(1);
+      const q2 = await quote(3, r.quote);
+      expect(q2.reference).toBe(r.reference);
+      const moved = await inject('PUT', `/api/orders/${r.orderId}/quote`, { quote: q2.quote });
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect(moved.json<OrderCreated>()).toMatchObject({ amount: '300.000000', orderUrl: r.orderUrl });
+      expect((await getOrder(r.orderId)).amount).toBe('300.000000');
+      // Another order's quote cannot move it.
+      const other = await quote(1);
+      expect((await inject('PUT', `/api/orders/${r.orderId}/quote`, { quote: other.quote })).statusCode).toBe(
+        400,
+      );
+      // Once anything is paid, the record is fixed.
+      await pay(r.orderId, 1_000_000n);
+      const q3 = await quote(1, r.quote);
+      const refused = await inject('PUT', `/api/orders/${r.orderId}/quote`, { quote: q3.quote });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({ error: 'order_not_open' });
+      expect((await getOrder(r.orderId)).amount).toBe('300.000000');
+    });
+
+    it('paid before the details: no e-mail yet; details → confirmations saying it is paid', async () => {
+      const r = await record(1);
+      expect(await pay(r.orderId, 100_000_000n)).toMatchObject({ ok: true, status: 'paid' });
+      expect((await getOrder(r.orderId)).emails).toEqual([]);
+      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      await sendAll();
+      expect(transport.sent.map((m) => [m.kind, m.role, m.paymentSeen])).toEqual([
+        ['order_confirmation', 'seller', true],
+        ['order_confirmation', 'buyer', true],
+      ]);
+      const text = renderEmail(transport.sent[1]!).text;
+      expect(text).toContain('Payment has been received on-chain.');
+      expect(text).toContain('Transaction link: https://explorer.solana.com/tx/');
+      expect(text).toContain(`Order page: ${r.orderUrl}`);
+      // The grace delay has nothing to do: the details came.
+      clock.advance(2 * 3600_000);
+      expect(await server.orders.notifyMissingDetails()).toBe(0);
+    });
+
+    it('paid and the details never come: the seller is told once after the grace delay', async () => {
+      const r = await record(1);
+      const paid = await pay(r.orderId, 100_000_000n);
+      expect(paid).toMatchObject({ ok: true, status: 'paid' });
+      const grace = testSettings().qr.detailsGraceMs;
+      clock.advance(grace - 1000);
+      expect(await server.orders.notifyMissingDetails()).toBe(0);
+      clock.advance(2000);
+      expect(await server.orders.notifyMissingDetails()).toBe(1);
+      expect(await server.orders.notifyMissingDetails()).toBe(0);
+      const pub = await getOrder(r.orderId);
+      expect(pub.shippingDetails).toBe('missing');
+      expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([['details_missing', 'seller']]);
+      await sendAll();
+      const mail = transport.sent[0]!;
+      expect(mail.to).toBe(SELLER);
+      expect(mail.payload).toMatchObject({ receivedCLAIM: '100.000000', totalCLAIM: '100.000000' });
+      const { subject, text } = renderEmail(mail);
+      expect(subject).toBe('Paid, shipping details missing: Honey Dew Papaya Live Rosin');
+      expect(text).toContain(`Transaction link: https://explorer.solana.com/tx/${pub.signature}`);
+      expect((await page(r.orderUrl)).json<OrderPageView>().shippingDetails).toBe('missing');
+    });
+
+    it('the order page: by token only, no e-mail or address, live status and payments; wrong token 404', async () => {
+      const r = await record(2);
+      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      const first = await page(r.orderUrl);
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['cache-control']).toBe('no-store');
+      const view = first.json<OrderPageView>();
+      expect(view).toMatchObject({
+        number: r.orderId.slice(0, 8).toUpperCase(),
+        status: 'awaiting_payment',
+        vendorName: 'Gorilla Pack Genetics',
+        items: [{ name: 'Honey Dew Papaya Live Rosin', quantity: 2, unitCents: 5000, lineCents: 10000 }],
+        totalCents: 10000,
+        amount: '200.000000',
+        payments: [],
+        shippingDetails: 'given',
+      });
+      for (const secret of [
+        usShipping.email,
+        usShipping.address1,
+        usShipping.fullName,
+        r.orderId,
+        r.reference,
+      ])
+        expect(first.body).not.toContain(secret);
+
+      // Underpaid: what is missing and a top-up link with the same reference.
+      await pay(r.orderId, 50_000_000n);
+      clock.advance(16 * 60_000);
+      await server.orders.expireOrders();
+      const under = (await page(r.orderUrl)).json<OrderPageView>();
+      expect(under.status).toBe('underpaid');
+      expect(under.payments).toHaveLength(1);
+      expect(under.topUp).toMatchObject({ amount: '150.000000' });
+      expect(under.topUp?.solanaPayUrl).toContain(`reference=${r.reference}`);
+      expect(under.topUp?.solanaPayUrl).toContain('amount=150.000000');
+
+      for (const wrong of [
+        tokenOf(r.orderUrl).replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+        '0'.repeat(32),
+        r.orderId,
+        'x',
+        tokenOf(r.orderUrl).toUpperCase(),
+      ]) {
+        const res = await inject('GET', `/api/order-pages/${wrong}`);
+        expect(res.statusCode, wrong).toBe(404);
+        expect(res.json()).toMatchObject({ error: 'order_not_found' });
+      }
+    });
+
+    it('late: paid_late, the seller gets the USD value at the block time against the total', async () => {
+      const r = await record(1); // $50 = 100 $CLAIM at $0.5
+      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      clock.advance(20 * 60_000);
+      await server.orders.expireOrders();
+      // The price at the payment's block time, from the stored history: $0.40 → 100 $CLAIM were worth $40.
+      const blockTime = Math.floor(clock.ms / 1000) - 30;
+      await server.store.db
+        .insertInto('price_history')
+        .values([
+          { t: new Date((blockTime - 3600) * 1000).toISOString(), price_usd: '0.9' },
+          { t: new Date((blockTime - 5) * 1000).toISOString(), price_usd: '0.4' },
+          { t: new Date((blockTime + 5) * 1000).toISOString(), price_usd: '0.1' },
+        ])
+        .execute();
+      expect(await pay(r.orderId, 100_000_000n, blockTime)).toMatchObject({ ok: true, status: 'paid_late' });
+      await sendAll();
+      const late = transport.sent.filter((m) => m.kind === 'paid_late');
+      expect(late.map((m) => m.role)).toEqual(['seller', 'buyer']);
+      expect(late[0]?.payload.usdAtPayment).toBe('40.00');
+      const seller = renderEmail(late[0]!);
+      expect(seller.subject).toMatch(/^Paid after the quote expired — review before shipping/);
+      expect(seller.text).toContain('$40.00 against the order total of $50.00');
+      expect(renderEmail(late[1]!).text).toContain('the seller will review it and confirm');
+      expect((await page(r.orderUrl)).json<OrderPageView>().status).toBe('paid_late');
+    });
+
+    it('dust e-mails nobody; expired unpaid records without details are cleaned up, nothing else', async () => {
+      const dusty = await record(1);
+      await pay(dusty.orderId, 100_000_000n);
+      await inject('POST', `/api/orders/${dusty.orderId}/confirmation`, { shipping: usShipping });
+      const before = (await getOrder(dusty.orderId)).emails.length;
+      // min(1 % of 100 $CLAIM, $0.50 / $0.5) = 1 $CLAIM
+      expect(await pay(dusty.orderId, 999_999n)).toMatchObject({ ok: true, role: 'extra' });
+      expect((await getOrder(dusty.orderId)).emails).toHaveLength(before);
+      expect(await pay(dusty.orderId, 1_000_000n)).toMatchObject({ ok: true, role: 'extra' });
+      expect((await getOrder(dusty.orderId)).emails).toHaveLength(before + 1);
+
+      const unpaid = await record(1);
+      const withDetails = await record(1);
+      await inject('POST', `/api/orders/${withDetails.orderId}/confirmation`, { shipping: usShipping });
+      clock.advance(16 * 60_000);
+      await server.orders.expireOrders();
+      expect(await server.orders.cleanupRecords()).toBe(0); // inside the watcher's window: kept
+      clock.advance(testSettings().qr.cleanupAfterMs);
+      expect(await server.orders.cleanupRecords()).toBe(1);
+      expect((await inject('GET', `/api/orders/${unpaid.orderId}`)).statusCode).toBe(404);
+      expect((await page(unpaid.orderUrl)).statusCode).toBe(404);
+      expect((await getOrder(withDetails.orderId)).status).toBe('expired');
+      expect((await getOrder(dusty.orderId)).status).toBe('paid');
+    });
+  });
+});
