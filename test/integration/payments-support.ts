@@ -181,6 +181,8 @@ export interface ServiceOrders {
   service: OrderService;
   store: Store;
   settings: Settings;
+  /** The store's stock (seeded from the catalogue), as `npm run stock` and the seller console set it. */
+  stock: ReturnType<typeof createStockRepository>;
   /** Creates a real order through a signed quote (wallet product from the catalogue, $1.00 per $CLAIM). */
   place(opts?: { productId?: string }): Promise<WatchedOrder & { ref: PublicKey }>;
   get(orderId: string): Promise<WatchedOrder>;
@@ -219,6 +221,7 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
     service,
     store,
     settings,
+    stock,
     async place(opts = {}) {
       await addStock({ stock }, opts.productId ?? 'lilac-tiptop', 1);
       const { token } = createQuote(

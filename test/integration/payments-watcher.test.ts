@@ -168,6 +168,30 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     expect(errors(events)).toEqual([]);
   });
 
+  it('a late on-chain payment for a piece sold meanwhile: recorded, the order becomes oversold, the seller is told', async () => {
+    const piece = 'pivot-cropal-top'; // one of a kind
+    offset = -20 * 60_000; // A's quote expired 5 minutes ago: its reservation lapses
+    const a = await orders.place({ productId: piece });
+    offset = 0;
+    expect(await orders.service.expireOrders()).toBeGreaterThanOrEqual(1);
+    expect(await orders.status(a.orderId)).toBe('expired');
+    const b = await orders.place({ productId: piece });
+    // Exactly one piece in the shop, reserved by B.
+    await orders.stock.set({ productId: piece }, 1, 'test:one-piece', new Date().toISOString());
+    const { watcher: w, events } = watcher();
+    await w.start();
+    await payFor(b);
+    await waitFor('B paid', statusIs(b.orderId, 'paid', 'final'));
+    // A pays late, with a real transfer: the watcher records it; the piece is gone.
+    const late = await payFor(a);
+    await waitFor('A oversold', statusIs(a.orderId, 'oversold'));
+    expect(await ledger(a.orderId)).toEqual([expect.objectContaining({ signature: late, role: 'payment' })]);
+    expect(await emails(a.orderId)).toEqual([['payment_oversold', 'seller']]);
+    const level = (await orders.stock.levels()).find((l) => l.productId === piece && !l.variantId);
+    expect(level).toMatchObject({ onHand: 0, reserved: 0 });
+    expect(errors(events)).toEqual([]);
+  });
+
   it('stops watching a reference 24 h after its quote expired', async () => {
     offset = -25 * 60 * 60_000;
     const o = await orders.place();
