@@ -4,7 +4,7 @@
  * order later presents the token; the signature proves the server issued it unchanged.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Keypair } from '@solana/web3.js';
+import { newReference } from './reference';
 import { z } from 'zod';
 import type { AnyQuoteResponse, QuoteResponse } from '../../core/api';
 import { unitPriceCents, type Catalog } from '../../core/catalog';
@@ -248,7 +248,7 @@ export function issueQuote(
   const reference =
     req.data.renew !== undefined
       ? renewedReference(req.data.renew, deps.settings.quote.secret, now, vendor.id, payment)
-      : (deps.newReference?.() ?? Keypair.generate().publicKey.toBase58());
+      : (deps.newReference?.() ?? newReference());
   const recipient = deps.settings.recipients[vendor.payoutGroup];
   // Settings are validated against the catalogue's payout groups at start, so this is a configuration bug.
   if (recipient === undefined) throw new Error(`no payout wallet for payout group '${vendor.payoutGroup}'`);

@@ -17,6 +17,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type QueryResult,
+  type SqliteDatabase,
   type TransactionSettings,
 } from 'kysely';
 import type SQLite from 'better-sqlite3';
@@ -131,13 +132,45 @@ export class GroupCommitDriver implements Driver {
   }
 }
 
-/** Kysely's SqliteDialect with group-committed durable writes (see above). */
+/** How many distinct SQL texts keep their prepared statement (the store's queries are a few dozen shapes). */
+export const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * better-sqlite3 behind Kysely, with its prepared statements reused: Kysely prepares the SQL text of every query
+ * it runs, and preparing (parsing and planning) cost as much as running on the order route. A statement is
+ * reusable once its call returns (all/run are synchronous); a statement being iterated (Kysely's stream(), which
+ * the store does not use) gets a fresh one. Least recently used texts are dropped past STATEMENT_CACHE_SIZE.
+ */
+export function cachedStatements(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare: (text: string) => {
+      const hit = cache.get(text);
+      if (hit && !hit.busy) {
+        cache.delete(text);
+        cache.set(text, hit);
+        return hit;
+      }
+      const stmt = sqlite.prepare(text);
+      if (hit) return stmt;
+      cache.set(text, stmt);
+      if (cache.size > size) cache.delete(cache.keys().next().value as string);
+      return stmt;
+    },
+  };
+}
+
+/** Kysely's SqliteDialect with group-committed durable writes (see above) and reused prepared statements. */
 export class GroupCommitSqliteDialect extends SqliteDialect {
   constructor(
     private readonly sqlite: SQLite.Database,
     private readonly group: { flush(): Promise<void> },
   ) {
-    super({ database: sqlite });
+    super({ database: cachedStatements(sqlite) });
   }
 
   override createDriver(): Driver {

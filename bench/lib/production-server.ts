@@ -1,0 +1,82 @@
+/**
+ * The store in the production composition, as src/server/main.ts runs it: startServer with request logging and
+ * every limit on, startPayments (the payment watcher with its RPC budget) as a service, production settings
+ * (SOLANA_RPC_URL set). Forked by `startProductionServer` (./production.ts) with:
+ *   --rpc URL --ws URL --price URL --dir DIR [--pg-url URL --schema NAME]
+ * It sends `{ port }` once listening, answers `{ stats: true }` with the RPC counters, and exits when its IPC
+ * channel closes (dropping its PostgreSQL schema, if any).
+ */
+import { join } from 'node:path';
+import { startServer } from '../../src/server/server';
+import { startPayments } from '../../src/server/payments/index';
+import { loadSettings } from '../../src/server/settings';
+import { demoKeys } from '../../src/localnet/demo-keys';
+import { BENCH_PAIR, BENCH_PRODUCT } from './production';
+
+const args = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const dir = arg('dir') ?? '.';
+const pgUrl = arg('pg-url');
+const schema = arg('schema') ?? 'bench';
+const keys = demoKeys();
+const settings = loadSettings({
+  PORT: '0',
+  SOLANA_RPC_URL: arg('rpc'),
+  SOLANA_WS_URL: arg('ws'),
+  SOLANA_CLUSTER: 'localnet',
+  PRICE_API_URL: arg('price'),
+  PRICE_PAIR_ADDRESS: BENCH_PAIR,
+  CLAIM_MINT: keys.mint.toBase58(),
+  RECIPIENT_COOPERSGLASS: keys.recipients.coopersglass.toBase58(),
+  RECIPIENT_GORILLA: keys.recipients.gorilla.toBase58(),
+  QUOTE_SECRET: 'bench-secret-0123456789-0123456789-abcdef',
+  SELLER_EMAIL: 'seller@shop.test',
+  MAIL_TRANSPORT: 'file',
+  MAIL_DIR: join(dir, 'mail'),
+  DATABASE_URL: pgUrl ?? join(dir, 'store.sqlite'),
+  // The order route's own limit is per client IP, and the whole load comes from one: set out of reach so the
+  // bench measures the route, not the limiter (which still runs on every request).
+  RATE_LIMIT_ORDERS_PER_MINUTE: '1000000',
+});
+let payments: Awaited<ReturnType<typeof startPayments>> | undefined;
+const server = await startServer(settings, {
+  logger: true,
+  ...(pgUrl ? { store: { kind: 'postgres' as const, url: pgUrl, schema } } : {}),
+  services: [
+    async (ctx) => {
+      payments = await startPayments({
+        settings: ctx.settings,
+        orders: ctx.orders,
+        store: ctx.store,
+        now: ctx.now,
+      });
+      return payments;
+    },
+  ],
+});
+// Every order reserves its unit: give the bench's (one of a kind) product enough stock for the whole run.
+await server.stock.set({ productId: BENCH_PRODUCT }, 1_000_000, 'bench', new Date().toISOString());
+process.send?.({ port: Number(new URL(server.url).port) });
+process.on('message', (m: { stats?: boolean }) => {
+  if (m.stats) process.send?.({ rpc: payments?.rpcStats() });
+});
+process.on('disconnect', () => {
+  void (async () => {
+    await server.close();
+    if (pgUrl) {
+      const { openStore } = await import('../../src/server/store/store');
+      const s = await openStore({ kind: 'postgres', url: pgUrl, schema });
+      await s.db.schema
+        .dropSchema(schema)
+        .ifExists()
+        .cascade()
+        .execute()
+        .catch(() => undefined);
+      await s.close();
+    }
+    process.exit(0);
+  })();
+});
