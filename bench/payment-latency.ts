@@ -69,7 +69,14 @@ async function main(): Promise<void> {
     startOutbox: false,
     // Wired as main.ts does.
     services: [
-      (ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now }),
+      (ctx) =>
+        startPayments({
+          settings: ctx.settings,
+          orders: ctx.orders,
+          store: ctx.store,
+          now: ctx.now,
+          budget: ctx.budget,
+        }),
     ],
   });
   // Every order reserves its unit of the (one of a kind) product: enough stock for the whole run.

@@ -104,3 +104,57 @@ export interface SellerResolveBody {
   exception: SellerException;
   note: string;
 }
+
+/**
+ * POST /api/seller/orders/:id/refund ("Mark refunded"): the refund transaction's signature and the exception it
+ * settles. The server checks on chain that it moved the order's mint from the vendor back to the payer.
+ */
+export interface SellerRefundBody {
+  exception: SellerException;
+  signature: string;
+}
+
+/** One stock line of the signed-in vendor (GET /api/seller/stock). */
+export interface SellerStockLine {
+  productId: string;
+  variantId?: string;
+  productName: string;
+  variantLabel?: string;
+  vendorId: string;
+  /** Units not yet sold, reservations included (what "Set stock" sets). */
+  onHand: number;
+  /** Units held by open orders until their quote expires. */
+  reserved: number;
+  /** Units that can be bought now: max(0, onHand − reserved). */
+  available: number;
+  /** Units sold (paid orders). */
+  sold: number;
+}
+
+/** One entry of the stock change log: what changed, by whom (`actor`) and when. */
+export interface SellerStockChange {
+  productId: string;
+  variantId?: string;
+  kind: 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold';
+  onHandDelta: number;
+  reservedDelta: number;
+  onHandAfter: number;
+  reservedAfter: number;
+  orderId: string | null;
+  /** `seller:<address>`, `cli:<user>`, `order`, `expiry`, `payment`, `catalogue`, … */
+  actor: string;
+  at: string;
+}
+
+/** GET /api/seller/stock, POST /api/seller/stock → 200: the vendor's lines and its recent changes, newest first. */
+export interface SellerStock {
+  lines: SellerStockLine[];
+  changes: SellerStockChange[];
+}
+
+/** POST /api/seller/stock: sets one line's units in stock. */
+export interface SellerStockBody {
+  productId: string;
+  variantId?: string;
+  onHand: number;
+}

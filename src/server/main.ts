@@ -54,7 +54,14 @@ async function main(): Promise<void> {
     logger: !settings.demo,
     // The payment watcher (src/server/payments): verifies transfers by reference and records them on the orders.
     services: [
-      (ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now }),
+      (ctx) =>
+        startPayments({
+          settings: ctx.settings,
+          orders: ctx.orders,
+          store: ctx.store,
+          now: ctx.now,
+          budget: ctx.budget,
+        }),
     ],
   }).catch(async (err: unknown) => {
     await closeLocalnet?.();

@@ -27,6 +27,9 @@ import { createRpcProbe } from './ops/rpc-probe';
 import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
 import { redactError } from './redact';
 import { stockRoutes } from './http/stock-routes';
+import { Connection } from '@solana/web3.js';
+import { budgetedFetch, RpcBudget } from './payments/budget';
+import { connectionPaymentRpc } from './payments/rpc';
 import { createStockRepository, type StockRepository } from './stock/repository';
 
 export interface ServerOverrides {
@@ -58,7 +61,7 @@ export interface ServerOverrides {
   listen?: boolean;
   /**
    * Background services started after the server listens and stopped first on close, e.g. the payment watcher:
-   * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now })]`.
+   * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now, budget: ctx.budget })]`.
    */
   services?: ((ctx: {
     settings: Settings;
@@ -66,6 +69,8 @@ export interface ServerOverrides {
     store: Store;
     now: () => Date;
     url: string;
+    /** The process's Solana RPC budget: pass it to startPayments so the watcher and the console share it. */
+    budget: RpcBudget;
   }) => Promise<RunningService | void>)[];
   /** Health and metrics providers known up front (tests); services may add theirs (RunningService.probes). */
   probes?: OpsProbes;
@@ -114,6 +119,18 @@ export async function startServer(
     // Stock lines for catalogue products the store does not have yet (existing lines are never overwritten).
     const stock = createStockRepository(store, catalog);
     await stock.seed(catalog, now().toISOString());
+
+    // One RPC budget for the process: the payment watcher (a service, given `budget`) and the seller console's
+    // refund check (the payments' RPC port over a Connection whose every request takes a slot from it).
+    const budget = new RpcBudget({ perWindow: settings.rpcBudget.per10s });
+    const rpc = connectionPaymentRpc(
+      new Connection(settings.solana.rpcUrl, {
+        commitment: 'confirmed',
+        fetch: budgetedFetch(budget, { deadlineMs: 5_000 }),
+        disableRetryOnRateLimit: true,
+      }),
+      { timeoutMs: 5_000 },
+    );
 
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
@@ -198,6 +215,8 @@ export async function startServer(
             origin: () =>
               boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl,
             onOutboxChange: () => outbox.nudge(),
+            stock,
+            rpc,
           }),
         (a) => stockRoutes(a, { stock }),
         ...(price
@@ -243,7 +262,7 @@ export async function startServer(
       cleanups.push(() => w.stop());
     }
     for (const startService of overrides.services ?? []) {
-      const running = await startService({ settings, orders, store, now, url });
+      const running = await startService({ settings, orders, store, now, url, budget });
       if (running) {
         cleanups.push(() => running.stop());
         mergeProbes(probes, running.probes);

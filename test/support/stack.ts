@@ -89,7 +89,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     expireEveryMs: 1_000,
     // The payment watcher and hint handler, as main.ts runs them in production.
     services: [
-      (ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now }),
+      (ctx) =>
+        startPayments({
+          settings: ctx.settings,
+          orders: ctx.orders,
+          store: ctx.store,
+          now: ctx.now,
+          budget: ctx.budget,
+        }),
     ],
     ...opts.server,
   };

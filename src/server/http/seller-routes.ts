@@ -8,6 +8,9 @@
  * - CSRF: every state-changing request (not GET/HEAD) under /api/seller is refused with 403 when the browser
  *   says it is cross-site (Sec-Fetch-Site other than same-origin/none) or its Origin is not this site. SameSite
  *   Strict already keeps the cookie off cross-site requests; this is the second lock.
+ * - Refunds: POST /api/seller/orders/:id/refund reads the refund transaction on chain through `rpc` (the
+ *   payments' port and RPC budget) before recording it.
+ * - Stock: GET/POST /api/seller/stock, the vendor's own lines only (the `npm run stock` repository).
  * - Demo mode only: POST /api/seller/demo-session signs in as a demo vendor, the server signing the SIWS message
  *   with the localnet's deterministic key of that vendor's payout group. The route does not exist when
  *   SOLANA_RPC_URL is set.
@@ -32,6 +35,7 @@ import {
   allOrders,
   listOrders,
   markDelivered,
+  markRefunded,
   markShipped,
   orderDetail,
   ordersCsv,
@@ -41,7 +45,10 @@ import {
   resolveException,
   type SellerOrdersDeps,
 } from '../seller/orders';
+import { parseStockBody, sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
+import type { PaymentRpc } from '../payments/rpc';
 import type { Settings } from '../settings';
+import type { StockRepository } from '../stock/repository';
 import type { Store } from '../store/store';
 import { ApiProblem } from './errors';
 
@@ -55,6 +62,10 @@ export interface SellerRoutesDeps {
   /** This site's origin as browsers see it (PUBLIC_URL, or the bound address when PUBLIC_URL has port 0). */
   origin: () => string;
   onOutboxChange?: () => void;
+  /** Stock lines and their change log (the same repository as `npm run stock`). */
+  stock: StockRepository;
+  /** The payments' RPC port on the process's RPC budget: "Mark refunded" reads the refund on chain with it. */
+  rpc?: PaymentRpc;
 }
 
 const STATUS: Record<SellerRefusal['kind'], number> = {
@@ -63,6 +74,7 @@ const STATUS: Record<SellerRefusal['kind'], number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unavailable: 503,
 };
 
 function toProblem(err: unknown): unknown {
@@ -102,7 +114,9 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     now: deps.now,
     ...(deps.onOutboxChange ? { onOutboxChange: deps.onOutboxChange } : {}),
     origin: deps.origin,
+    ...(deps.rpc ? { rpc: deps.rpc } : {}),
   };
+  const stockDeps: SellerStockDeps = { stock: deps.stock, catalog: deps.catalog, now: deps.now };
   const secure = deps.settings.publicUrl.startsWith('https:');
   const setSession = (reply: FastifyReply, id: string, maxAgeS: number) =>
     reply.header(
@@ -220,6 +234,15 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     );
     scope.post('/api/seller/orders/:id/resolve', async (req) =>
       resolveException(ordersDeps, actor(req), idOf(req), req.body),
+    );
+    scope.post('/api/seller/orders/:id/refund', async (req) =>
+      markRefunded(ordersDeps, actor(req), idOf(req), req.body),
+    );
+
+    // Stock page: the vendor's own lines; setting one records `seller:<address>` and the time.
+    scope.get('/api/seller/stock', async (req) => sellerStock(stockDeps, vendorIds(req)));
+    scope.post('/api/seller/stock', async (req) =>
+      setSellerStock(stockDeps, actor(req), parseStockBody(req.body)),
     );
     scope.post('/api/seller/orders/:id/emails/:emailId/resend', async (req) =>
       resendEmail(ordersDeps, actor(req), idOf(req), String((req.params as { emailId: string }).emailId)),

@@ -7,7 +7,8 @@ export type SellerRefusalKind =
   | 'unauthenticated' // 401: no session, or the sign-in did not prove the wallet
   | 'forbidden' // 403: a wallet that is not a payout wallet, a cross-site request
   | 'not_found' // 404: no such order for this vendor
-  | 'conflict'; // 409: the order is not in a state for this action
+  | 'conflict' // 409: the order is not in a state for this action
+  | 'unavailable'; // 503: the chain could not be read to check the action (try again)
 
 export class SellerRefusal extends Error {
   override name = 'SellerRefusal';

@@ -21,12 +21,16 @@ import {
 } from '../../core/seller-api';
 import type { Database, OrderRow } from '../store/schema';
 import type { Store } from '../store/store';
+import type { PaymentRpc } from '../payments/rpc';
 import { SellerRefusal } from './errors';
+import { checkRefund, parseRefundBody, recordedRefund, recordRefund } from './refund';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface SellerOrdersDeps {
   store: Store;
+  /** The payments' RPC port (the process's RPC budget), to check refunds on chain. Absent: refunds are refused. */
+  rpc?: PaymentRpc;
   now: () => Date;
   /** Called after an e-mail was queued (wakes the outbox worker). */
   onOutboxChange?: () => void;
@@ -115,6 +119,9 @@ async function extrasOf(db: Db, orderIds: string[]): Promise<Set<string>> {
   return new Set(rows.map((r) => r.order_id));
 }
 
+/** Actions that settle an exception: "Record action" and "Mark refunded" (detail.exception names it). */
+const RESOLVING_ACTIONS = ['resolved', 'refunded'];
+
 async function resolvedOf(db: Db, orderIds: string[]): Promise<Map<string, SellerException[]>> {
   const out = new Map<string, SellerException[]>();
   if (orderIds.length === 0) return out;
@@ -122,7 +129,7 @@ async function resolvedOf(db: Db, orderIds: string[]): Promise<Map<string, Selle
     .selectFrom('seller_actions')
     .select(['order_id', 'detail_json'])
     .where('order_id', 'in', orderIds)
-    .where('action', '=', 'resolved')
+    .where('action', 'in', RESOLVING_ACTIONS)
     .execute();
   for (const r of rows) {
     const e = (JSON.parse(r.detail_json) as { exception?: SellerException }).exception;
@@ -287,7 +294,7 @@ export async function orderDetail(
   }));
   const hasExtra = payments.some((p) => p.role === 'extra');
   const resolved = parsedActions
-    .filter((a) => a.action === 'resolved' && a.detail.exception)
+    .filter((a) => RESOLVING_ACTIONS.includes(a.action) && a.detail.exception)
     .map((a) => a.detail.exception as SellerException);
   const shipping = shippingOf(o);
   const shippedAction = [...parsedActions].reverse().find((a) => a.action === 'shipped');
@@ -556,6 +563,62 @@ export async function resolveException(
     await record(trx, o.id, 'resolved', { exception: exception as string, note }, seller.address, at);
   });
   return orderDetail(deps, seller.vendorIds, orderId);
+}
+
+/**
+ * "Mark refunded": checks on chain that the named transaction moved the order's mint from the vendor back to the
+ * payer (./refund.ts), then records it (signature, amount) as the seller's action settling `exception`.
+ */
+export async function markRefunded(
+  deps: SellerOrdersDeps,
+  seller: { address: string; vendorIds: readonly string[] },
+  orderId: string,
+  raw: unknown,
+): Promise<SellerOrderDetail> {
+  const { exception, signature } = parseRefundBody(raw);
+  const db = deps.store.db;
+  const o = await ownOrder(db, seller.vendorIds, orderId);
+  const extras = await extrasOf(db, [o.id]);
+  if (!exceptionsOf(o, extras.has(o.id)).includes(exception))
+    throw new SellerRefusal('conflict', 'no_such_exception', 'This order does not have that exception.');
+  if ((await resolvedOf(db, [o.id])).get(o.id)?.includes(exception))
+    throw new SellerRefusal('conflict', 'already_resolved', 'This exception is already resolved.');
+  if (await recordedRefund(db, signature))
+    throw new SellerRefusal(
+      'conflict',
+      'refund_already_recorded',
+      'This refund transaction is already recorded.',
+      'signature',
+    );
+  if (!deps.rpc)
+    throw new SellerRefusal(
+      'unavailable',
+      'rpc_unavailable',
+      'Refunds cannot be checked: this store has no Solana RPC.',
+    );
+  const payments = await db
+    .selectFrom('payments')
+    .select(['signature', 'slot'])
+    .where('order_id', '=', o.id)
+    .orderBy('seq')
+    .execute();
+  const amount = await checkRefund(deps.rpc, {
+    order: { id: o.id, recipient: o.recipient, mint: o.mint },
+    payments: payments.map((p) => ({
+      signature: p.signature,
+      slot: p.slot === null ? null : Number(p.slot),
+    })),
+    signature,
+  });
+  await recordRefund(deps.store, {
+    orderId: o.id,
+    exception,
+    signature,
+    amountBaseUnits: amount,
+    address: seller.address,
+    at: deps.now().toISOString(),
+  });
+  return orderDetail(deps, seller.vendorIds, o.id);
 }
 
 /** RFC 4180 CSV of order summaries; cells starting with = + - @ are quoted with a leading ' (no formulas). */

@@ -11,7 +11,7 @@
  * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Catalog } from '../../core/catalog';
 import {
   availableOf,
@@ -26,7 +26,7 @@ import {
   type StockRequest,
 } from '../../core/stock';
 import type { Store } from '../store/store';
-import type { Database, StockChangeKind } from '../store/schema';
+import type { Database, StockChangeKind, StockChangesTable } from '../store/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -62,7 +62,7 @@ export interface StockRepository {
    * Sets a line's units in stock (not yet sold, reservations included); records who and when. Throws
    * StockInputError for a line the catalogue does not have or a bad count.
    */
-  set(key: StockKey, onHand: number, actor: string, at: string): Promise<StockLevel>;
+  set(key: StockKey, onHand: number, actor: string, at: string, opts?: SetStockOptions): Promise<StockLevel>;
   /** In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back). */
   reserve(
     trx: Transaction<Database>,
@@ -83,6 +83,18 @@ export interface StockRepository {
   sell(trx: Transaction<Database>, orderId: string, at: string): Promise<SaleResult>;
   /** The change log, newest last (optionally of one line). */
   changes(key?: StockKey): Promise<StockChange[]>;
+  /** The latest `limit` changes of these products' lines, newest first (the seller console's recent changes). */
+  recentChanges(productIds: readonly string[], limit: number): Promise<StockChange[]>;
+  /** Units sold per line (reservations turned into sales), lines with sales only. */
+  soldUnits(): Promise<(StockKey & { sold: number })[]>;
+}
+
+export interface SetStockOptions {
+  /**
+   * Refuse (StockInputError, nothing changed) a count below the units open orders hold: the seller console sets
+   * stock this way, so a reservation that is later paid always has its unit.
+   */
+  notBelowReserved?: boolean;
 }
 
 export function createStockRepository(store: Store, catalog: Catalog): StockRepository {
@@ -233,7 +245,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         );
     },
 
-    async set(key, onHand, actor, at) {
+    async set(key, onHand, actor, at, opts = {}) {
       if (!catalogueLines.has(stockKey(key))) {
         const product = catalog.products.find((p) => p.id === key.productId);
         throw new StockInputError(
@@ -280,6 +292,10 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
           );
           return { ...key, onHand, reserved: 0 };
         }
+        if (opts.notBelowReserved && onHand < Number(before.reserved))
+          throw new StockInputError(
+            `${Number(before.reserved)} ${Number(before.reserved) === 1 ? 'unit is' : 'units are'} reserved by open orders: set at least ${Number(before.reserved)}.`,
+          );
         await trx
           .updateTable('stock')
           .set({ on_hand: onHand, updated_at: at })
@@ -454,18 +470,46 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       let q = db.selectFrom('stock_changes').selectAll();
       if (key) q = q.where('product_id', '=', key.productId).where('variant_id', '=', variantOf(key));
       const rows = await q.orderBy('product_id').orderBy('variant_id').orderBy('seq').execute();
-      return rows.map((r) => ({
-        productId: r.product_id,
-        ...(r.variant_id !== '' ? { variantId: r.variant_id } : {}),
-        kind: r.kind,
-        onHandDelta: Number(r.on_hand_delta),
-        reservedDelta: Number(r.reserved_delta),
-        onHandAfter: Number(r.on_hand_after),
-        reservedAfter: Number(r.reserved_after),
-        orderId: r.order_id,
-        actor: r.actor,
-        at: r.at,
-      }));
+      return rows.map(toChange);
     },
+
+    async recentChanges(productIds, limit) {
+      if (productIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('stock_changes')
+        .selectAll()
+        .where('product_id', 'in', [...productIds])
+        .orderBy('at', 'desc')
+        .orderBy('seq', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toChange);
+    },
+
+    async soldUnits() {
+      const rows = await db
+        .selectFrom('reservations')
+        .select((eb) => ['product_id', 'variant_id', eb.fn.sum<string | number>('quantity').as('sold')])
+        .where('state', '=', 'sold')
+        .groupBy(['product_id', 'variant_id'])
+        .execute();
+      return rows.map((r) => ({ ...keyOf(r), sold: Number(r.sold) }));
+    },
+  };
+}
+
+function toChange(r: Selectable<StockChangesTable>): StockChange {
+  return {
+    productId: r.product_id,
+    ...(r.variant_id !== '' ? { variantId: r.variant_id } : {}),
+    kind: r.kind,
+    onHandDelta: Number(r.on_hand_delta),
+    reservedDelta: Number(r.reserved_delta),
+    onHandAfter: Number(r.on_hand_after),
+    reservedAfter: Number(r.reserved_after),
+    orderId: r.order_id,
+    actor: r.actor,
+    at: r.at,
   };
 }

@@ -11,6 +11,8 @@ import type {
   SellerSignInBody,
   SellerSignInRequest,
   SellerStatusFilter,
+  SellerStock,
+  SellerStockBody,
 } from '../../core/seller-api';
 
 export class SellerApiError extends Error {
@@ -81,6 +83,13 @@ export const sellerApi = {
       exception,
       note,
     }),
+  refund: (id: string, exception: string, signature: string) =>
+    call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/refund`, {
+      exception,
+      signature,
+    }),
+  stock: () => call<SellerStock>('GET', '/api/seller/stock'),
+  setStock: (body: SellerStockBody) => call<SellerStock>('POST', '/api/seller/stock', body),
   resend: (id: string, emailId: string) =>
     call<SellerOrderDetail>(
       'POST',

@@ -17,6 +17,7 @@ import type {
 import type { ConfigState } from '../api/config';
 import { SellerApiError, sellerApi, type OrderFilter } from '../api/seller';
 import { explorerTxUrl } from '../checkout/qr/explorer';
+import { StockPage } from './StockPage';
 
 const STATUS_LABEL: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',
@@ -49,6 +50,7 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
   const [list, setList] = useState<SellerOrderList | null>(null);
   const [error, setError] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
+  const [tab, setTab] = useState<'orders' | 'stock'>('orders');
 
   const load = useCallback(async () => {
     try {
@@ -80,8 +82,31 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
           </button>
         </p>
       </header>
+      <nav className="seller-tabs" aria-label="Console">
+        <button
+          type="button"
+          className="button"
+          aria-pressed={tab === 'orders'}
+          onClick={() => {
+            setTab('orders');
+            void load();
+          }}
+        >
+          Orders
+        </button>{' '}
+        <button
+          type="button"
+          className="button"
+          aria-pressed={tab === 'stock'}
+          onClick={() => setTab('stock')}
+        >
+          Stock
+        </button>
+      </nav>
 
-      {openId ? (
+      {tab === 'stock' ? (
+        <StockPage />
+      ) : openId ? (
         <OrderView
           orderId={openId}
           config={props.config}
@@ -211,6 +236,7 @@ function OrderView(props: { orderId: string; config: ConfigState; onBack: () => 
   const [tracking, setTracking] = useState('');
   const [carrier, setCarrier] = useState('');
   const [note, setNote] = useState('');
+  const [refundSig, setRefundSig] = useState('');
   const config = props.config.status === 'known' ? props.config.config : undefined;
 
   useEffect(() => {
@@ -356,6 +382,33 @@ function OrderView(props: { orderId: string; config: ConfigState; onBack: () => 
               </label>{' '}
               <button type="submit" className="button">
                 Record action
+              </button>
+            </form>
+          ))}
+          {open.map((x) => (
+            <form
+              key={`refund-${x}`}
+              className="seller-refund"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void act(
+                  () => sellerApi.refund(order.orderId, x, refundSig.trim()),
+                  'Refund checked on chain and recorded.',
+                );
+              }}
+            >
+              <label>
+                Refund transaction signature for “{EXCEPTION_LABEL[x]}”{' '}
+                <input
+                  required
+                  spellCheck={false}
+                  autoComplete="off"
+                  value={refundSig}
+                  onChange={(e) => setRefundSig(e.target.value)}
+                />
+              </label>{' '}
+              <button type="submit" className="button">
+                Mark refunded
               </button>
             </form>
           ))}

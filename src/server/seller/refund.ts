@@ -1,0 +1,302 @@
+/**
+ * "Mark refunded": the seller names the refund transaction's signature; the chain, not the seller's word,
+ * decides. The transaction is read through the payments' RPC port (src/server/payments/rpc.ts, the process's
+ * RPC budget) and must be a confirmed, successful transaction that moved the order's mint from the vendor's
+ * token account to the payer: the owner of a token account whose balance of that mint went down in one of the
+ * order's ledger payments (those transactions are read too). Then it is recorded as a seller action
+ * (`refunded`: signature, amount in base units, the exception it settles), once per signature.
+ */
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { PublicKey } from '@solana/web3.js';
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { SELLER_EXCEPTIONS, type SellerException } from '../../core/seller-api';
+import { PaymentRpcError, withTimeout, type PaymentRpc, type PaymentTransaction } from '../payments/rpc';
+import { RpcBudgetExhaustedError } from '../payments/budget';
+import { isSignature } from '../payments/verify';
+import type { Database } from '../store/schema';
+import type { Store } from '../store/store';
+import { SellerRefusal } from './errors';
+
+/** At most this many ledger payments are read to learn who paid (each is one getTransaction). */
+const MAX_PAYMENTS_READ = 10;
+const RPC_TIMEOUT_MS = 5_000;
+
+/** Who paid an order: the owners of the token accounts the payments debited, and those accounts. */
+export interface Payers {
+  owners: Set<string>;
+  accounts: Set<string>;
+}
+
+export type RefundVerdict =
+  | { kind: 'refund'; amountBaseUnits: bigint }
+  | { kind: 'failed' }
+  | { kind: 'wrong_direction' }
+  | { kind: 'not_to_payer' }
+  | { kind: 'wrong_mint' }
+  | { kind: 'no_transfer' };
+
+function raw(s: string): bigint {
+  return /^\d+$/.test(s) ? BigInt(s) : 0n;
+}
+
+function ataOf(mint: string, owner: string): string | null {
+  try {
+    return getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+  } catch {
+    return null;
+  }
+}
+
+interface AccountChange {
+  address: string | undefined;
+  mint: string;
+  owner: string | null;
+  delta: bigint;
+}
+
+/** Each token account's raw balance change in a transaction (an account created in it counts from zero). */
+function tokenChanges(tx: PaymentTransaction): AccountChange[] {
+  const byIndex = new Map<number, { mint: string; owner: string | null; pre: bigint; post: bigint }>();
+  for (const b of tx.preTokenBalances)
+    byIndex.set(b.accountIndex, { mint: b.mint, owner: b.owner, pre: raw(b.amount), post: 0n });
+  for (const b of tx.postTokenBalances) {
+    const seen = byIndex.get(b.accountIndex);
+    if (seen) seen.post = raw(b.amount);
+    else byIndex.set(b.accountIndex, { mint: b.mint, owner: b.owner, pre: 0n, post: raw(b.amount) });
+  }
+  return [...byIndex].map(([i, a]) => ({
+    address: tx.accountKeys[i],
+    mint: a.mint,
+    owner: a.owner,
+    delta: a.post - a.pre,
+  }));
+}
+
+/** The payers of one ledger payment: the accounts of `mint` it debited (and their owners). Pure. */
+export function payersOf(tx: PaymentTransaction, mint: string, into: Payers = emptyPayers()): Payers {
+  if (tx.err !== null && tx.err !== undefined) return into;
+  for (const c of tokenChanges(tx)) {
+    if (c.mint !== mint || c.delta >= 0n) continue;
+    if (c.address) into.accounts.add(c.address);
+    if (c.owner) into.owners.add(c.owner);
+  }
+  return into;
+}
+
+export function emptyPayers(): Payers {
+  return { owners: new Set(), accounts: new Set() };
+}
+
+/**
+ * Judges a refund transaction: did it move `mint` from the vendor (`vendorOwner`'s token accounts, or its
+ * associated token account when the node omits owners) to the payer? Pure.
+ */
+export function judgeRefund(
+  tx: PaymentTransaction,
+  expected: { mint: string; vendorOwner: string; payers: Payers },
+): RefundVerdict {
+  if (tx.err !== null && tx.err !== undefined) return { kind: 'failed' };
+  const vendorAta = ataOf(expected.mint, expected.vendorOwner);
+  let vendor = 0n;
+  let payer = 0n;
+  let movedToOthers = false;
+  let otherMint = false;
+  for (const c of tokenChanges(tx)) {
+    if (c.delta === 0n) continue;
+    if (c.mint !== expected.mint) {
+      otherMint = true;
+      continue;
+    }
+    const isVendor =
+      c.owner !== null
+        ? c.owner === expected.vendorOwner
+        : c.address !== undefined && c.address === vendorAta;
+    const isPayer =
+      (c.owner !== null && expected.payers.owners.has(c.owner)) ||
+      (c.address !== undefined && expected.payers.accounts.has(c.address));
+    if (isVendor) vendor += c.delta;
+    else if (isPayer) payer += c.delta;
+    else if (c.delta > 0n) movedToOthers = true;
+  }
+  if (vendor < 0n && payer > 0n)
+    return { kind: 'refund', amountBaseUnits: payer < -vendor ? payer : -vendor };
+  if (vendor > 0n || payer < 0n) return { kind: 'wrong_direction' };
+  if (vendor < 0n || movedToOthers) return { kind: 'not_to_payer' };
+  if (otherMint) return { kind: 'wrong_mint' };
+  return { kind: 'no_transfer' };
+}
+
+const REFUSALS: Record<Exclude<RefundVerdict['kind'], 'refund'>, [string, string]> = {
+  failed: ['refund_failed', 'That transaction failed on chain: it moved nothing.'],
+  wrong_direction: [
+    'refund_wrong_direction',
+    'That transaction moved $CLAIM to the vendor, not from the vendor back to the buyer.',
+  ],
+  not_to_payer: [
+    'refund_not_to_payer',
+    'That transaction did not send $CLAIM back to the wallet that paid this order.',
+  ],
+  wrong_mint: ['refund_wrong_mint', 'That transaction moved another token, not $CLAIM.'],
+  no_transfer: ['refund_no_transfer', 'That transaction moved no $CLAIM from the vendor.'],
+};
+
+export function parseRefundBody(raw: unknown): { exception: SellerException; signature: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new SellerRefusal('invalid', 'invalid_request', 'Send the refund transaction signature as JSON.');
+  const body = raw as Record<string, unknown>;
+  const extra = Object.keys(body).filter((k) => k !== 'exception' && k !== 'signature');
+  if (extra.length)
+    throw new SellerRefusal('invalid', 'invalid_request', `Unknown field ${extra[0]}.`, extra[0]);
+  if (!SELLER_EXCEPTIONS.includes(body.exception as SellerException))
+    throw new SellerRefusal(
+      'invalid',
+      'invalid_exception',
+      `exception must be one of ${SELLER_EXCEPTIONS.join(', ')}.`,
+      'exception',
+    );
+  const signature = typeof body.signature === 'string' ? body.signature.trim() : '';
+  if (!signature)
+    throw new SellerRefusal(
+      'invalid',
+      'signature_required',
+      'The refund transaction signature is required.',
+      'signature',
+    );
+  if (!isSignature(signature))
+    throw new SellerRefusal(
+      'invalid',
+      'invalid_signature',
+      'That is not a Solana transaction signature.',
+      'signature',
+    );
+  return { exception: body.exception as SellerException, signature };
+}
+
+function unreachable(err: unknown): never {
+  if (err instanceof PaymentRpcError || err instanceof RpcBudgetExhaustedError)
+    throw new SellerRefusal(
+      'unavailable',
+      'rpc_unavailable',
+      'The Solana network could not be reached to check the refund. Please try again.',
+    );
+  throw err;
+}
+
+async function read(rpc: PaymentRpc, signature: string): Promise<PaymentTransaction | null> {
+  try {
+    return await withTimeout('getTransaction', RPC_TIMEOUT_MS, () => rpc.getTransaction(signature));
+  } catch (err) {
+    return unreachable(err);
+  }
+}
+
+/** A refund signature recorded before (for any order). */
+export async function recordedRefund(
+  db: Kysely<Database> | Transaction<Database>,
+  signature: string,
+): Promise<boolean> {
+  // The signature is base58 (checked): no LIKE wildcard or quote can be in it.
+  const row = await db
+    .selectFrom('seller_actions')
+    .select('id')
+    .where('action', '=', 'refunded')
+    .where('detail_json', 'like', `%"signature":"${signature}"%`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface RefundCheckInput {
+  order: { id: string; recipient: string; mint: string };
+  /** The order's ledger, in order. */
+  payments: { signature: string; slot: number | null }[];
+  signature: string;
+}
+
+/** Reads the chain and returns the refunded amount, or throws the SellerRefusal that says why not. */
+export async function checkRefund(rpc: PaymentRpc, input: RefundCheckInput): Promise<bigint> {
+  if (input.payments.length === 0)
+    throw new SellerRefusal(
+      'conflict',
+      'nothing_paid',
+      'Nothing was paid for this order: there is nothing to refund.',
+    );
+  if (input.payments.some((p) => p.signature === input.signature))
+    throw new SellerRefusal('invalid', 'refund_wrong_direction', REFUSALS.wrong_direction[1], 'signature');
+  const tx = await read(rpc, input.signature);
+  if (!tx)
+    throw new SellerRefusal(
+      'invalid',
+      'refund_not_found',
+      'No confirmed transaction with that signature was found on chain.',
+      'signature',
+    );
+  const payers = emptyPayers();
+  for (const p of input.payments.slice(0, MAX_PAYMENTS_READ)) {
+    const paid = await read(rpc, p.signature);
+    if (paid) payersOf(paid, input.order.mint, payers);
+  }
+  if (payers.owners.size === 0 && payers.accounts.size === 0)
+    throw new SellerRefusal(
+      'unavailable',
+      'payer_unknown',
+      "The order's payment could not be read from the chain to learn who paid. Please try again.",
+    );
+  const verdict = judgeRefund(tx, { mint: input.order.mint, vendorOwner: input.order.recipient, payers });
+  if (verdict.kind !== 'refund') {
+    const [code, message] = REFUSALS[verdict.kind];
+    throw new SellerRefusal('invalid', code, message, 'signature');
+  }
+  const firstPaid = Math.min(...input.payments.map((p) => p.slot ?? Infinity));
+  if (Number.isFinite(firstPaid) && tx.slot < firstPaid)
+    throw new SellerRefusal(
+      'invalid',
+      'refund_before_payment',
+      'That transaction happened before this order was paid: it is not a refund of it.',
+      'signature',
+    );
+  return verdict.amountBaseUnits;
+}
+
+/**
+ * Records a checked refund as the seller's action on the order, in one transaction that re-checks the signature
+ * was not recorded meanwhile (on PostgreSQL the order row is locked, so two clicks on one order are serialised).
+ */
+export async function recordRefund(
+  store: Store,
+  input: {
+    orderId: string;
+    exception: SellerException;
+    signature: string;
+    amountBaseUnits: bigint;
+    address: string;
+    at: string;
+  },
+): Promise<void> {
+  await store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres')
+      await trx.selectFrom('orders').select('id').where('id', '=', input.orderId).forUpdate().execute();
+    if (await recordedRefund(trx, input.signature))
+      throw new SellerRefusal(
+        'conflict',
+        'refund_already_recorded',
+        'This refund transaction is already recorded.',
+        'signature',
+      );
+    await trx
+      .insertInto('seller_actions')
+      .values({
+        id: randomUUID(),
+        order_id: input.orderId,
+        action: 'refunded',
+        detail_json: JSON.stringify({
+          exception: input.exception,
+          signature: input.signature,
+          amountBaseUnits: input.amountBaseUnits.toString(),
+        }),
+        address: input.address,
+        at: input.at,
+      })
+      .execute();
+  });
+}

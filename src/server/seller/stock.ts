@@ -1,0 +1,129 @@
+/**
+ * The seller console's stock page: the signed-in vendor's stock lines (in stock, reserved, available, sold) and
+ * the recent changes of them, and "Set stock" for one of its own lines. Same repository as `npm run stock`
+ * (src/server/stock/repository.ts); every change is recorded there with the actor `seller:<payout address>`.
+ */
+import type { Catalog } from '../../core/catalog';
+import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
+import { availableOf, isStockCount, stockKey, type StockKey } from '../../core/stock';
+import { StockInputError, type StockRepository } from '../stock/repository';
+import { SellerRefusal } from './errors';
+
+export interface SellerStockDeps {
+  stock: StockRepository;
+  catalog: Catalog;
+  now: () => Date;
+}
+
+/** How many changes the page shows. */
+export const RECENT_STOCK_CHANGES = 50;
+
+const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function sellerActor(address: string): string {
+  return `seller:${address}`;
+}
+
+export async function sellerStock(deps: SellerStockDeps, vendorIds: readonly string[]): Promise<SellerStock> {
+  const products = deps.catalog.products.filter((p) => vendorIds.includes(p.vendorId));
+  const ids = products.map((p) => p.id);
+  const [levels, sold, changes] = await Promise.all([
+    deps.stock.levels(),
+    deps.stock.soldUnits(),
+    deps.stock.recentChanges(ids, RECENT_STOCK_CHANGES),
+  ]);
+  const levelOf = new Map(levels.map((l) => [stockKey(l), l]));
+  const soldOf = new Map(sold.map((s) => [stockKey(s), s.sold]));
+  const lines: SellerStockLine[] = [];
+  for (const p of products) {
+    const keys: { key: StockKey; label?: string }[] = p.variants
+      ? p.variants.map((v) => ({ key: { productId: p.id, variantId: v.id }, label: v.label }))
+      : [{ key: { productId: p.id } }];
+    for (const { key, label } of keys) {
+      const level = levelOf.get(stockKey(key)) ?? { onHand: 0, reserved: 0 };
+      lines.push({
+        ...key,
+        productName: p.name,
+        ...(label !== undefined ? { variantLabel: label } : {}),
+        vendorId: p.vendorId,
+        onHand: level.onHand,
+        reserved: level.reserved,
+        available: availableOf(level),
+        sold: soldOf.get(stockKey(key)) ?? 0,
+      });
+    }
+  }
+  return {
+    lines,
+    changes: changes.map((c): SellerStockChange => ({
+      productId: c.productId,
+      ...(c.variantId !== undefined ? { variantId: c.variantId } : {}),
+      kind: c.kind,
+      onHandDelta: c.onHandDelta,
+      reservedDelta: c.reservedDelta,
+      onHandAfter: c.onHandAfter,
+      reservedAfter: c.reservedAfter,
+      orderId: c.orderId,
+      actor: c.actor,
+      at: c.at,
+    })),
+  };
+}
+
+/** The body of POST /api/seller/stock: { productId, variantId?, onHand }. Refuses anything else with 400. */
+export function parseStockBody(raw: unknown): { key: StockKey; onHand: number } {
+  const bad = (code: string, message: string, field?: string) =>
+    new SellerRefusal('invalid', code, message, field);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw bad('invalid_request', 'Send the product and its stock as JSON.');
+  const body = raw as Record<string, unknown>;
+  const extra = Object.keys(body).filter((k) => k !== 'productId' && k !== 'variantId' && k !== 'onHand');
+  if (extra.length) throw bad('invalid_request', `Unknown field ${extra[0]}.`, extra[0]);
+  const { productId, variantId, onHand } = body;
+  if (typeof productId !== 'string' || !ID.test(productId) || productId.length > 100)
+    throw bad('invalid_product', 'Name the product (its id).', 'productId');
+  if (
+    variantId !== undefined &&
+    (typeof variantId !== 'string' || !ID.test(variantId) || variantId.length > 100)
+  )
+    throw bad('invalid_variant', 'The variant must be one of the product’s variant ids.', 'variantId');
+  if (!isStockCount(onHand))
+    throw bad('invalid_stock', 'The stock must be a whole number from 0 to 1000000.', 'onHand');
+  return { key: variantId !== undefined ? { productId, variantId } : { productId }, onHand };
+}
+
+/** Sets one of the vendor's lines; records `seller:<address>` and the time. Returns the page's new state. */
+export async function setSellerStock(
+  deps: SellerStockDeps,
+  seller: { address: string; vendorIds: readonly string[] },
+  input: { key: StockKey; onHand: number },
+): Promise<SellerStock> {
+  const product = deps.catalog.products.find((p) => p.id === input.key.productId);
+  // Another vendor's product is "not found" too, as its orders are.
+  if (!product || !seller.vendorIds.includes(product.vendorId))
+    throw new SellerRefusal('not_found', 'product_not_found', 'No such product.', 'productId');
+  if (product.variants && input.key.variantId === undefined)
+    throw new SellerRefusal(
+      'invalid',
+      'variant_required',
+      `${product.name} has variants: choose one (${product.variants.map((v) => v.id).join(', ')}).`,
+      'variantId',
+    );
+  if (input.key.variantId !== undefined && !product.variants?.some((v) => v.id === input.key.variantId))
+    throw new SellerRefusal(
+      'invalid',
+      'invalid_variant',
+      `${product.name} has no variant '${input.key.variantId}'.`,
+      'variantId',
+    );
+  try {
+    await deps.stock.set(input.key, input.onHand, sellerActor(seller.address), deps.now().toISOString(), {
+      notBelowReserved: true,
+    });
+  } catch (err) {
+    if (err instanceof StockInputError)
+      throw new SellerRefusal('invalid', 'invalid_stock', err.message, 'onHand');
+    throw err;
+  }
+  return sellerStock(deps, seller.vendorIds);
+}

@@ -1,0 +1,176 @@
+/**
+ * The seller console's stock page: each of the vendor's products / variants with its units in stock, reserved
+ * (held by open orders), available and sold, a "Set stock" field per line, and the recent changes with who made
+ * them and when. The store refuses another vendor's line and a count below what open orders hold.
+ */
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
+import { SellerApiError, sellerApi } from '../api/seller';
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+const lineKey = (l: { productId: string; variantId?: string }) => `${l.productId}:${l.variantId ?? ''}`;
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+const KIND_LABEL: Record<SellerStockChange['kind'], string> = {
+  seed: 'Initial stock',
+  set: 'Stock set',
+  reserve: 'Reserved by an order',
+  release: 'Reservation released',
+  sale: 'Sold',
+  oversold: 'Oversold',
+};
+
+export function StockPage() {
+  const [stock, setStock] = useState<SellerStock | null>(null);
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+
+  const load = useCallback(async () => {
+    try {
+      setStock(await sellerApi.stock());
+      setError('');
+    } catch (err) {
+      setError(err instanceof SellerApiError ? err.message : 'Something went wrong.');
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const names = new Map(
+    (stock?.lines ?? []).map((l) => [
+      lineKey(l),
+      l.variantLabel ? `${l.productName} (${l.variantLabel})` : l.productName,
+    ]),
+  );
+
+  return (
+    <section className="seller-stock" aria-label="Stock">
+      <h2>Stock</h2>
+      <p>
+        “In stock” counts the units not yet sold, reserved ones included; a reservation is held until its
+        order&apos;s quote expires.
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && <p role="status">{notice}</p>}
+      {stock && (
+        <>
+          <table className="seller-stock-lines">
+            <thead>
+              <tr>
+                <th scope="col">Product</th>
+                <th scope="col">Available</th>
+                <th scope="col">Reserved</th>
+                <th scope="col">Sold</th>
+                <th scope="col">In stock</th>
+              </tr>
+            </thead>
+            <tbody>
+              {stock.lines.map((l) => (
+                <StockRow
+                  key={lineKey(l)}
+                  line={l}
+                  name={names.get(lineKey(l)) ?? l.productName}
+                  onSaved={(next, name) => {
+                    setStock(next);
+                    setError('');
+                    setNotice(`Stock of ${name} saved.`);
+                  }}
+                  onError={(message) => {
+                    setNotice('');
+                    setError(message);
+                  }}
+                />
+              ))}
+            </tbody>
+          </table>
+
+          <h3>Recent changes</h3>
+          {stock.changes.length === 0 ? (
+            <p>No changes yet.</p>
+          ) : (
+            <ol className="seller-stock-changes">
+              {stock.changes.map((c, n) => (
+                <li key={n}>
+                  {when(c.at)}: {names.get(lineKey(c)) ?? c.productId}: {KIND_LABEL[c.kind]} (in stock{' '}
+                  {signed(c.onHandDelta)} → {c.onHandAfter}, reserved {signed(c.reservedDelta)} →{' '}
+                  {c.reservedAfter}) by <code>{c.actor}</code>
+                  {c.orderId ? ` (order ${c.orderId.slice(0, 8)})` : ''}
+                </li>
+              ))}
+            </ol>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function StockRow(props: {
+  line: SellerStockLine;
+  name: string;
+  onSaved: (stock: SellerStock, name: string) => void;
+  onError: (message: string) => void;
+}) {
+  const { line } = props;
+  const [value, setValue] = useState(String(line.onHand));
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setValue(String(line.onHand)), [line.onHand]);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    const text = value.trim();
+    if (!/^\d{1,7}$/.test(text)) {
+      props.onError('The stock must be a whole number from 0 to 1000000.');
+      return;
+    }
+    setBusy(true);
+    try {
+      props.onSaved(
+        await sellerApi.setStock({
+          productId: line.productId,
+          ...(line.variantId !== undefined ? { variantId: line.variantId } : {}),
+          onHand: Number(text),
+        }),
+        props.name,
+      );
+    } catch (err) {
+      props.onError(err instanceof SellerApiError ? err.message : 'Something went wrong.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <tr data-stock={lineKey(line)}>
+      <th scope="row">{props.name}</th>
+      <td data-testid="available">{line.available}</td>
+      <td data-testid="reserved">{line.reserved}</td>
+      <td data-testid="sold">{line.sold}</td>
+      <td>
+        <form onSubmit={(e) => void save(e)}>
+          <label>
+            <span className="visually-hidden">In stock of {props.name}</span>
+            <input
+              type="number"
+              inputMode="numeric"
+              min={0}
+              max={1_000_000}
+              step={1}
+              required
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+            />
+          </label>{' '}
+          <button type="submit" className="button" disabled={busy}>
+            Set stock
+          </button>
+        </form>
+      </td>
+    </tr>
+  );
+}
