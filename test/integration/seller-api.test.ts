@@ -7,7 +7,10 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import type { OrderCreated, QuoteResponse } from '../../src/core/api';
-import type { SellerMe, SellerOrderDetail, SellerOrderList } from '../../src/core/seller-api';
+import { randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
+import type { SellerMe, SellerOrderDetail, SellerOrderList, SellerStock } from '../../src/core/seller-api';
+import type { StockResponse } from '../../src/core/api';
 import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { renderEmail } from '../../src/server/mail/templates';
 import { PermanentMailError } from '../../src/server/mail/types';
@@ -54,6 +57,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
     let server: RunningServer;
     let clock: Clock;
     let transport: RecordingTransport;
+    let price: TestPrice;
     let keyN = 0;
 
     beforeEach(async () => {
@@ -61,7 +65,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       transport = new RecordingTransport();
       server = await startServer(settings(), {
         store: await backend.fresh(),
-        priceSource: new TestPrice(clock, '0.5'),
+        priceSource: (price = new TestPrice(clock, '0.5')),
         transport,
         now: clock.now,
         listen: false,
@@ -216,6 +220,9 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
         ['POST', `/api/seller/orders/${o.orderId}/ship`],
         ['POST', `/api/seller/orders/${o.orderId}/delivered`],
         ['POST', `/api/seller/orders/${o.orderId}/resolve`],
+        ['POST', `/api/seller/orders/${o.orderId}/refund`],
+        ['GET', '/api/seller/stock'],
+        ['POST', '/api/seller/stock'],
       ] as const) {
         const r = await inject(method, url, method === 'POST' ? { body: { trackingNumber: 'X1' } } : {});
         expect(r.statusCode, `${method} ${url}`).toBe(401);
@@ -450,6 +457,221 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       ).json<SellerOrderDetail>();
       expect(after.emails.find((e) => e.id === failed!.id)?.state).toBe('sent');
       expect(after.actions.map((a) => a.action)).toContain('email_resent');
+    });
+
+    const stockOf = async (cookie: string) => {
+      const r = await inject('GET', '/api/seller/stock', { cookie });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json<SellerStock>();
+    };
+    const changeCount = async () =>
+      Number(
+        (
+          await server.store.db
+            .selectFrom('stock_changes')
+            .select((eb) => eb.fn.countAll<string | number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+
+    it("stock page: the vendor's own lines (in stock, reserved, available, sold); setting one is recorded with seller:<address> and the time, and the shop follows", async () => {
+      const cookie = await signInAs(coopers);
+      const before = await stockOf(cookie);
+      expect(before.lines.length).toBeGreaterThan(5);
+      expect(before.lines.every((l) => l.vendorId === 'coopersglass')).toBe(true);
+      const lilac = before.lines.find((l) => l.productId === 'lilac-tiptop');
+      expect(lilac).toMatchObject({
+        productName: 'Lilac TipTop',
+        onHand: 1,
+        reserved: 0,
+        available: 1,
+        sold: 0,
+      });
+      // The gorilla vendor's lines are not there, nor their changes.
+      expect(before.lines.some((l) => l.productId === 'honey-dew-papaya-live-rosin')).toBe(false);
+      expect(before.changes.some((c) => c.productId === 'honey-dew-papaya-live-rosin')).toBe(false);
+
+      clock.advance(1000);
+      const r = await inject('POST', '/api/seller/stock', {
+        cookie,
+        body: { productId: 'lilac-tiptop', onHand: 4 },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      const after = r.json<SellerStock>();
+      expect(after.lines.find((l) => l.productId === 'lilac-tiptop')).toMatchObject({
+        onHand: 4,
+        available: 4,
+      });
+      expect(after.changes[0]).toMatchObject({
+        productId: 'lilac-tiptop',
+        kind: 'set',
+        onHandDelta: 3,
+        onHandAfter: 4,
+        actor: `seller:${coopers.publicKey.toBase58()}`,
+        at: clock.now().toISOString(),
+      });
+      // The shop's live stock is the same store.
+      const shop = (await inject('GET', '/api/stock')).json<StockResponse>();
+      expect(shop.lines.find((l) => l.productId === 'lilac-tiptop')?.available).toBe(4);
+
+      // An order reserves one, its payment sells it: reserved, then sold.
+      const o = await glassOrder();
+      let line = (await stockOf(cookie)).lines.find((l) => l.productId === 'sonic-crushed-opal-spillproof');
+      expect(line).toMatchObject({ onHand: 10, reserved: 1, available: 9, sold: 0 });
+      await pay(o);
+      const paid = await stockOf(cookie);
+      line = paid.lines.find((l) => l.productId === 'sonic-crushed-opal-spillproof');
+      expect(line).toMatchObject({ onHand: 9, reserved: 0, available: 9, sold: 1 });
+      expect(paid.changes[0]).toMatchObject({ kind: 'sale', actor: 'payment', orderId: o.orderId });
+    });
+
+    it("stock page: refuses bad input, another vendor's product and a count below the reservations with a clear message; nothing changes", async () => {
+      const cookie = await signInAs(coopers);
+      const o = await glassOrder(); // holds 1 of the 10 Sonic Crushed Opal Spillproof
+      const before = await changeCount();
+      const post = (body: unknown, headers?: Record<string, string>) =>
+        inject('POST', '/api/seller/stock', { cookie, body, ...(headers ? { headers } : {}) });
+      for (const [body, error] of [
+        [{}, 'invalid_product'],
+        [{ productId: 'lilac-tiptop' }, 'invalid_stock'],
+        [{ productId: 'lilac-tiptop', onHand: -1 }, 'invalid_stock'],
+        [{ productId: 'lilac-tiptop', onHand: 1.5 }, 'invalid_stock'],
+        [{ productId: 'lilac-tiptop', onHand: '3' }, 'invalid_stock'],
+        [{ productId: 'lilac-tiptop', onHand: 1_000_001 }, 'invalid_stock'],
+        [{ productId: 'lilac-tiptop', onHand: 3, note: 'x' }, 'invalid_request'],
+        [{ productId: 'Lilac TipTop', onHand: 3 }, 'invalid_product'],
+        [{ productId: 'lilac-tiptop', variantId: 'zips', onHand: 3 }, 'invalid_variant'],
+        [[1, 2], 'invalid_request'],
+      ] as const) {
+        const r = await post(body);
+        expect(r.statusCode, JSON.stringify(body)).toBe(400);
+        expect(r.json<{ error: string; message: string }>(), JSON.stringify(body)).toMatchObject({ error });
+        expect(r.json<{ message: string }>().message.length).toBeGreaterThan(10);
+      }
+      const reserved = await post({ productId: 'sonic-crushed-opal-spillproof', onHand: 0 });
+      expect(reserved.statusCode).toBe(400);
+      expect(reserved.json()).toEqual({
+        error: 'invalid_stock',
+        message: '1 unit is reserved by open orders: set at least 1.',
+        field: 'onHand',
+      });
+      // Another vendor's product (and an unknown one): not found, as their orders are.
+      for (const productId of ['honey-dew-papaya-live-rosin', 'no-such-product']) {
+        const r = await post({ productId, onHand: 5 });
+        expect(r.statusCode, productId).toBe(404);
+        expect(r.json()).toMatchObject({ error: 'product_not_found' });
+      }
+      // Cross-site: refused before anything is read.
+      const cross = await post({ productId: 'lilac-tiptop', onHand: 3 }, { origin: 'https://evil.example' });
+      expect(cross.statusCode).toBe(403);
+      expect(await changeCount()).toBe(before);
+      expect((await stockOf(cookie)).lines.find((l) => l.productId === 'lilac-tiptop')?.onHand).toBe(1);
+
+      // The gorilla vendor's products with variants need the variant.
+      const gorillaCookie = await signInAs(gorilla);
+      const noVariant = await inject('POST', '/api/seller/stock', {
+        cookie: gorillaCookie,
+        body: { productId: 'bathsalts-flower', onHand: 2 },
+      });
+      expect(noVariant.statusCode).toBe(400);
+      expect(noVariant.json()).toMatchObject({ error: 'variant_required' });
+      const zips = await inject('POST', '/api/seller/stock', {
+        cookie: gorillaCookie,
+        body: { productId: 'bathsalts-flower', variantId: 'zips', onHand: 2 },
+      });
+      expect(zips.statusCode, zips.body).toBe(200);
+      expect(
+        zips
+          .json<SellerStock>()
+          .lines.find((l) => l.productId === 'bathsalts-flower' && l.variantId === 'zips'),
+      ).toMatchObject({ variantLabel: 'zips', onHand: 2, available: 2 });
+      expect(await changeCount()).toBe(before + 1);
+      void o;
+    });
+
+    it('lists "paid without shipping details" and "oversold" among the exceptions; both can be acted on', async () => {
+      // A QR record paid before its shipping details came.
+      const q = await inject('POST', '/api/quotes', {
+        body: { items: [{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] },
+      });
+      const rec = await inject('POST', '/api/orders', {
+        body: { quote: q.json<QuoteResponse>().quote, paymentMethod: 'qr' },
+        headers: { 'idempotency-key': `rec-${++keyN}` },
+      });
+      expect(rec.statusCode, rec.body).toBe(201);
+      const noDetails = rec.json<OrderCreated>();
+      await pay(noDetails);
+      // Oversold: the last piece's reservation lapsed, someone else bought it, then the late payment came.
+      await restock(server, 'sonic-crushed-opal-spillproof', 1);
+      const late = await glassOrder();
+      clock.advance(16 * 60_000);
+      await server.orders.expireOrders();
+      price.set('0.5'); // a fresh price for the next quote
+      const other = await glassOrder();
+      await pay(other);
+      await pay(late);
+
+      const gorillaCookie = await signInAs(gorilla);
+      const gList = (
+        await inject('GET', '/api/seller/orders?status=exceptions', { cookie: gorillaCookie })
+      ).json<SellerOrderList>();
+      expect(gList.orders.map((o) => [o.orderId, o.exceptions])).toEqual([
+        [noDetails.orderId, ['no_shipping_details']],
+      ]);
+      const cookie = await signInAs(coopers);
+      const cList = (
+        await inject('GET', '/api/seller/orders?status=exceptions', { cookie })
+      ).json<SellerOrderList>();
+      expect(cList.orders.map((o) => [o.orderId, o.status, o.exceptions])).toEqual([
+        [late.orderId, 'oversold', ['oversold']],
+      ]);
+      const r = await inject('POST', `/api/seller/orders/${late.orderId}/resolve`, {
+        cookie,
+        body: { exception: 'oversold', note: 'Wrote to the buyer; refund on its way' },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      expect(r.json<SellerOrderDetail>().resolved).toEqual(['oversold']);
+      const g = await inject('POST', `/api/seller/orders/${noDetails.orderId}/resolve`, {
+        cookie: gorillaCookie,
+        body: { exception: 'no_shipping_details', note: 'Asked the buyer for the address by e-mail' },
+      });
+      expect(g.statusCode, g.body).toBe(200);
+      expect(g.json<SellerOrderDetail>().resolved).toEqual(['no_shipping_details']);
+    });
+
+    it('Mark refunded: refuses bad input with 400, and says so when the chain cannot be read (503); nothing recorded', async () => {
+      const o = await glassOrder();
+      await pay(o);
+      await pay(o, 5n); // an extra payment to refund
+      const cookie = await signInAs(coopers);
+      const refund = (body: unknown) =>
+        inject('POST', `/api/seller/orders/${o.orderId}/refund`, { cookie, body });
+      const sig = bs58.encode(randomBytes(64));
+      for (const [body, error] of [
+        [{ exception: 'extra_payment' }, 'signature_required'],
+        [{ exception: 'extra_payment', signature: 'not-a-signature' }, 'invalid_signature'],
+        [{ exception: 'lost', signature: sig }, 'invalid_exception'],
+        [{ exception: 'extra_payment', signature: sig, amount: 5 }, 'invalid_request'],
+      ] as const) {
+        const r = await refund(body);
+        expect(r.statusCode, JSON.stringify(body)).toBe(400);
+        expect(r.json()).toMatchObject({ error });
+      }
+      const notThat = await refund({ exception: 'underpaid', signature: sig });
+      expect(notThat.statusCode).toBe(409);
+      expect(notThat.json()).toMatchObject({ error: 'no_such_exception' });
+      // SOLANA_RPC_URL points at a closed port here.
+      const down = await refund({ exception: 'extra_payment', signature: sig });
+      expect(down.statusCode, down.body).toBe(503);
+      expect(down.json()).toMatchObject({
+        error: 'rpc_unavailable',
+        message: 'The Solana network could not be reached to check the refund. Please try again.',
+      });
+      const d = (
+        await inject('GET', `/api/seller/orders/${o.orderId}`, { cookie })
+      ).json<SellerOrderDetail>();
+      expect(d.actions).toEqual([]);
+      expect(d.resolved).toEqual([]);
     });
 
     it('has no demo sign-in outside demo mode', async () => {
