@@ -1,0 +1,275 @@
+/**
+ * "Mark refunded" against the chain: the localnet (LiteSVM running the real SPL Token program) and the server's
+ * own RPC port and budget, on a SQLite file and on PostgreSQL (TEST_DATABASE_URL). A real order is paid by a
+ * real transfer (recorded in the ledger with its real signature), then the seller names refund transactions:
+ * only a successful transfer of the order's mint from the vendor's token account back to the wallet that paid
+ * is recorded; the wrong direction, another mint, another receiver, a failed or unknown transaction are refused
+ * with a clear message and nothing is recorded.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from '@solana/spl-token';
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import nacl from 'tweetnacl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrderCreated, QuoteResponse } from '../../src/core/api';
+import type { SellerOrderDetail } from '../../src/core/seller-api';
+import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
+import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
+import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startServer, type RunningServer } from '../../src/server/server';
+import { loadSettings } from '../../src/server/settings';
+import { restock } from '../support/stock';
+import {
+  Clock,
+  intlShipping,
+  postgresBackend,
+  RecordingTransport,
+  sqliteBackend,
+  TestPrice,
+  type Backend,
+} from './orders-support';
+import { createOtherMint, DECIMALS, faucet, pay, send } from './payments-support';
+
+let net: Localnet;
+let connection: Connection;
+let mint: PublicKey;
+const vendor = demoRecipientKeypair('coopersglass');
+
+beforeAll(async () => {
+  net = await startLocalnet({ port: 0, slotMs: 50, finalizeLag: 4 });
+  connection = new Connection(net.rpcUrl, 'confirmed');
+  if (!net.keys) throw new Error('localnet without demo keys');
+  mint = net.keys.mint;
+  await faucet(net, vendor.publicKey, 2, 0);
+});
+afterAll(async () => {
+  await net?.close();
+});
+
+/** A CLAIM transfer between two owners' associated token accounts (the receiver's created if needed). */
+function claimTransfer(from: Keypair, to: PublicKey, amount: bigint, tokenMint: PublicKey = mint) {
+  const destination = getAssociatedTokenAddressSync(tokenMint, to, true);
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(from.publicKey, destination, to, tokenMint),
+    createTransferCheckedInstruction(
+      getAssociatedTokenAddressSync(tokenMint, from.publicKey),
+      tokenMint,
+      destination,
+      from.publicKey,
+      amount,
+      DECIMALS,
+    ),
+  ];
+}
+
+const backends = [sqliteBackend(), postgresBackend()];
+
+describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
+  describe.runIf(backend.enabled)(`${backend.name} store`, () => {
+    let server: RunningServer;
+
+    beforeAll(async () => {
+      const clock = new Clock(Date.now());
+      server = await startServer(
+        loadSettings(
+          { PORT: '0', LOCALNET_PORT: String(net.port), SELLER_EMAIL: 'seller@shop.test' },
+          {
+            claimMint: mint.toBase58(),
+            recipients: {
+              coopersglass: vendor.publicKey.toBase58(),
+              gorilla: demoRecipientKeypair('gorilla').publicKey.toBase58(),
+            },
+          },
+        ),
+        {
+          store: await backend.fresh(),
+          priceSource: new TestPrice(clock, '0.5'),
+          transport: new RecordingTransport(),
+          listen: false,
+          startOutbox: false,
+          expireEveryMs: 0,
+        },
+      );
+      await restock(server, 'sonic-crushed-opal-spillproof', 10);
+    });
+    afterAll(async () => {
+      await server?.close();
+      await backend.cleanup();
+    });
+
+    const inject = (method: 'GET' | 'POST', url: string, opts: { body?: unknown; cookie?: string } = {}) =>
+      server.app.inject({
+        method,
+        url,
+        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+        headers: opts.cookie ? { cookie: opts.cookie } : {},
+      });
+
+    async function signIn(key: Keypair): Promise<string> {
+      const request = (await inject('GET', '/api/seller/nonce')).json<SiwsRequest>();
+      const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
+      const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
+      const r = await inject('POST', '/api/seller/session', {
+        body: { message, signature: Buffer.from(signature).toString('base64') },
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return `claim_seller=${/claim_seller=([^;]+)/.exec(String(r.headers['set-cookie']))?.[1]}`;
+    }
+
+    /** A glass order paid on chain by `buyer` (plus `extra` base units in a second transfer), in the ledger. */
+    async function paidOrder(buyer: Keypair, extra: bigint): Promise<OrderCreated> {
+      const q = await inject('POST', '/api/quotes', {
+        body: { items: [{ productId: 'sonic-crushed-opal-spillproof', quantity: 1 }] },
+      });
+      expect(q.statusCode, q.body).toBe(200);
+      const r = await server.app.inject({
+        method: 'POST',
+        url: '/api/orders',
+        payload: {
+          quote: q.json<QuoteResponse>().quote,
+          shipping: intlShipping,
+          paymentMethod: 'wallet',
+        },
+        headers: { 'idempotency-key': `refund-${randomBytes(8).toString('hex')}` },
+      });
+      expect(r.statusCode, r.body).toBe(201);
+      const o = r.json<OrderCreated>();
+      for (const amount of [BigInt(o.amountBaseUnits), extra]) {
+        const signature = await pay(connection, {
+          from: buyer,
+          recipientOwner: vendor.publicKey,
+          mint,
+          amount,
+          references: [new PublicKey(o.reference)],
+          createRecipientAta: true,
+        });
+        const status = (await connection.getSignatureStatuses([signature])).value[0];
+        const rec = await server.orders.recordPayment(
+          { orderId: o.orderId },
+          {
+            signature,
+            receivedBaseUnits: amount,
+            finalized: false,
+            blockTime: null,
+            slot: status?.slot ?? null,
+          },
+        );
+        expect(rec.ok).toBe(true);
+      }
+      return o;
+    }
+
+    it('records a real refund from the vendor back to the payer; refuses the wrong direction, another mint, another receiver, failed and unknown transactions', async () => {
+      const buyer = Keypair.generate();
+      const stranger = Keypair.generate();
+      await faucet(net, buyer.publicKey, 2, 10_000);
+      await faucet(net, stranger.publicKey, 1, 1);
+      const o = await paidOrder(buyer, 7_000_000n); // 7 $CLAIM too much: an extra payment
+      const cookie = await signIn(vendor);
+      const detail = async () =>
+        (await inject('GET', `/api/seller/orders/${o.orderId}`, { cookie })).json<SellerOrderDetail>();
+      expect((await detail()).exceptions).toEqual(['extra_payment']);
+      const refund = (signature: string) =>
+        inject('POST', `/api/seller/orders/${o.orderId}/refund`, {
+          cookie,
+          body: { exception: 'extra_payment', signature },
+        });
+      const refused = async (signature: string, error: string, message: string) => {
+        const r = await refund(signature);
+        expect(r.statusCode, `${error}: ${r.body}`).toBe(400);
+        expect(r.json()).toEqual({ error, message, field: 'signature' });
+      };
+
+      // The buyer paying the vendor again: tokens moved, but towards the vendor.
+      await refused(
+        await send(connection, claimTransfer(buyer, vendor.publicKey, 1_000n), [buyer]),
+        'refund_wrong_direction',
+        'That transaction moved $CLAIM to the vendor, not from the vendor back to the buyer.',
+      );
+      // The order's own payment is not a refund either.
+      const paymentSig = (await detail()).payments[0]!.signature;
+      await refused(
+        paymentSig,
+        'refund_wrong_direction',
+        'That transaction moved $CLAIM to the vendor, not from the vendor back to the buyer.',
+      );
+      // Another token, from the vendor to the buyer.
+      const other = await createOtherMint(connection, vendor, vendor.publicKey, 1_000_000n);
+      await refused(
+        await send(connection, claimTransfer(vendor, buyer.publicKey, 5_000n, other), [vendor]),
+        'refund_wrong_mint',
+        'That transaction moved another token, not $CLAIM.',
+      );
+      // $CLAIM from the vendor, but to someone who did not pay this order.
+      await refused(
+        await send(connection, claimTransfer(vendor, stranger.publicKey, 5_000n), [vendor]),
+        'refund_not_to_payer',
+        'That transaction did not send $CLAIM back to the wallet that paid this order.',
+      );
+      // A transaction that failed on chain (more than the vendor holds), landed with its error.
+      await refused(
+        await send(connection, claimTransfer(vendor, buyer.publicKey, 10n ** 18n), [vendor], {
+          skipPreflight: true,
+        }),
+        'refund_failed',
+        'That transaction failed on chain: it moved nothing.',
+      );
+      // A signature the chain does not know.
+      await refused(
+        bs58.encode(randomBytes(64)),
+        'refund_not_found',
+        'No confirmed transaction with that signature was found on chain.',
+      );
+      let d = await detail();
+      expect(d.actions).toEqual([]);
+      expect(d.resolved).toEqual([]);
+
+      // The real refund: 7 $CLAIM from the vendor's token account back to the buyer.
+      const before = await connection.getTokenAccountBalance(
+        getAssociatedTokenAddressSync(mint, buyer.publicKey),
+      );
+      const sig = await send(connection, claimTransfer(vendor, buyer.publicKey, 7_000_000n), [vendor]);
+      const after = await connection.getTokenAccountBalance(
+        getAssociatedTokenAddressSync(mint, buyer.publicKey),
+      );
+      expect(BigInt(after.value.amount) - BigInt(before.value.amount)).toBe(7_000_000n);
+      const ok = await refund(sig);
+      expect(ok.statusCode, ok.body).toBe(200);
+      d = ok.json<SellerOrderDetail>();
+      expect(d.resolved).toEqual(['extra_payment']);
+      expect(d.actions).toEqual([
+        {
+          action: 'refunded',
+          detail: { exception: 'extra_payment', signature: sig, amountBaseUnits: '7000000' },
+          address: vendor.publicKey.toBase58(),
+          at: expect.any(String),
+        },
+      ]);
+      // Once: the exception is settled, and the signature cannot settle another.
+      const again = await refund(sig);
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ error: 'already_resolved' });
+      const o2 = await paidOrder(buyer, 1_000n);
+      const reuse = await inject('POST', `/api/seller/orders/${o2.orderId}/refund`, {
+        cookie,
+        body: { exception: 'extra_payment', signature: sig },
+      });
+      expect(reuse.statusCode).toBe(409);
+      expect(reuse.json()).toMatchObject({ error: 'refund_already_recorded' });
+      // A transfer made before the order was paid is not its refund.
+      const early = await send(connection, claimTransfer(vendor, buyer.publicKey, 1_000n), [vendor]);
+      const o3 = await paidOrder(buyer, 1_000n);
+      const tooEarly = await inject('POST', `/api/seller/orders/${o3.orderId}/refund`, {
+        cookie,
+        body: { exception: 'extra_payment', signature: early },
+      });
+      expect(tooEarly.statusCode).toBe(400);
+      expect(tooEarly.json()).toMatchObject({ error: 'refund_before_payment' });
+    });
+  });
+});
