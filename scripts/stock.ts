@@ -4,7 +4,7 @@
  * npm run stock                                      lists every line.
  *
  * Uses the store of DATABASE_URL (as the server does). Every change is recorded with who (`cli:<system user>`)
- * and when. The seller console's stock page replaces this once it exists.
+ * and when. The seller console's stock page (/seller, "Stock") does the same for a signed-in vendor.
  */
 import { userInfo } from 'node:os';
 import { catalog } from '../catalog';

@@ -174,7 +174,7 @@ export interface SellerSessionsTable {
 export interface SellerActionsTable {
   id: string;
   order_id: string;
-  /** shipped | delivered | refunded | resolved (src/server/seller/actions.ts). */
+  /** shipped | delivered | resolved | refunded | email_resent (src/server/seller/orders.ts, refund.ts). */
   action: string;
   detail_json: string;
   address: string;
