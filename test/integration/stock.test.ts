@@ -175,6 +175,32 @@ describe.each(backends)('stock on $name', (backend: Backend) => {
       expect((await quote(LILAC)).status).toBe(409);
     });
 
+    it('parallel orders for a stocked line: each gets a unit, and the change log numbers them 1, 2, 3… without gaps', async () => {
+      await restock(server, LILAC, 12);
+      const N = 12;
+      const quotes = await Promise.all(
+        Array.from({ length: N }, async () => (await (await quote(LILAC)).json()) as QuoteResponse),
+      );
+      const results = await Promise.all(quotes.map((q) => order(q)));
+      expect(results.map((r) => r.status)).toEqual(Array.from({ length: N }, () => 201));
+      const seqs = await server.store.db
+        .selectFrom('stock_changes')
+        .select('seq')
+        .where('product_id', '=', LILAC)
+        .orderBy('seq')
+        .execute();
+      expect(seqs.map((r) => Number(r.seq))).toEqual(seqs.map((_, i) => i + 1));
+      const log = await server.stock.changes({ productId: LILAC }); // in seq order
+      expect(log.filter((c) => c.kind === 'reserve')).toHaveLength(N);
+      // Each entry's "after" follows from the one before: no two reservations saw the same row.
+      for (let i = 1; i < log.length; i++)
+        expect(log[i]!.reservedAfter).toBe(log[i - 1]!.reservedAfter + log[i]!.reservedDelta);
+      expect((await server.stock.levels()).find((l) => l.productId === LILAC)).toMatchObject({
+        onHand: 12,
+        reserved: N,
+      });
+    });
+
     it('expiry releases the reservation; payment turns it into a sale', async () => {
       const first = await buyLilac();
       expect(await available(LILAC)).toBe(0);

@@ -211,9 +211,6 @@ export async function createOrder(
         })
         .execute();
       await addHistory(trx, orderId, 'awaiting_payment', record ? 'recorded' : 'created', at);
-      // Hold the stock until the quote expires; more than is available throws OutOfStockError (409 at the edge)
-      // and rolls the whole order back. Of two orders racing for the last unit, exactly one gets it.
-      await ctx.stock.reserve(trx, orderId, quote.items, quote.expiresAt, at);
       await trx
         .insertInto('idempotency_keys')
         .values({
@@ -225,6 +222,11 @@ export async function createOrder(
           created_at: at,
         })
         .execute();
+      // Hold the stock until the quote expires; more than is available throws OutOfStockError (409 at the edge)
+      // and rolls the whole order back. Of two orders racing for the last unit, exactly one gets it. Last in the
+      // transaction: the stock row stays locked from its UPDATE to the commit, and every order for the product
+      // waits for it.
+      await ctx.stock.reserve(trx, orderId, quote.items, quote.expiresAt, at);
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

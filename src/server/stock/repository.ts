@@ -118,25 +118,19 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
     key: StockKey,
     kind: StockChangeKind,
     delta: { onHand: number; reserved: number },
-    after: { on_hand: number; reserved: number },
+    after: { on_hand: number; reserved: number; change_seq: number },
     orderId: string | null,
     actor: string,
     at: string,
   ): Promise<void> {
-    // Every caller has written (and so locked) the line's stock row in this transaction first.
-    const last = await q
-      .selectFrom('stock_changes')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('product_id', '=', key.productId)
-      .where('variant_id', '=', variantOf(key))
-      .executeTakeFirst();
+    // Every caller has just written the line's stock row in this transaction, bumping its change_seq.
     await q
       .insertInto('stock_changes')
       .values({
         id: randomUUID(),
         product_id: key.productId,
         variant_id: variantOf(key),
-        seq: Number(last?.seq ?? 0) + 1,
+        seq: Number(after.change_seq),
         kind,
         on_hand_delta: delta.onHand,
         reserved_delta: delta.reserved,
@@ -200,6 +194,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
                 variant_id: variantOf(key),
                 on_hand: p.initialStock,
                 reserved: 0,
+                change_seq: 1,
                 updated_at: at,
               })
               .onConflict((oc) => oc.columns(['product_id', 'variant_id']).doNothing())
@@ -210,7 +205,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
               key,
               'seed',
               { onHand: p.initialStock, reserved: 0 },
-              { on_hand: p.initialStock, reserved: 0 },
+              { on_hand: p.initialStock, reserved: 0, change_seq: 1 },
               null,
               'catalogue',
               at,
@@ -277,6 +272,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
               variant_id: variantOf(key),
               on_hand: onHand,
               reserved: 0,
+              change_seq: 1,
               updated_at: at,
             })
             .execute();
@@ -285,7 +281,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
             key,
             'set',
             { onHand: onHand - initial, reserved: 0 },
-            { on_hand: onHand, reserved: 0 },
+            { on_hand: onHand, reserved: 0, change_seq: 1 },
             null,
             actor,
             at,
@@ -296,19 +292,20 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
           throw new StockInputError(
             `${Number(before.reserved)} ${Number(before.reserved) === 1 ? 'unit is' : 'units are'} reserved by open orders: set at least ${Number(before.reserved)}.`,
           );
-        await trx
+        const { change_seq } = await trx
           .updateTable('stock')
-          .set({ on_hand: onHand, updated_at: at })
+          .set((eb) => ({ on_hand: onHand, change_seq: eb('change_seq', '+', 1), updated_at: at }))
           .where('product_id', '=', key.productId)
           .where('variant_id', '=', variantOf(key))
-          .execute();
+          .returning(['change_seq'])
+          .executeTakeFirstOrThrow();
         const reserved = Number(before.reserved);
         await log(
           trx,
           key,
           'set',
           { onHand: onHand - Number(before.on_hand), reserved: 0 },
-          { on_hand: onHand, reserved },
+          { on_hand: onHand, reserved, change_seq },
           null,
           actor,
           at,
@@ -321,18 +318,8 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       for (const line of lines) {
         if (!Number.isInteger(line.quantity) || line.quantity <= 0)
           throw new StockInputError(`bad quantity ${line.quantity}`);
-        const row = await trx
-          .updateTable('stock')
-          .set((eb) => ({ reserved: eb('reserved', '+', line.quantity), updated_at: at }))
-          .where('product_id', '=', line.productId)
-          .where('variant_id', '=', variantOf(line))
-          .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
-          .returning(['on_hand', 'reserved'])
-          .executeTakeFirst();
-        if (!row) {
-          const available = await availableMap(trx, [line]);
-          throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
-        }
+        // The reservation row first: it touches no shared row. The stock row's UPDATE locks the line until the
+        // commit (on PostgreSQL every order for the product queues behind it), so as little as possible follows it.
         await trx
           .insertInto('reservations')
           .values({
@@ -355,6 +342,22 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
             }),
           )
           .execute();
+        const row = await trx
+          .updateTable('stock')
+          .set((eb) => ({
+            reserved: eb('reserved', '+', line.quantity),
+            change_seq: eb('change_seq', '+', 1),
+            updated_at: at,
+          }))
+          .where('product_id', '=', line.productId)
+          .where('variant_id', '=', variantOf(line))
+          .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
+          .returning(['on_hand', 'reserved', 'change_seq'])
+          .executeTakeFirst();
+        if (!row) {
+          const available = await availableMap(trx, [line]);
+          throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
+        }
         await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
       }
     },
@@ -372,10 +375,14 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         const q = Number(r.quantity);
         const row = await trx
           .updateTable('stock')
-          .set((eb) => ({ reserved: eb('reserved', '-', q), updated_at: at }))
+          .set((eb) => ({
+            reserved: eb('reserved', '-', q),
+            change_seq: eb('change_seq', '+', 1),
+            updated_at: at,
+          }))
           .where('product_id', '=', r.product_id)
           .where('variant_id', '=', r.variant_id)
-          .returning(['on_hand', 'reserved'])
+          .returning(['on_hand', 'reserved', 'change_seq'])
           .executeTakeFirstOrThrow();
         await trx
           .updateTable('reservations')
@@ -431,20 +438,19 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         // Oversold: nothing is sold; a line still held is released (the whole order is refunded).
         const onHandDelta = oversold ? 0 : -q;
         const reservedDelta = held ? -q : 0;
-        const row =
-          onHandDelta !== 0 || reservedDelta !== 0
-            ? await trx
-                .updateTable('stock')
-                .set((eb) => ({
-                  on_hand: eb('on_hand', '+', onHandDelta),
-                  reserved: eb('reserved', '+', reservedDelta),
-                  updated_at: at,
-                }))
-                .where('product_id', '=', r.product_id)
-                .where('variant_id', '=', r.variant_id)
-                .returning(['on_hand', 'reserved'])
-                .executeTakeFirstOrThrow()
-            : (current.get(`${r.product_id}/${r.variant_id}`) ?? { on_hand: 0, reserved: 0 });
+        // Written even when no count moves (an oversold line no longer held): the change log's seq moves on.
+        const row = await trx
+          .updateTable('stock')
+          .set((eb) => ({
+            on_hand: eb('on_hand', '+', onHandDelta),
+            reserved: eb('reserved', '+', reservedDelta),
+            change_seq: eb('change_seq', '+', 1),
+            updated_at: at,
+          }))
+          .where('product_id', '=', r.product_id)
+          .where('variant_id', '=', r.variant_id)
+          .returning(['on_hand', 'reserved', 'change_seq'])
+          .executeTakeFirstOrThrow();
         await trx
           .updateTable('reservations')
           .set({ state: oversold ? 'oversold' : 'sold', updated_at: at })

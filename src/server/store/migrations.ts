@@ -452,4 +452,28 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0010_rate_limits_unlogged': {
+    async up(db: Kysely<any>) {
+      // PostgreSQL: rate-limit counters need no crash durability, and every request of one client IP updates the
+      // same row, so each upsert waited for the previous one's WAL flush (about 200 counts/s for one key on the
+      // 2-core machine, and the order route queued behind it). An unlogged table writes no WAL: its commits do
+      // not wait for a flush. A PostgreSQL crash empties it (windows restart); a clean restart keeps it.
+      // SQLite keeps no counters in the store (one instance: in-memory limiter).
+      if (db.getExecutor().adapter instanceof SqliteAdapter) return;
+      await sql`alter table rate_limits set unlogged`.execute(db);
+    },
+  },
+  '0011_stock_change_seq': {
+    async up(db: Kysely<any>) {
+      // The change log's sequence number lives on the stock row and is bumped by the UPDATE that changes the
+      // line: no `select max(seq)` while the row is locked (on PostgreSQL every order for a product waits for that
+      // lock), and it is right under concurrency because the UPDATE re-reads the row it waited for.
+      await db.schema
+        .alterTable('stock')
+        .addColumn('change_seq', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`update stock set change_seq = coalesce((select max(c.seq) from stock_changes c
+        where c.product_id = stock.product_id and c.variant_id = stock.variant_id), 0)`.execute(db);
+    },
+  },
 };

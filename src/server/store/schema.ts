@@ -106,6 +106,8 @@ export interface StockTable {
   on_hand: number;
   /** Units held by open orders. */
   reserved: number;
+  /** The `seq` of the line's latest stock_changes row: each change bumps it in the same UPDATE (migration 0011). */
+  change_seq: number;
   updated_at: string;
 }
 
