@@ -11,7 +11,7 @@
  * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Catalog } from '../../core/catalog';
 import {
   availableOf,
@@ -141,6 +141,36 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         at,
       })
       .execute();
+  }
+
+  /**
+   * PostgreSQL: the conditional UPDATE and its change-log row in one statement, so the stock row's lock (held to
+   * the commit, and every order for the product waits for it) spans one round trip to the database, not two.
+   * `u.change_seq` is the row version the UPDATE wrote (re-read after waiting for a concurrent order's lock).
+   */
+  async function reservePg(
+    trx: Transaction<Database>,
+    line: StockRequest,
+    orderId: string,
+    at: string,
+  ): Promise<{ on_hand: number; reserved: number; change_seq: number } | undefined> {
+    const variant = variantOf(line);
+    const { rows } = await sql<{ on_hand: number; reserved: number; change_seq: number }>`
+      with u as (
+        update stock
+        set reserved = reserved + ${line.quantity}::integer, change_seq = change_seq + 1, updated_at = ${at}::text
+        where product_id = ${line.productId}::text and variant_id = ${variant}::text
+          and on_hand - reserved >= ${line.quantity}::integer
+        returning on_hand, reserved, change_seq
+      ), logged as (
+        insert into stock_changes (id, product_id, variant_id, seq, kind, on_hand_delta, reserved_delta,
+          on_hand_after, reserved_after, order_id, actor, at)
+        select ${randomUUID()}::text, ${line.productId}::text, ${variant}::text, u.change_seq, 'reserve', 0,
+          ${line.quantity}::integer, u.on_hand, u.reserved, ${orderId}::text, 'order', ${at}::text
+        from u
+      )
+      select on_hand, reserved, change_seq from u`.execute(trx);
+    return rows[0];
   }
 
   const toLevel = (r: {
@@ -342,23 +372,27 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
             }),
           )
           .execute();
-        const row = await trx
-          .updateTable('stock')
-          .set((eb) => ({
-            reserved: eb('reserved', '+', line.quantity),
-            change_seq: eb('change_seq', '+', 1),
-            updated_at: at,
-          }))
-          .where('product_id', '=', line.productId)
-          .where('variant_id', '=', variantOf(line))
-          .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
-          .returning(['on_hand', 'reserved', 'change_seq'])
-          .executeTakeFirst();
+        const row = isPg
+          ? await reservePg(trx, line, orderId, at)
+          : await trx
+              .updateTable('stock')
+              .set((eb) => ({
+                reserved: eb('reserved', '+', line.quantity),
+                change_seq: eb('change_seq', '+', 1),
+                updated_at: at,
+              }))
+              .where('product_id', '=', line.productId)
+              .where('variant_id', '=', variantOf(line))
+              .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
+              .returning(['on_hand', 'reserved', 'change_seq'])
+              .executeTakeFirst();
         if (!row) {
           const available = await availableMap(trx, [line]);
           throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
         }
-        await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
+        // PostgreSQL wrote the change-log row in the same statement.
+        if (!isPg)
+          await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
       }
     },
 
