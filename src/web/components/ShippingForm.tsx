@@ -4,6 +4,7 @@ import {
   FIELD_LABELS,
   fieldsOf,
   isRequired,
+  requiredText,
   type FormKind,
   type ShippingField,
   type ShippingValues,
@@ -27,10 +28,13 @@ export function ShippingForm({
   kind,
   values,
   onChange,
+  invalid = [],
 }: {
   kind: FormKind;
   values: ShippingValues;
   onChange: (field: ShippingField, value: string) => void;
+  /** Required fields found empty by the last check: marked aria-invalid, with a message next to each. */
+  invalid?: readonly ShippingField[];
 }) {
   const id = useId();
   return (
@@ -40,6 +44,12 @@ export function ShippingForm({
       {fieldsOf(kind).map((field) => {
         const inputId = `${id}-${field}`;
         const label = `${FIELD_LABELS[field]}${isRequired(field) ? ' *' : ''}`;
+        const bad = invalid.includes(field);
+        const errorId = `${inputId}-error`;
+        const a11y = {
+          'aria-invalid': bad || undefined,
+          'aria-describedby': bad ? errorId : undefined,
+        };
         return (
           <div className="field" key={field}>
             <label htmlFor={inputId}>{label}</label>
@@ -49,6 +59,7 @@ export function ShippingForm({
                 name={field}
                 value={values[field] ?? ''}
                 aria-required="true"
+                {...a11y}
                 autoComplete={AUTOCOMPLETE[field]}
                 onChange={(e) => onChange(field, e.target.value)}
               >
@@ -66,10 +77,16 @@ export function ShippingForm({
                 type={field === 'email' ? 'email' : 'text'}
                 value={values[field] ?? ''}
                 aria-required={isRequired(field) || undefined}
+                {...a11y}
                 autoComplete={AUTOCOMPLETE[field]}
                 inputMode={field === 'zip' ? 'numeric' : undefined}
                 onChange={(e) => onChange(field, e.target.value)}
               />
+            )}
+            {bad && (
+              <p className="field-error" id={errorId}>
+                {requiredText(field)}
+              </p>
             )}
           </div>
         );

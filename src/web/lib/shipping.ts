@@ -41,6 +41,14 @@ export const fieldsOf = (kind: FormKind): readonly ShippingField[] =>
   kind === 'us' ? US_FIELDS : INTERNATIONAL_FIELDS;
 export const isRequired = (field: ShippingField) => field !== 'address2';
 
+/** The required fields left empty (blank counts as empty), in form order. */
+export function missingFields(kind: FormKind, values: ShippingValues): ShippingField[] {
+  return fieldsOf(kind).filter((f) => isRequired(f) && (values[f] ?? '').trim() === '');
+}
+
+/** The message shown next to an empty required field (the spec's alert is shown as well). */
+export const requiredText = (field: ShippingField): string => `${FIELD_LABELS[field]} is required.`;
+
 /** The typed shipping value, or null when a required field is empty. */
 export function shippingFromValues(kind: FormKind, values: ShippingValues): Shipping | null {
   const v = (f: ShippingField) => (values[f] ?? '').trim();

@@ -11,6 +11,7 @@ import { TELEGRAM_GROUP_URL } from '../lib/links';
 import {
   MISSING_SHIPPING_QR,
   MISSING_SHIPPING_WALLET,
+  missingFields,
   shippingFromValues,
   type ShippingField,
   type ShippingValues,
@@ -64,16 +65,27 @@ export default function ProductPage({ productId }: { productId: string }) {
   const [variantId, setVariantId] = useState(product?.variants?.[0]?.id);
   const [quantityText, setQuantityText] = useState('1');
   const [values, setValues] = useState<ShippingValues>({});
+  const [invalid, setInvalid] = useState<readonly ShippingField[]>([]);
   const qr = product?.payment === 'qr';
   const formRef = useRef<HTMLFormElement>(null);
   const startOver = useCallback(() => {
     setValues({});
+    setInvalid([]);
     formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
   }, []);
 
+  // Spec §5: an empty required field alerts the spec's text. Also (issue 14): each empty field is marked
+  // aria-invalid with a message next to it, and focus moves to the first one.
   const validateShipping = useCallback(() => {
-    const shipping = shippingFromValues(qr ? 'us' : 'international', values);
-    if (!shipping) window.alert(qr ? MISSING_SHIPPING_QR : MISSING_SHIPPING_WALLET);
+    const kind = qr ? 'us' : 'international';
+    const shipping = shippingFromValues(kind, values);
+    const missing = missingFields(kind, values);
+    setInvalid(missing);
+    if (!shipping) {
+      window.alert(qr ? MISSING_SHIPPING_QR : MISSING_SHIPPING_WALLET);
+      const first = missing[0];
+      if (first) formRef.current?.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+    }
     return shipping;
   }, [qr, values]);
 
@@ -101,7 +113,12 @@ export default function ProductPage({ productId }: { productId: string }) {
   const totalCents = quantity === null ? null : unit * quantity;
   const units = claimBaseUnits(totalCents, price.status === 'known' ? price.priceUsd : undefined);
   const error = priceError(price, qr);
-  const onField = (field: ShippingField, value: string) => setValues((v) => ({ ...v, [field]: value }));
+  const onField = (field: ShippingField, value: string) => {
+    setValues((v) => ({ ...v, [field]: value }));
+    // A field filled in is no longer marked (the others stay marked until the next check).
+    if (value.trim() !== '')
+      setInvalid((list) => (list.includes(field) ? list.filter((f) => f !== field) : list));
+  };
   const seam: CheckoutProps = {
     product,
     vendor,
@@ -155,7 +172,7 @@ export default function ProductPage({ productId }: { productId: string }) {
       onSubmit={(e) => e.preventDefault()}
       aria-label="Shipping details"
     >
-      <ShippingForm kind={qr ? 'us' : 'international'} values={values} onChange={onField} />
+      <ShippingForm kind={qr ? 'us' : 'international'} values={values} onChange={onField} invalid={invalid} />
     </form>
   );
   const help = (

@@ -84,12 +84,15 @@ export function OrderStatusPanel({
   config,
   paymentSent = false,
   focus = false,
+  orderPath,
 }: {
   view: OrderView;
   config: PublicConfig;
   /** A transfer was sent from this page: no count-down while the server confirms it. */
   paymentSent?: boolean;
   focus?: boolean;
+  /** The buyer's order page (`/order/<token>`), when known. */
+  orderPath?: string | undefined;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const shownId = view.status === 'known' ? view.order.orderId : null;
@@ -130,6 +133,14 @@ export function OrderStatusPanel({
           >
             {`${o.signature.slice(0, 8)}…${o.signature.slice(-8)}`}
           </a>
+        </p>
+      )}
+      {orderPath && (
+        <p>
+          <a href={orderPath} data-testid="order-page-link">
+            Your order page
+          </a>{' '}
+          <span className="muted small">(status, shipping and tracking; keep this link)</span>
         </p>
       )}
       {mails.length > 0 && (

@@ -10,9 +10,9 @@
 import './wallet-adapter-ui.css';
 import '../shared/buffer-global';
 import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
-import { PhantomWalletAdapter, PhantomWalletName } from '@solana/wallet-adapter-phantom';
+import { PhantomWalletAdapter } from '@solana/wallet-adapter-phantom';
 import { ConnectionProvider, useConnection, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
-import { useWalletModal, WalletModalProvider, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
+import { useWalletModal, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
 import { PublicKey } from '@solana/web3.js';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { OrderCreated, PublicConfig, QuoteResponse, Shipping } from '../../../core/api';
@@ -33,11 +33,19 @@ import {
   SELLER_ACCOUNT_NOTE,
   shortfallText,
 } from './messages';
-import { clearOpenOrder, inputHash, loadOpenOrder, saveOpenOrder, type OpenOrder } from './open-order';
+import {
+  clearOpenOrder,
+  inputHash,
+  loadOpenOrder,
+  orderPathOf,
+  saveOpenOrder,
+  type OpenOrder,
+} from './open-order';
 import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
 import { sendPaymentHint, waitForConfirmation } from './order-api';
 import { CheckoutStop, payOrder, preflight, targetOf, type Shortfall } from './pay';
 import { paths } from '../../../core/routes';
+import { isTouchDevice, offeredWallets, PHANTOM_NAME, WalletModalProvider } from './WalletModal';
 
 /** What a quote or an order asks to be paid (both carry these). */
 type Payable = Pick<QuoteResponse, 'mint' | 'recipient' | 'amountBaseUnits'>;
@@ -63,8 +71,9 @@ function LoadingButton() {
 
 export default function WalletPay(props: CheckoutProps) {
   const config = useConfig();
-  // Only Phantom pays (spec §5). Without its injected provider the list is empty, so the library's modal says
-  // "You'll need a wallet on Solana to continue" (spec §2) instead of listing an undetected Phantom.
+  // Phantom's adapter when its injected provider is there; WalletProvider adds every Wallet Standard wallet the
+  // browser registers (issue 14). With none, the modal says "You'll need a wallet on Solana to continue" (spec §2)
+  // instead of listing an undetected Phantom.
   const wallets = useMemo(() => (phantomInjected() ? [new PhantomWalletAdapter()] : []), []);
   // Errors are reported by the flow itself (alerts, inline notes); the provider's default logs them instead.
   const onError = useCallback(() => undefined, []);
@@ -195,17 +204,24 @@ function WalletCheckout({
     [product.id],
   );
 
-  /** Step 2: Phantom connected. Null when the user has to finish connecting in the modal first. */
+  /**
+   * Step 2: a wallet connected — the one chosen in the modal, else Phantom, else the only wallet the browser has.
+   * Null when the buyer has to choose in the modal first (several wallets, none chosen).
+   */
   const ensureConnected = async (): Promise<{ adapter: Adapter; buyer: PublicKey } | null> => {
-    const phantom = wallets.find((w) => w.adapter.name === PhantomWalletName);
-    if (!phantom || phantom.readyState !== WalletReadyState.Installed) {
+    const usable = offeredWallets(wallets).filter((w) => w.readyState === WalletReadyState.Installed);
+    const chosen =
+      usable.find((w) => w.adapter.name === wallet?.adapter.name) ??
+      usable.find((w) => w.adapter.name === PHANTOM_NAME) ??
+      (usable.length === 1 ? usable[0] : undefined);
+    if (!chosen) {
       setVisible(true);
-      setNote('Connect Phantom in the window that opened, then click Buy Now again.');
+      setNote('Choose your wallet in the window that opened, then click Buy Now again.');
       return null;
     }
-    if (wallet?.adapter.name !== PhantomWalletName) select(PhantomWalletName);
-    const buyer = await connectAdapter(phantom.adapter);
-    return { adapter: phantom.adapter, buyer };
+    if (wallet?.adapter.name !== chosen.adapter.name) select(chosen.adapter.name);
+    const buyer = await connectAdapter(chosen.adapter);
+    return { adapter: chosen.adapter, buyer };
   };
 
   /** The server records the order before any money moves. */
@@ -263,8 +279,11 @@ function WalletCheckout({
     if (busyRef.current || !ready || quantity === null) return;
     const shipping = validateShipping();
     if (!shipping) return;
-    if (!phantomInjected()) {
-      window.alert(NO_PHANTOM);
+    if (!offeredWallets(wallets).some((w) => w.readyState === WalletReadyState.Installed)) {
+      // A phone without a wallet in its browser: the modal offers Phantom's in-app browser and the payment link.
+      // A desktop with no wallet at all: the spec's alert.
+      if (isTouchDevice()) setVisible(true);
+      else window.alert(NO_PHANTOM);
       return;
     }
     busyRef.current = true;
@@ -289,9 +308,11 @@ function WalletCheckout({
       const order = await ensureOrder(shipping, quantity, check);
       setFocusStatus(true);
       const attempt = attemptRef.current;
+      const orderPath = orderPathOf(order.orderUrl);
       remember({
         orderId: order.orderId,
         savedAt: Date.now(),
+        ...(orderPath ? { orderPath } : {}),
         ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}),
       });
       const signature = await payOrder(
@@ -306,7 +327,12 @@ function WalletCheckout({
           onSent: (sig) => {
             sent = true;
             attemptRef.current = null; // this order is paid for: never send for it again
-            remember({ orderId: order.orderId, signature: sig, savedAt: Date.now() });
+            remember({
+              orderId: order.orderId,
+              signature: sig,
+              savedAt: Date.now(),
+              ...(orderPath ? { orderPath } : {}),
+            });
             sendPaymentHint(order.orderId, sig).catch(() => undefined); // a hint: the watcher finds it anyway
           },
         },
@@ -367,10 +393,13 @@ function WalletCheckout({
           Buy another
         </button>
       ) : (
+        // While busy the button stays focusable (aria-disabled, the handler ignores clicks), so keyboard focus is
+        // not dropped to the page; it moves to the order status once the order exists.
         <button
           type="button"
           className="button big buy-now"
-          disabled={!ready || busy}
+          disabled={!ready}
+          aria-disabled={busy || undefined}
           aria-busy={busy}
           onClick={() => void onBuy()}
         >
@@ -392,6 +421,7 @@ function WalletCheckout({
         config={config}
         paymentSent={Boolean(openOrder?.signature)}
         focus={focusStatus}
+        orderPath={openOrder?.orderPath}
       />
     </div>
   );

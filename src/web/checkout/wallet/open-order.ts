@@ -1,4 +1,20 @@
 import type { OrderCreated } from '../../../core/api';
+import { ORDER_TOKEN, paths } from '../../../core/routes';
+
+/**
+ * The order page's path from the server's `orderUrl` (PUBLIC_URL + /order/<token>), or a path already in that
+ * form; undefined for anything else. A same-site path, so the link works whatever origin PUBLIC_URL names.
+ */
+export function orderPathOf(orderUrl: string): string | undefined {
+  let pathname: string;
+  try {
+    pathname = new URL(orderUrl, 'http://x.invalid').pathname;
+  } catch {
+    return undefined;
+  }
+  const token = /^\/order\/([^/]+)$/.exec(pathname)?.[1];
+  return token && ORDER_TOKEN.test(token) ? paths.order(token) : undefined;
+}
 
 /**
  * The open wallet order of a product, kept in localStorage so a reload (or Phantom's in-app browser reloading
@@ -8,6 +24,8 @@ export interface OpenOrder {
   orderId: string;
   signature?: string;
   savedAt: number;
+  /** The buyer's order page, as a same-site path (`/order/<token>`), from the server's `orderUrl`. */
+  orderPath?: string;
   /**
    * While unpaid: what is needed to pay this same order again after a reload (the server's OrderCreated and the
    * Idempotency-Key), keyed by a hash of the purchase inputs, never the inputs themselves.
@@ -46,6 +64,7 @@ export function loadOpenOrder(productId: string): OpenOrder | null {
       orderId: v.orderId,
       savedAt: v.savedAt,
       ...(typeof v.signature === 'string' ? { signature: v.signature } : {}),
+      ...(typeof v.orderPath === 'string' && orderPathOf(v.orderPath) ? { orderPath: v.orderPath } : {}),
       ...(unpaid ? { unpaid } : {}),
     };
   } catch {

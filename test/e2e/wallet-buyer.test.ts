@@ -1,0 +1,326 @@
+/**
+ * The buyer on a keyboard, a phone and other wallets (issue 14): the wallet modal's accessibility (name, named
+ * close button, focus trap and return, axe with it open), invalid form fields, a keyboard-only purchase with focus
+ * checks, the finished order's link to the order page, a Wallet Standard wallet buying, and a 390 × 844 touch
+ * screen without a wallet. Full stack: built app, real server, localnet, SMTP sink, headless Chromium.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { Keypair } from '@solana/web3.js';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrderPublic } from '../../src/core/api';
+import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
+import { startStack, type Stack } from '../support/stack';
+import { restock } from '../support/stock';
+import { installTestWallet, type TestWalletControl } from '../support/wallet';
+
+const PRODUCT = '/vendors/coopersglass/product2'; // Lilac TipTop, paid with a wallet
+const PRODUCT_ID = 'lilac-tiptop';
+const MISSING = 'Please fill out all required shipping details first!';
+const CONFIRMATION_SENT = 'Order confirmation sent to both seller and buyer!';
+const PAYMENT_OK = /^Payment Successful! Sent \d+\.\d{6} \$CLAIM\. Transaction ID: [1-9A-HJ-NP-Za-km-z]{64,88}$/;
+const SHIPPING: [string, string][] = [
+  ['fullName', 'Grace Hopper'],
+  ['email', 'grace@buyer.test'],
+  ['address1', '2 Harbor Rd'],
+  ['address2', ''],
+  ['city', 'Arlington'],
+  ['stateProvince', 'VA'],
+  ['postalCode', '22201'],
+  ['country', 'USA'],
+];
+const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack({ slotMs: 50, finalizeLag: 10 }), launchBrowser()]);
+  await restock(stack.server, PRODUCT_ID, 50);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+interface Session extends OpenedPage {
+  wallet: TestWalletControl;
+  buyer: Keypair;
+  dialogs: string[];
+}
+
+async function session(
+  opts: { absent?: boolean; fund?: boolean; context?: BrowserContextOptions } = {},
+): Promise<Session> {
+  const buyer = Keypair.generate();
+  if (opts.fund !== false) await stack.fund(buyer.publicKey.toBase58(), { sol: 2, claim: 100_000_000 });
+  const opened = await openPage(browser, stack.url, opts.context);
+  const wallet = await installTestWallet(opened.page, {
+    keypair: buyer,
+    rpcUrl: stack.localnet.rpcUrl,
+    absent: opts.absent === true,
+  });
+  const dialogs: string[] = [];
+  opened.page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
+  return { ...opened, wallet, buyer, dialogs };
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const alertAt = (s: Session, n: number) =>
+  until(`alert #${n + 1} (so far: ${JSON.stringify(s.dialogs)})`, () => s.dialogs[n]);
+
+async function openProduct(page: Page): Promise<void> {
+  await page.goto(PRODUCT);
+  await page.waitForFunction(() => {
+    const b = document.querySelector<HTMLButtonElement>('button.buy-now');
+    return !!b && !b.disabled && b.textContent === 'Buy Now';
+  });
+}
+
+/** What has keyboard focus: tag, name, id, classes, text, and whether it sits in the wallet dialog. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return {
+      tag: el?.tagName.toLowerCase() ?? null,
+      name: el?.getAttribute('name') ?? null,
+      id: el?.id ?? null,
+      className: typeof el?.className === 'string' ? el.className : '',
+      text: (el?.textContent ?? '').trim(),
+      inDialog: !!el?.closest('[role="dialog"]'),
+    };
+  });
+
+/** Presses Tab (keyboard only) until `match` holds for the focused element; fails after `max` presses. */
+async function tabTo(
+  page: Page,
+  what: string,
+  match: (f: Awaited<ReturnType<typeof focused>>) => boolean,
+  max = 60,
+): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    if (match(await focused(page))) return;
+  }
+  throw new Error(`Tab never reached ${what}; focus is on ${JSON.stringify(await focused(page))}`);
+}
+
+async function getOrder(id: string): Promise<OrderPublic> {
+  const res = await fetch(`${stack.url}/api/orders/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as OrderPublic;
+}
+
+async function openOrderId(page: Page): Promise<string> {
+  const raw = await page.evaluate((k) => localStorage.getItem(k), `claim.walletOrder.${PRODUCT_ID}`);
+  expect(raw).toBeTruthy();
+  return (JSON.parse(raw ?? '{}') as { orderId: string }).orderId;
+}
+
+const dialog = (page: Page) => page.locator('[role="dialog"]');
+
+describe('wallet modal accessibility', () => {
+  it('has a name, a named close button, traps focus and returns it; axe finds nothing with it open', async () => {
+    const s = await session({ fund: false });
+    await openProduct(s.page);
+    await s.page.getByRole('button', { name: 'Select Wallet' }).focus(); // intent: the wallet chunk loads
+    const real = s.page.locator('button.wallet-adapter-button-trigger:not([data-placeholder])');
+    await real.waitFor();
+    await real.focus();
+    await s.page.keyboard.press('Enter');
+
+    const modal = s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
+    await modal.waitFor();
+    expect(await modal.getAttribute('aria-modal')).toBe('true');
+    await modal.getByRole('button', { name: 'Close' }).waitFor();
+    expect(await modal.getByRole('button', { name: /Phantom\s*Detected/ }).count()).toBe(1);
+    // Focus moved into the dialog, on the first wallet.
+    await until('focus in the dialog', async () => ((await focused(s.page)).inDialog ? true : undefined));
+    expect((await focused(s.page)).text).toMatch(/^Phantom\s*Detected$/);
+
+    // axe with the modal open: nothing at all inside the dialog, nothing serious or critical on the page.
+    await s.page.locator('.wallet-adapter-modal-fade-in').waitFor();
+    const inDialog = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
+    expect(inDialog.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual([]);
+    const whole = await new AxeBuilder({ page: s.page }).analyze();
+    expect(
+      whole.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    ).toEqual([]);
+
+    // Tab and Shift+Tab cycle inside the dialog (Close, Phantom), never out of it.
+    const seen = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      await s.page.keyboard.press('Tab');
+      const f = await focused(s.page);
+      expect(f.inDialog, JSON.stringify(f)).toBe(true);
+      seen.add(f.text || f.className);
+    }
+    for (let i = 0; i < 5; i++) {
+      await s.page.keyboard.press('Shift+Tab');
+      expect((await focused(s.page)).inDialog).toBe(true);
+    }
+    expect(seen.size).toBe(2);
+
+    // Escape closes it and focus goes back to Select Wallet.
+    await s.page.keyboard.press('Escape');
+    await dialog(s.page).waitFor({ state: 'detached' });
+    await until('focus back on Select Wallet', async () =>
+      (await focused(s.page)).text === 'Select Wallet' ? true : undefined,
+    );
+
+    // The named close button closes it too (keyboard: Enter on it), focus returns again.
+    await s.page.keyboard.press('Enter');
+    await modal.waitFor();
+    await modal.getByRole('button', { name: 'Close' }).focus();
+    await s.page.keyboard.press('Enter');
+    await dialog(s.page).waitFor({ state: 'detached' });
+    await until('focus back after Close', async () =>
+      (await focused(s.page)).text === 'Select Wallet' ? true : undefined,
+    );
+    expect(s.wallet.requests()).toEqual([]);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+
+  it("no wallet at all (desktop): 'You'll need a wallet on Solana to continue' is named, and axe-clean", async () => {
+    const s = await session({ absent: true, fund: false });
+    await openProduct(s.page);
+    await s.page.getByRole('button', { name: 'Select Wallet' }).click();
+    const modal = s.page.getByRole('dialog', { name: "You'll need a wallet on Solana to continue" });
+    await modal.waitFor();
+    await s.page.locator('.wallet-adapter-modal-fade-in').waitFor();
+    const inDialog = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
+    expect(inDialog.violations.map((v) => v.id)).toEqual([]);
+    expect((await focused(s.page)).inDialog).toBe(true);
+    // Not a phone: no in-app-browser offer, and no Mobile Wallet Adapter anywhere.
+    expect(await s.page.getByTestId('phone-paths').count()).toBe(0);
+    expect(await modal.getByText('Mobile Wallet Adapter').count()).toBe(0);
+    await s.page.keyboard.press('Escape');
+    await dialog(s.page).waitFor({ state: 'detached' });
+    // Buy Now on a desktop without any wallet keeps the spec's alert.
+    for (const [name, value] of SHIPPING)
+      if (value) await s.page.locator(`form.order-form [name="${name}"]`).fill(value);
+    await s.page.locator('button.buy-now').click();
+    expect(await alertAt(s, 0)).toBe('Please install Phantom Wallet.');
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});
+
+describe('shipping form errors', () => {
+  it("marks each empty required field aria-invalid with a message next to it and focuses the first, besides the spec's alert", async () => {
+    const s = await session({ fund: false });
+    await openProduct(s.page);
+    await s.page.locator('form.order-form [name="email"]').fill('grace@buyer.test');
+    await s.page.locator('button.buy-now').click();
+    expect(await alertAt(s, 0)).toBe(MISSING);
+    const field = (name: string) => s.page.locator(`form.order-form [name="${name}"]`);
+    await until('fields marked', async () =>
+      (await field('fullName').getAttribute('aria-invalid')) === 'true' ? true : undefined,
+    );
+    for (const name of ['fullName', 'address1', 'city', 'stateProvince', 'postalCode', 'country'])
+      expect(await field(name).getAttribute('aria-invalid'), name).toBe('true');
+    for (const name of ['email', 'address2'])
+      expect(await field(name).getAttribute('aria-invalid'), name).toBeNull();
+    // The message is next to the field and is its description.
+    const describedBy = await field('fullName').getAttribute('aria-describedby');
+    expect(describedBy).toBeTruthy();
+    const message = s.page.locator(`[id="${describedBy}"]`);
+    expect(await message.textContent()).toBe('Full Name is required.');
+    expect(await message.evaluate((el) => el.parentElement?.querySelector('[name="fullName"]') !== null)).toBe(
+      true,
+    );
+    expect((await focused(s.page)).name).toBe('fullName');
+    // Filling a field clears its mark; the others stay marked.
+    await s.page.keyboard.type('Grace Hopper');
+    await until('fullName cleared', async () =>
+      (await field('fullName').getAttribute('aria-invalid')) === null ? true : undefined,
+    );
+    expect(await s.page.locator(`[id="${describedBy}"]`).count()).toBe(0);
+    expect(await field('city').getAttribute('aria-invalid')).toBe('true');
+    expect(s.wallet.requests()).toEqual([]);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});
+
+describe('keyboard-only purchase', () => {
+  it('fills the form, connects in the modal and pays with the keyboard alone; focus lands on the order status; the finished order links to its order page', async () => {
+    const s = await session();
+    await openProduct(s.page);
+    await tabTo(s.page, 'the first shipping field', (f) => f.name === 'fullName');
+    for (const [i, [name, value]] of SHIPPING.entries()) {
+      if (i > 0) await s.page.keyboard.press('Tab');
+      expect((await focused(s.page)).name).toBe(name);
+      if (value) await s.page.keyboard.type(value);
+    }
+    // Next in order: the wallet button (the real one: the chunk loaded on the first key).
+    await tabTo(s.page, 'Select Wallet', (f) => f.text === 'Select Wallet', 3);
+    await s.page.locator('button.wallet-adapter-button-trigger:not([data-placeholder])').waitFor();
+    if ((await focused(s.page)).className.includes('wallet-placeholder')) {
+      // The placeholder was focused before the real control replaced it: focus the real one by keyboard again.
+      await s.page.keyboard.press('Shift+Tab');
+      await tabTo(s.page, 'Select Wallet', (f) => f.text === 'Select Wallet', 3);
+    }
+    await s.page.keyboard.press('Enter');
+    await s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' }).waitFor();
+    await until('focus on Phantom', async () =>
+      /^Phantom\s*Detected$/.test((await focused(s.page)).text) ? true : undefined,
+    );
+    await s.page.keyboard.press('Enter'); // choose Phantom
+    await dialog(s.page).waitFor({ state: 'detached' });
+    const short = s.buyer.publicKey.toBase58();
+    await s.page
+      .locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` })
+      .waitFor();
+    // Focus came back to the wallet button (now showing the connected address).
+    expect((await focused(s.page)).className).toContain('wallet-adapter-button-trigger');
+
+    await tabTo(s.page, 'Buy Now', (f) => f.text === 'Buy Now', 5);
+    await s.page.keyboard.press('Enter');
+    expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+    expect(await alertAt(s, 1)).toBe(CONFIRMATION_SENT);
+    // Focus moved to the order status (never dropped to the page body).
+    expect((await focused(s.page)).id).toBe('order-status-title');
+    const orderId = await openOrderId(s.page);
+    expect(await s.page.getByTestId('order-number').textContent()).toBe(orderId);
+    expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction']);
+
+    // The finished order links to the buyer's order page; reached by Tab from the status, opened with Enter.
+    const link = s.page.getByTestId('order-page-link');
+    await link.waitFor();
+    const href = await link.getAttribute('href');
+    expect(href).toMatch(/^\/order\/[0-9a-f]{32}$/);
+    await s.page.getByRole('button', { name: 'Buy another' }).waitFor();
+    await tabTo(s.page, 'the order page link', (f) => f.text === 'Your order page', 4);
+    await s.page.keyboard.press('Enter');
+    await s.page.waitForURL(`**${href}`);
+    const orderPage = s.page.getByTestId('order-page');
+    await orderPage.waitFor();
+    await until('order final on the order page', async () =>
+      (await orderPage.getAttribute('data-status')) === 'final' ? true : undefined,
+    );
+    expect((await getOrder(orderId)).status).toBe('final');
+    expect(await s.page.getByTestId('order-status-line').textContent()).toContain('Payment received and final');
+
+    // The link survives a reload of the product page (kept with the open order).
+    await s.page.goto(PRODUCT);
+    expect(await s.page.getByTestId('order-page-link').getAttribute('href')).toBe(href);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});
