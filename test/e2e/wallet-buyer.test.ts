@@ -5,20 +5,23 @@
  * screen without a wallet. Full stack: built app, real server, localnet, SMTP sink, headless Chromium.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { Keypair } from '@solana/web3.js';
+import { parseURL } from '@solana/pay';
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { restock } from '../support/stock';
-import { installTestWallet, type TestWalletControl } from '../support/wallet';
+import { installStandardTestWallet, installTestWallet, type TestWalletControl } from '../support/wallet';
+import { pay } from '../integration/payments-support';
 
 const PRODUCT = '/vendors/coopersglass/product2'; // Lilac TipTop, paid with a wallet
 const PRODUCT_ID = 'lilac-tiptop';
 const MISSING = 'Please fill out all required shipping details first!';
 const CONFIRMATION_SENT = 'Order confirmation sent to both seller and buyer!';
-const PAYMENT_OK = /^Payment Successful! Sent \d+\.\d{6} \$CLAIM\. Transaction ID: [1-9A-HJ-NP-Za-km-z]{64,88}$/;
+const PAYMENT_OK =
+  /^Payment Successful! Sent \d+\.\d{6} \$CLAIM\. Transaction ID: [1-9A-HJ-NP-Za-km-z]{64,88}$/;
 const SHIPPING: [string, string][] = [
   ['fullName', 'Grace Hopper'],
   ['email', 'grace@buyer.test'],
@@ -29,7 +32,11 @@ const SHIPPING: [string, string][] = [
   ['postalCode', '22201'],
   ['country', 'USA'],
 ];
-const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  hasTouch: true,
+  isMobile: true,
+};
 
 let stack: Stack;
 let browser: Browser;
@@ -241,9 +248,9 @@ describe('shipping form errors', () => {
     expect(describedBy).toBeTruthy();
     const message = s.page.locator(`[id="${describedBy}"]`);
     expect(await message.textContent()).toBe('Full Name is required.');
-    expect(await message.evaluate((el) => el.parentElement?.querySelector('[name="fullName"]') !== null)).toBe(
-      true,
-    );
+    expect(
+      await message.evaluate((el) => el.parentElement?.querySelector('[name="fullName"]') !== null),
+    ).toBe(true);
     expect((await focused(s.page)).name).toBe('fullName');
     // Filling a field clears its mark; the others stay marked.
     await s.page.keyboard.type('Grace Hopper');
@@ -315,11 +322,187 @@ describe('keyboard-only purchase', () => {
       (await orderPage.getAttribute('data-status')) === 'final' ? true : undefined,
     );
     expect((await getOrder(orderId)).status).toBe('final');
-    expect(await s.page.getByTestId('order-status-line').textContent()).toContain('Payment received and final');
+    expect(await s.page.getByTestId('order-status-line').textContent()).toContain(
+      'Payment received and final',
+    );
 
     // The link survives a reload of the product page (kept with the open order).
     await s.page.goto(PRODUCT);
     expect(await s.page.getByTestId('order-page-link').getAttribute('href')).toBe(href);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});
+
+/** The order's transfer on chain: from `owner`'s token account, exactly the order's base units, reference attached. */
+async function expectPaidBy(orderId: string, owner: PublicKey): Promise<OrderPublic> {
+  const order = await until('order final', async () => {
+    const o = await getOrder(orderId);
+    return o.status === 'final' ? o : undefined;
+  });
+  const rpc = new Connection(stack.localnet.rpcUrl, 'confirmed');
+  const tx = await rpc.getParsedTransaction(order.signature ?? '', {
+    commitment: 'confirmed',
+    maxSupportedTransactionVersion: 0,
+  });
+  expect(tx?.meta?.err).toBeNull();
+  const transfer = (tx?.transaction.message.instructions ?? []).find(
+    (i) => 'parsed' in i && (i.parsed as { type?: string }).type === 'transferChecked',
+  ) as { parsed: { info: { authority: string; tokenAmount: { amount: string } } } } | undefined;
+  expect(transfer?.parsed.info.authority).toBe(owner.toBase58());
+  expect(transfer?.parsed.info.tokenAmount.amount).toBe(order.amountBaseUnits);
+  expect(tx?.transaction.message.accountKeys.map((k) => k.pubkey.toBase58())).toContain(order.reference);
+  return order;
+}
+
+async function fillShipping(page: Page): Promise<void> {
+  for (const [name, value] of SHIPPING)
+    if (value) await page.locator(`form.order-form [name="${name}"]`).fill(value);
+}
+
+describe('Wallet Standard wallets', () => {
+  for (const feature of ['solana:signAndSendTransaction', 'solana:signTransaction'] as const) {
+    it(`a Wallet Standard wallet (${feature}) with no Phantom in the page buys; Phantom is not asked for`, async () => {
+      const buyer = Keypair.generate();
+      await stack.fund(buyer.publicKey.toBase58(), { sol: 2, claim: 100_000_000 });
+      const o = await openPage(browser, stack.url);
+      const wallet = await installStandardTestWallet(o.page, {
+        keypair: buyer,
+        rpcUrl: stack.localnet.rpcUrl,
+        name: 'Standard Test Wallet',
+        features: [feature],
+      });
+      const dialogs: string[] = [];
+      o.page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.accept();
+      });
+      const s = { ...o, wallet, buyer, dialogs };
+      await openProduct(o.page);
+      await fillShipping(o.page);
+      await o.page.locator('button.buy-now:not([data-placeholder])').waitFor();
+      // The modal lists it as detected.
+      await o.page.getByRole('button', { name: 'Select Wallet' }).click();
+      const modal = o.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
+      await modal.waitFor();
+      expect(await modal.locator('.wallet-adapter-modal-list li').allInnerTexts()).toEqual([
+        expect.stringMatching(/^Standard Test Wallet\s*Detected$/),
+      ]);
+      await o.page.keyboard.press('Escape');
+      await dialog(o.page).waitFor({ state: 'detached' });
+      // Buy Now: the browser's only wallet is used.
+      await o.page.locator('button.buy-now').click();
+      expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+      expect(await alertAt(s, 1)).toBe(CONFIRMATION_SENT);
+      const orderId = await openOrderId(o.page);
+      const order = await expectPaidBy(orderId, buyer.publicKey);
+      expect(dialogs[0]).toContain(order.signature);
+      expect(wallet.requests()).toEqual([
+        'connect',
+        feature === 'solana:signAndSendTransaction' ? 'signAndSendTransaction' : 'signTransaction',
+      ]);
+      expect(unexpectedErrors(o.errors)).toEqual([]);
+      await o.close();
+    });
+  }
+
+  it('with Phantom and a Wallet Standard wallet, Phantom is listed first; choosing the other one pays with it', async () => {
+    const s = await session();
+    const other = Keypair.generate();
+    await stack.fund(other.publicKey.toBase58(), { sol: 2, claim: 100_000_000 });
+    const std = await installStandardTestWallet(s.page, {
+      keypair: other,
+      rpcUrl: stack.localnet.rpcUrl,
+      name: 'Standard Test Wallet',
+      features: ['solana:signAndSendTransaction', 'solana:signTransaction'],
+    });
+    await openProduct(s.page);
+    await fillShipping(s.page);
+    await s.page.locator('button.buy-now:not([data-placeholder])').waitFor();
+    await s.page.getByRole('button', { name: 'Select Wallet' }).click();
+    const modal = s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
+    await modal.waitFor();
+    const items = await modal.locator('.wallet-adapter-modal-list li').allInnerTexts();
+    expect(items).toEqual([
+      expect.stringMatching(/^Phantom\s*Detected$/),
+      expect.stringMatching(/^Standard Test Wallet\s*Detected$/),
+    ]);
+    await modal.getByRole('button', { name: /Standard Test Wallet/ }).click();
+    await dialog(s.page).waitFor({ state: 'detached' });
+    const short = other.publicKey.toBase58();
+    await s.page
+      .locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` })
+      .waitFor();
+    await s.page.locator('button.buy-now').click();
+    expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+    expect(await alertAt(s, 1)).toBe(CONFIRMATION_SENT);
+    await expectPaidBy(await openOrderId(s.page), other.publicKey);
+    expect(s.wallet.requests()).toEqual([]); // Phantom never asked
+    expect(std.requests()).toEqual(['connect', 'signAndSendTransaction']);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});
+
+describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
+  const ANDROID_CHROME =
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
+
+  it("offers Phantom's in-app browser and, one tap away, a payment link and QR for the order; never Mobile Wallet Adapter", async () => {
+    const s = await session({ absent: true, fund: false, context: { ...PHONE, userAgent: ANDROID_CHROME } });
+    await openProduct(s.page);
+    await fillShipping(s.page);
+    await s.page.locator('button.buy-now:not([data-placeholder])').waitFor();
+    await s.page.locator('button.buy-now').tap();
+    // No alert on a phone: the modal explains the two ways.
+    const modal = s.page.getByRole('dialog', { name: "You'll need a wallet on Solana to continue" });
+    await modal.waitFor();
+    expect(s.dialogs).toEqual([]);
+    expect(await s.page.getByText('Mobile Wallet Adapter').count()).toBe(0);
+    const pageUrl = s.page.url();
+    const open = modal.getByRole('link', { name: 'Open in Phantom' });
+    expect(await open.getAttribute('href')).toBe(
+      `https://phantom.app/ul/browse/${encodeURIComponent(pageUrl)}?ref=${encodeURIComponent(new URL(pageUrl).origin)}`,
+    );
+    await until('focus in the dialog', async () => ((await focused(s.page)).inDialog ? true : undefined));
+    await s.page.locator('.wallet-adapter-modal-fade-in').waitFor();
+    const axe = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
+
+    // One tap: the order is recorded and its payment link and QR code are shown, with the time left.
+    await modal.getByRole('button', { name: /payment link or QR code/ }).tap();
+    await dialog(s.page).waitFor({ state: 'detached' });
+    const link = s.page
+      .getByTestId('pay-link')
+      .getByRole('link', { name: 'Open the payment in your wallet app' });
+    await link.waitFor();
+    const payUrl = (await link.getAttribute('href')) ?? '';
+    expect(payUrl).toMatch(/^solana:/);
+    await s.page.getByTestId('pay-link').locator('img.qr-image:not([hidden])').waitFor();
+    await s.page.getByTestId('time-left').waitFor();
+    expect((await focused(s.page)).id).toBe('order-status-title');
+    const orderId = await openOrderId(s.page);
+    const order = await getOrder(orderId);
+    expect(order.status).toBe('awaiting_payment');
+    expect(s.wallet.requests()).toEqual([]);
+
+    // Another wallet app pays the link: the page follows the server to the finished order.
+    const payer = Keypair.generate();
+    await stack.fund(payer.publicKey.toBase58(), { sol: 2, claim: 100_000_000 });
+    const parsed = parseURL(payUrl);
+    if (!('recipient' in parsed) || !parsed.splToken || parsed.amount === undefined) throw new Error(payUrl);
+    expect(parsed.amount.toFixed(6)).toBe(order.amount);
+    await pay(new Connection(stack.localnet.rpcUrl, 'confirmed'), {
+      from: payer,
+      recipientOwner: new PublicKey(String(parsed.recipient)),
+      mint: new PublicKey(String(parsed.splToken)),
+      amount: BigInt(order.amountBaseUnits ?? ''),
+      references: (parsed.reference ?? []).map((r) => new PublicKey(String(r))),
+    });
+    await expectPaidBy(orderId, payer.publicKey);
+    await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
+    await s.page.getByRole('button', { name: 'Buy another' }).waitFor();
+    expect(await s.page.getByTestId('pay-link').count()).toBe(0);
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
   });

@@ -145,7 +145,8 @@ export class TestWalletSigner {
           return { result: null };
         case 'signTransaction': {
           const s = this.sign(unb64(p.tx));
-          return { result: { signature: b64(s.signature), index: s.index } };
+          // `signed`: the whole signed transaction (what a Wallet Standard wallet's signTransaction returns).
+          return { result: { signature: b64(s.signature), index: s.index, signed: b64(s.signed) } };
         }
         case 'signAllTransactions': {
           if (!Array.isArray(p.txs)) throw new Error('txs must be an array');
@@ -159,7 +160,14 @@ export class TestWalletSigner {
         case 'signAndSendTransaction': {
           const s = this.sign(unb64(p.tx));
           const signature = await this.send(s.signed, p.options);
-          return { result: { signature, publicKey: this.keypair.publicKey.toBase58() } };
+          // `signatureBytes`: the raw signature (what a Wallet Standard wallet returns), base64.
+          return {
+            result: {
+              signature,
+              signatureBytes: b64(s.signature),
+              publicKey: this.keypair.publicKey.toBase58(),
+            },
+          };
         }
         case 'signMessage': {
           const sig = nacl.sign.detached(unb64(p.message), this.keypair.secretKey);
@@ -292,6 +300,112 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
       ),
     });
   }
+  return {
+    publicKey: opts.keypair.publicKey,
+    setReject: (kind, o) => signer.setReject(kind, o),
+    requests: () => signer.requests(),
+    sent: () => signer.sent(),
+  };
+}
+
+export const STANDARD_WALLET_BINDING = '__claimStandardTestWallet';
+export type StandardFeature = 'solana:signAndSendTransaction' | 'solana:signTransaction';
+
+/**
+ * The in-page script of a Wallet Standard test wallet (plain JS): registers itself with the standard
+ * `wallet-standard:register-wallet` event (and again on the app's `wallet-standard:app-ready`), with
+ * standard:connect / disconnect / events and the given Solana features. Signing happens in Node (the binding).
+ */
+export function standardWalletPageScript(
+  name: string,
+  publicKeyBase58: string,
+  publicKeyBytes: Uint8Array,
+  features: readonly StandardFeature[],
+): string {
+  const icon =
+    'data:image/svg+xml;base64,' +
+    Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#2a7"/></svg>',
+    ).toString('base64');
+  return `(() => {
+  const BINDING = ${JSON.stringify(STANDARD_WALLET_BINDING)};
+  const NAME = ${JSON.stringify(name)};
+  const ICON = ${JSON.stringify(icon)};
+  const KEY = ${JSON.stringify(publicKeyBase58)};
+  const KEY_BYTES = ${JSON.stringify(Array.from(publicKeyBytes))};
+  const FEATURES = ${JSON.stringify(features)};
+  const CHAINS = ['solana:mainnet', 'solana:devnet', 'solana:testnet', 'solana:localnet'];
+  const toB64 = (bytes) => { let s = ''; const u = new Uint8Array(bytes); for (let i = 0; i < u.length; i++) s += String.fromCharCode(u[i]); return btoa(s); };
+  const fromB64 = (s) => { const bin = atob(s); const u = new Uint8Array(bin.length); for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i); return u; };
+  const call = async (method, payload) => {
+    const reply = await window[BINDING]({ method, payload });
+    if (reply && reply.error) { const e = new Error(reply.error.message); e.code = reply.error.code; throw e; }
+    return reply ? reply.result : undefined;
+  };
+  const account = Object.freeze({ address: KEY, publicKey: new Uint8Array(KEY_BYTES), chains: CHAINS, features: FEATURES, label: NAME, icon: ICON });
+  let accounts = [];
+  let trusted = false;
+  const listeners = { change: [] };
+  const changed = () => listeners.change.slice().forEach((f) => { try { f({ accounts: accounts.slice() }); } catch (e) { console.error(e); } });
+  const features = {
+    'standard:connect': { version: '1.0.0', async connect(input) {
+      if (input && input.silent && !trusted) return { accounts: [] };
+      await call('connect', { silent: !!(input && input.silent) });
+      trusted = true; accounts = [account]; changed();
+      return { accounts: accounts.slice() };
+    } },
+    'standard:disconnect': { version: '1.0.0', async disconnect() { accounts = []; changed(); } },
+    'standard:events': { version: '1.0.0', on(event, listener) {
+      (listeners[event] = listeners[event] || []).push(listener);
+      return () => { listeners[event] = listeners[event].filter((g) => g !== listener); };
+    } },
+  };
+  if (FEATURES.includes('solana:signAndSendTransaction'))
+    features['solana:signAndSendTransaction'] = { version: '1.0.0', supportedTransactionVersions: ['legacy', 0],
+      async signAndSendTransaction(...inputs) {
+        const out = [];
+        for (const i of inputs) {
+          const r = await call('signAndSendTransaction', { tx: toB64(i.transaction), options: i.options || {}, chain: i.chain });
+          out.push({ signature: fromB64(r.signatureBytes) });
+        }
+        return out;
+      } };
+  if (FEATURES.includes('solana:signTransaction'))
+    features['solana:signTransaction'] = { version: '1.0.0', supportedTransactionVersions: ['legacy', 0],
+      async signTransaction(...inputs) {
+        const out = [];
+        for (const i of inputs) {
+          const r = await call('signTransaction', { tx: toB64(i.transaction), chain: i.chain });
+          out.push({ signedTransaction: fromB64(r.signed) });
+        }
+        return out;
+      } };
+  const wallet = { version: '1.0.0', name: NAME, icon: ICON, chains: CHAINS, features, get accounts() { return accounts.slice(); } };
+  const callback = ({ register }) => register(wallet);
+  try { window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: callback })); } catch (e) { console.error(e); }
+  try { window.addEventListener('wallet-standard:app-ready', ({ detail: api }) => callback(api)); } catch (e) { console.error(e); }
+})();`;
+}
+
+/**
+ * Installs a Wallet Standard test wallet (no `window.phantom`, no `window.solana`) in `page`, before the app's first
+ * navigation. It signs with `keypair`; with 'solana:signAndSendTransaction' it submits to `rpcUrl` itself, with
+ * 'solana:signTransaction' only the app submits.
+ */
+export async function installStandardTestWallet(
+  page: Page,
+  opts: { keypair: Keypair; rpcUrl: string; name: string; features: readonly StandardFeature[] },
+): Promise<TestWalletControl> {
+  const signer = new TestWalletSigner(opts.keypair, opts.rpcUrl);
+  await page.exposeFunction(STANDARD_WALLET_BINDING, (req: WalletRequest) => signer.handle(req));
+  await page.addInitScript({
+    content: standardWalletPageScript(
+      opts.name,
+      opts.keypair.publicKey.toBase58(),
+      opts.keypair.publicKey.toBytes(),
+      opts.features,
+    ),
+  });
   return {
     publicKey: opts.keypair.publicKey,
     setReject: (kind, o) => signer.setReject(kind, o),

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { OrderPublic, PublicConfig } from '../../../core/api';
 import { getOrder } from '../../api/orders';
+import { QrImage } from '../qr/QrImage';
 import { TimeLeft } from '../shared/TimeLeft';
 import { TIME_UP } from './messages';
 import { mailsDelivered } from './order-api';
@@ -85,6 +86,7 @@ export function OrderStatusPanel({
   paymentSent = false,
   focus = false,
   orderPath,
+  payLink,
 }: {
   view: OrderView;
   config: PublicConfig;
@@ -93,6 +95,8 @@ export function OrderStatusPanel({
   focus?: boolean;
   /** The buyer's order page (`/order/<token>`), when known. */
   orderPath?: string | undefined;
+  /** The order's Solana Pay link, shown while it awaits payment (the phone path without a wallet browser). */
+  payLink?: string | undefined;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const shownId = view.status === 'known' ? view.order.orderId : null;
@@ -122,6 +126,17 @@ export function OrderStatusPanel({
         <TimeLeft expiresAt={o.expiresAt} atZero={TIME_UP} />
       )}
       {o.amount !== null && <p>Amount: {o.amount} $CLAIM</p>}
+      {payLink && o.status === 'awaiting_payment' && !paymentSent && (
+        <div className="pay-link" data-testid="pay-link">
+          <p>
+            <a className="button" href={payLink}>
+              Open the payment in your wallet app
+            </a>
+          </p>
+          <p className="muted small">Or scan this code with a wallet app on another device:</p>
+          <QrImage text={payLink} size={180} alt="Payment QR code" placeholder="Generating QR Code..." />
+        </div>
+      )}
       {o.signature && (
         <p>
           Transaction:{' '}

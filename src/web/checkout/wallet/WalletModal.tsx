@@ -68,10 +68,19 @@ export interface PhoneOptions {
   /** Pays the order from a Solana Pay link / QR code instead (the page's own path); closes the modal first. */
   onPayByLink?: () => void;
 }
-const PhoneOptionsContext = createContext<PhoneOptions>({});
+const PhoneOptionsContext = createContext<{ current: PhoneOptions }>({ current: {} });
+
+/** The checkout (inside the provider) sets what the phone paths do. */
+export function usePhoneOptions(options: PhoneOptions): void {
+  const holder = useContext(PhoneOptionsContext);
+  useEffect(() => {
+    holder.current = options;
+  });
+}
 
 /** Like the library's WalletModalProvider (same context), with the accessible modal below. */
-export function WalletModalProvider({ children, phone }: { children: ReactNode; phone?: PhoneOptions }) {
+export function WalletModalProvider({ children }: { children: ReactNode }) {
+  const phone = useRef<PhoneOptions>({});
   const [visible, setVisibleState] = useState(false);
   const opener = useRef<HTMLElement | null>(null);
   const setVisible = useCallback((open: boolean) => {
@@ -94,7 +103,7 @@ export function WalletModalProvider({ children, phone }: { children: ReactNode; 
   }, []);
   return (
     <WalletModalContext.Provider value={context}>
-      <PhoneOptionsContext.Provider value={phone ?? {}}>
+      <PhoneOptionsContext.Provider value={phone}>
         {children}
         {visible && <WalletModal onClose={() => setVisible(false)} onClosed={restoreFocus} />}
       </PhoneOptionsContext.Provider>
@@ -113,7 +122,7 @@ function focusableIn(node: HTMLElement): HTMLElement[] {
 function WalletModal({ onClose, onClosed }: { onClose: () => void; onClosed: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
   const { wallets, select } = useWallet();
-  const phone = useContext(PhoneOptionsContext);
+  const phone = useContext(PhoneOptionsContext).current;
   const [expanded, setExpanded] = useState(false);
   const [fadeIn, setFadeIn] = useState(false);
   const [portal, setPortal] = useState<HTMLElement | null>(null);

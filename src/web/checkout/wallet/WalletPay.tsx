@@ -45,7 +45,13 @@ import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
 import { sendPaymentHint, waitForConfirmation } from './order-api';
 import { CheckoutStop, payOrder, preflight, targetOf, type Shortfall } from './pay';
 import { paths } from '../../../core/routes';
-import { isTouchDevice, offeredWallets, PHANTOM_NAME, WalletModalProvider } from './WalletModal';
+import {
+  isTouchDevice,
+  offeredWallets,
+  PHANTOM_NAME,
+  usePhoneOptions,
+  WalletModalProvider,
+} from './WalletModal';
 
 /** What a quote or an order asks to be paid (both carry these). */
 type Payable = Pick<QuoteResponse, 'mint' | 'recipient' | 'amountBaseUnits'>;
@@ -366,6 +372,43 @@ function WalletCheckout({
     }
   };
 
+  /**
+   * A phone with no wallet in its browser (from the modal): the order is recorded as for Buy Now, and the column
+   * shows its Solana Pay link (opens any wallet app on the phone) and QR code (another device), with the time
+   * left. The server's watcher finds the payment by the order's reference, as for every order. No wallet is read,
+   * so there are no balance checks: the wallet app shows what is missing itself.
+   */
+  const onPayByLink = async () => {
+    if (busyRef.current || !ready || quantity === null) return;
+    const shipping = validateShipping();
+    if (!shipping) return;
+    busyRef.current = true;
+    setBusy(true);
+    setNote(null);
+    setShortfall(null);
+    try {
+      const order = await ensureOrder(shipping, quantity, () => Promise.resolve());
+      const attempt = attemptRef.current;
+      const orderPath = orderPathOf(order.orderUrl);
+      remember({
+        orderId: order.orderId,
+        savedAt: Date.now(),
+        ...(orderPath ? { orderPath } : {}),
+        payLink: order.solanaPayUrl,
+        ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}),
+      });
+      setFocusStatus(true);
+      setKick((k) => k + 1);
+    } catch (err) {
+      console.warn('Payment link checkout stopped:', err);
+      window.alert(flowFailed(plainError(err, false)));
+    } finally {
+      busyRef.current = false;
+      setBusy(false);
+    }
+  };
+  usePhoneOptions({ onPayByLink: () => void onPayByLink() });
+
   /** A new purchase: the finished order leaves the column, the form is cleared and takes focus. */
   const onBuyAnother = () => {
     if (busyRef.current) return;
@@ -422,6 +465,7 @@ function WalletCheckout({
         paymentSent={Boolean(openOrder?.signature)}
         focus={focusStatus}
         orderPath={openOrder?.orderPath}
+        payLink={openOrder?.payLink}
       />
     </div>
   );

@@ -26,6 +26,8 @@ export interface OpenOrder {
   savedAt: number;
   /** The buyer's order page, as a same-site path (`/order/<token>`), from the server's `orderUrl`. */
   orderPath?: string;
+  /** The order's Solana Pay link, when the buyer chose to pay from a wallet app (phone without a wallet browser). */
+  payLink?: string;
   /**
    * While unpaid: what is needed to pay this same order again after a reload (the server's OrderCreated and the
    * Idempotency-Key), keyed by a hash of the purchase inputs, never the inputs themselves.
@@ -65,6 +67,7 @@ export function loadOpenOrder(productId: string): OpenOrder | null {
       savedAt: v.savedAt,
       ...(typeof v.signature === 'string' ? { signature: v.signature } : {}),
       ...(typeof v.orderPath === 'string' && orderPathOf(v.orderPath) ? { orderPath: v.orderPath } : {}),
+      ...(typeof v.payLink === 'string' && v.payLink.startsWith('solana:') ? { payLink: v.payLink } : {}),
       ...(unpaid ? { unpaid } : {}),
     };
   } catch {
