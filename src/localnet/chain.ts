@@ -86,6 +86,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly svm: LiteSvm;
   readonly history = new History();
   readonly genesisHash: string;
+  /**
+   * The network's background priority fee (micro-lamports per compute unit) that getRecentPrioritizationFees
+   * reports for every recent slot, as if other traffic paid it; 0 = a quiet network. Tests raise it to mimic load.
+   */
+  prioritizationFeeFloor = 0;
   private slotNow = 0;
   private readonly slotHashes = new Map<number, string>();
   private readonly hashSlots = new Map<string, number>();

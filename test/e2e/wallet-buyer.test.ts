@@ -507,3 +507,69 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
     await s.close();
   });
 });
+
+describe('priority fee', () => {
+  it('on a busy network both wallet transactions set a compute-unit limit and the network price; the exact transfer still verifies', async () => {
+    const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
+    const s = await session();
+    stack.localnet.chain.prioritizationFeeFloor = 50_000; // every recent slot paid 50,000 µL/CU
+    try {
+      await s.page.goto('/garlic'); // the gorilla vendor: its token account is created first (two transactions)
+      await s.page.waitForFunction(() => {
+        const b = document.querySelector<HTMLButtonElement>('button.buy-now');
+        return !!b && !b.disabled && b.textContent === 'Buy Now';
+      });
+      await fillShipping(s.page);
+      await s.page.locator('button.buy-now').click();
+      expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+      expect(await alertAt(s, 1)).toBe(CONFIRMATION_SENT);
+    } finally {
+      stack.localnet.chain.prioritizationFeeFloor = 0;
+    }
+    const raw = await s.page.evaluate(() =>
+      localStorage.getItem('claim.walletOrder.garlic-amaretto-live-resin'),
+    );
+    const orderId = (JSON.parse(raw ?? '{}') as { orderId: string }).orderId;
+    // The server verified it (paid → final) with the ComputeBudget instructions in front of the transfer.
+    const order = await expectPaidBy(orderId, s.buyer.publicKey);
+    const [createSig, paySig] = s.wallet.sent();
+    expect(paySig).toBe(order.signature);
+    const rpc = new Connection(stack.localnet.rpcUrl, 'confirmed');
+    const budgets: Record<string, { limit: number; price: bigint; used: number }> = {};
+    for (const [what, sig] of [
+      ['create', createSig],
+      ['pay', paySig],
+    ] as const) {
+      const tx = await rpc.getTransaction(sig ?? '', {
+        commitment: 'confirmed',
+        maxSupportedTransactionVersion: 0,
+      });
+      const keys = tx?.transaction.message.staticAccountKeys.map((k) => k.toBase58()) ?? [];
+      const budgetIxs = (tx?.transaction.message.compiledInstructions ?? []).filter(
+        (ix) => keys[ix.programIdIndex] === COMPUTE_BUDGET,
+      );
+      const limit = budgetIxs.find((ix) => ix.data[0] === 2);
+      const price = budgetIxs.find((ix) => ix.data[0] === 3);
+      expect(limit && price, `${what}: ComputeBudget instructions`).toBeTruthy();
+      // Both go first, before the account creation / the transfer.
+      expect(
+        tx?.transaction.message.compiledInstructions.slice(0, 2).map((ix) => keys[ix.programIdIndex]),
+      ).toEqual([COMPUTE_BUDGET, COMPUTE_BUDGET]);
+      budgets[what] = {
+        limit: Buffer.from(limit?.data ?? []).readUInt32LE(1),
+        price: Buffer.from(price?.data ?? []).readBigUInt64LE(1),
+        used: tx?.meta?.computeUnitsConsumed ?? -1,
+      };
+    }
+    expect(budgets.create).toMatchObject({ limit: 60_000, price: 50_000n });
+    expect(budgets.pay).toMatchObject({ limit: 30_000, price: 50_000n });
+    // The limits fit what the programs use (so the buyer pays the priority fee on few unused units).
+    expect(budgets.create?.used).toBeGreaterThan(0);
+    expect(budgets.create?.used).toBeLessThan(60_000);
+    expect(budgets.pay?.used).toBeGreaterThan(0);
+    expect(budgets.pay?.used).toBeLessThan(30_000);
+    console.info('compute units used (create, pay):', budgets.create?.used, budgets.pay?.used);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+  });
+});

@@ -377,7 +377,7 @@ describe('wallet checkout (Phantom)', () => {
       },
       {
         fund: { claim: 100_000_000 },
-        text: /^Your wallet has 0 SOL, but 0\.000005 SOL is needed for the network fee\. Add a little SOL to this wallet, then click Buy Now again\. No order was created\./,
+        text: /^Your wallet has 0 SOL, but 0\.00000503 SOL is needed for the network fee\. Add a little SOL to this wallet, then click Buy Now again\. No order was created\./,
       },
     ];
     for (const c of cases) {

@@ -13,6 +13,7 @@ import {
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token';
 import {
+  ComputeBudgetProgram,
   PublicKey,
   Transaction,
   type BlockhashWithExpiryBlockHeight,
@@ -98,6 +99,7 @@ export function paymentInstruction(buyer: PublicKey, target: PaymentTarget): Tra
 async function sendAndConfirm(
   deps: PayDeps,
   ix: TransactionInstruction,
+  budget: { units: number; microLamports: number },
   bh: BlockhashWithExpiryBlockHeight,
   onSent?: (sig: string) => void,
 ): Promise<string> {
@@ -105,7 +107,7 @@ async function sendAndConfirm(
     feePayer: deps.buyer,
     blockhash: bh.blockhash,
     lastValidBlockHeight: bh.lastValidBlockHeight,
-  }).add(ix);
+  }).add(...computeBudgetInstructions(budget.units, budget.microLamports), ix);
   const signature = await deps.adapter.sendTransaction(tx, deps.connection, {
     preflightCommitment: 'confirmed',
   });
@@ -120,6 +122,65 @@ async function sendAndConfirm(
 
 /** Lamports per signature (the base fee of one transaction with one signer). */
 export const LAMPORTS_PER_SIGNATURE = 5_000;
+
+/**
+ * Landing when the network is busy (issue 14): every wallet transaction sets a compute-unit limit and a
+ * compute-unit price (the priority fee). Limits: what the instructions need, with room for the heavier builds of
+ * the token programs (the price is charged on the limit, so it stays tight). Measured on the localnet (LiteSVM's
+ * token programs, test/e2e/wallet-buyer.test.ts): the payment 458 CU, the idempotent account creation 15,325 CU
+ * (ComputeBudget instructions included); the classic SPL Token TransferChecked is about 6.2k CU on mainnet and an
+ * associated account creation about 25k, both well inside.
+ */
+export const TRANSFER_COMPUTE_UNITS = 30_000;
+export const CREATE_ACCOUNT_COMPUTE_UNITS = 60_000;
+/**
+ * The price, micro-lamports per compute unit: the 75th percentile of getRecentPrioritizationFees over the last
+ * 150 slots for the accounts the payment write-locks, at least PRIORITY_FEE_FLOOR (also used when the RPC does not
+ * answer the method, or answers nothing) and at most PRIORITY_FEE_CAP — a cap of 1,000,000 µL/CU × 30,000 CU =
+ * 30,000 lamports (0.00003 SOL) on the payment, whatever a fee spike says.
+ */
+export const PRIORITY_FEE_FLOOR = 1_000;
+export const PRIORITY_FEE_CAP = 1_000_000;
+export const PRIORITY_FEE_PERCENTILE = 75;
+const PRIORITY_FEE_TIMEOUT_MS = 5_000;
+
+/** The compute-unit price from the RPC's recent fees: percentile, floor, cap (integers). */
+export function priorityPriceFrom(fees: readonly { prioritizationFee: number }[] | null): number {
+  const values = (fees ?? [])
+    .map((f) => f.prioritizationFee)
+    .filter((v) => Number.isSafeInteger(v) && v >= 0)
+    .sort((a, b) => a - b);
+  if (values.length === 0) return PRIORITY_FEE_FLOOR;
+  const at = Math.min(values.length - 1, Math.floor((values.length * PRIORITY_FEE_PERCENTILE) / 100));
+  return Math.min(PRIORITY_FEE_CAP, Math.max(PRIORITY_FEE_FLOOR, values[at] ?? 0));
+}
+
+/** The compute-unit price for a transaction write-locking `accounts`; the floor when the RPC lacks the method. */
+export async function priorityPrice(connection: Connection, accounts: PublicKey[]): Promise<number> {
+  try {
+    const fees = await withTimeout(
+      connection.getRecentPrioritizationFees({ lockedWritableAccounts: accounts }),
+      PRIORITY_FEE_TIMEOUT_MS,
+      'getRecentPrioritizationFees',
+    );
+    return priorityPriceFrom(fees);
+  } catch {
+    return PRIORITY_FEE_FLOOR;
+  }
+}
+
+/** The priority fee in lamports of `units` compute units at `microLamports` each (rounded up, as the runtime). */
+export function priorityFeeLamports(microLamports: number, units: number): number {
+  return Number((BigInt(microLamports) * BigInt(units) + 999_999n) / 1_000_000n);
+}
+
+/** The two ComputeBudget instructions that go first in every wallet transaction. */
+export function computeBudgetInstructions(units: number, microLamports: number): TransactionInstruction[] {
+  return [
+    ComputeBudgetProgram.setComputeUnitLimit({ units }),
+    ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
+  ];
+}
 /** Size of an SPL token account, for the rent of the seller's account when the buyer has to create it. */
 const TOKEN_ACCOUNT_SIZE = 165;
 
@@ -156,10 +217,13 @@ export async function preflight(
   const have = tokenAmountOf(buyerAccount.data);
   if (have < target.amountBaseUnits) return { kind: 'claim', have, need: target.amountBaseUnits };
   const createsSellerAccount = !sellerAccount;
-  let need = feePerTransactionLamports;
+  // Each transaction's base fee plus its priority fee at today's price (the same price payOrder will use).
+  const price = await priorityPrice(connection, [buyerAta, sellerAta]);
+  let need = feePerTransactionLamports + priorityFeeLamports(price, TRANSFER_COMPUTE_UNITS);
   if (createsSellerAccount)
     need +=
       feePerTransactionLamports +
+      priorityFeeLamports(price, CREATE_ACCOUNT_COMPUTE_UNITS) +
       (await withTimeout(
         connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE, 'confirmed'),
         RPC_TIMEOUT_MS,
@@ -190,6 +254,7 @@ export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<st
     'reading token accounts',
   );
   if (!buyerAccount) throw new CheckoutStop(NO_TOKEN_ACCOUNT);
+  const microLamports = await priorityPrice(connection, [buyerAta, sellerAta]);
 
   if (!sellerAccount) {
     // The seller has no $CLAIM account yet: the buyer creates it (pays its rent) in a separate approval.
@@ -198,13 +263,15 @@ export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<st
     await sendAndConfirm(
       deps,
       createAssociatedTokenAccountIdempotentInstruction(buyer, sellerAta, target.recipient, target.mint),
+      { units: CREATE_ACCOUNT_COMPUTE_UNITS, microLamports },
       bh,
     );
     bh = await finalizedBlockhash(connection);
   }
 
   deps.onStep?.('transfer');
-  return sendAndConfirm(deps, paymentInstruction(buyer, target), bh, (sig) => {
+  const budget = { units: TRANSFER_COMPUTE_UNITS, microLamports };
+  return sendAndConfirm(deps, paymentInstruction(buyer, target), budget, bh, (sig) => {
     deps.onStep?.('confirm');
     deps.onSent?.(sig);
   });
