@@ -1,20 +1,12 @@
 import { resolve } from 'node:path';
 import { startPayments } from './payments/index';
 import { startServer } from './server';
-import { catalog } from '../../catalog';
-import { demoKeys, demoRecipientKeypair, type DemoKeys } from '../localnet/demo-keys';
-import { isDemoEnv, loadSettings, payoutGroupsOf, SettingsError, type DemoDefaults } from './settings';
+import { Connection } from '@solana/web3.js';
+import { demoKeys } from '../localnet/demo-keys';
+import { demoDefaults } from './demo-defaults';
+import { warnMissingVendorAccounts } from './ops/vendor-accounts';
+import { isDemoEnv, loadSettings, SettingsError, type DemoDefaults } from './settings';
 import { redactError } from './redact';
-
-/** Demo payout wallets for every payout group of the catalogue (a vendor added as data gets one too). */
-function demoDefaults(keys: DemoKeys): DemoDefaults {
-  return {
-    claimMint: keys.mint.toBase58(),
-    recipients: Object.fromEntries(
-      payoutGroupsOf(catalog).map((g) => [g, demoRecipientKeypair(g).publicKey.toBase58()]),
-    ),
-  };
-}
 
 /**
  * `npm start`: the whole store. With no SOLANA_RPC_URL it runs in demo mode: the localnet starts in-process
@@ -72,6 +64,11 @@ async function main(): Promise<void> {
   });
   console.log(
     `$CLAIM store on ${server.url}${settings.demo ? ' (demo mode)' : ''}; store: ${settings.database.kind === 'sqlite' ? settings.database.file : 'postgres'}`,
+  );
+
+  // Start-up warning (issue 14): a vendor without a $CLAIM token account makes its first buyer create it.
+  warnMissingVendorAccounts(new Connection(settings.solana.rpcUrl, 'confirmed'), settings).catch(
+    (err: unknown) => console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
   );
 
   const stop = async () => {

@@ -99,6 +99,11 @@ export interface Settings {
   requestTimeoutMs: number;
   /** Bearer token for GET /metrics outside demo mode (unset: /metrics refuses everybody). */
   metricsToken?: string;
+  /**
+   * OPERATOR_KEYPAIR_FILE: a Solana keypair file (JSON array of 64 bytes, as `solana-keygen` writes) that pays
+   * `npm run vendor:setup`. Only that script reads the file; the server never loads the key.
+   */
+  operatorKeypairFile?: string;
 }
 
 export class SettingsError extends Error {
@@ -369,6 +374,7 @@ export function loadSettings(
         );
     }
   }
+  const operatorKeypairFile = get('OPERATOR_KEYPAIR_FILE');
   const metricsToken = get('METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16)
     problems.push('METRICS_TOKEN: must be at least 16 characters');
@@ -412,6 +418,7 @@ export function loadSettings(
     trustProxy,
     requestTimeoutMs,
     ...(metricsToken !== undefined ? { metricsToken } : {}),
+    ...(operatorKeypairFile !== undefined ? { operatorKeypairFile } : {}),
   };
 }
 
