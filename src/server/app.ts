@@ -39,6 +39,8 @@ export interface AppDeps {
     probes: OpsProbes;
     priceSource?: PriceSource;
     priceMaxAgeMs: number;
+    /** Watcher lag above which ready is 503 (default WATCHER_MAX_LAG_S's 60). */
+    watcherMaxLagSeconds?: number;
     now: () => Date;
   };
   /** Shared rate-limit counters (PostgreSQL); omitted: per-process memory. */

@@ -194,7 +194,14 @@ export async function startServer(
     mergeProbes(probes, overrides.probes);
     const app = await buildApp({
       settings,
-      ops: { store, probes, priceSource, priceMaxAgeMs: DEFAULT_SERVE_MAX_AGE_MS, now },
+      ops: {
+        store,
+        probes,
+        priceSource,
+        priceMaxAgeMs: DEFAULT_SERVE_MAX_AGE_MS,
+        watcherMaxLagSeconds: settings.watcherMaxLagS,
+        now,
+      },
       // Several instances share one PostgreSQL database: their rate-limit counters live there too.
       ...(store.dialect === 'postgres' ? { rateLimitStore: databaseRateLimitStore(store.db) } : {}),
       catalog,

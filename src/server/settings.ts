@@ -97,6 +97,11 @@ export interface Settings {
   trustProxy: boolean | number | string[];
   /** Whole-request receive timeout (a body sent slowly is cut), ms. */
   requestTimeoutMs: number;
+  /**
+   * /api/health/ready reports `watcher` failing when the payment watcher last caught up with the vendors' token
+   * accounts more than this many seconds ago (WATCHER_MAX_LAG_S, default 60: four missed 15 s sweeps).
+   */
+  watcherMaxLagS: number;
   /** Bearer token for GET /metrics outside demo mode (unset: /metrics refuses everybody). */
   metricsToken?: string;
   /**
@@ -353,6 +358,7 @@ export function loadSettings(
   const dustMaxCents = int('DUST_THRESHOLD_MAX_CENTS', 50, 0, 1_000_000);
   const qrPerMinute = int('RATE_LIMIT_QR_PER_MINUTE', 120, 0, 1_000_000);
   const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 1_000, 30_000);
+  const watcherMaxLagS = int('WATCHER_MAX_LAG_S', 60, 2, 86_400);
 
   let trustProxy: Settings['trustProxy'] = false;
   const trustRaw = get('TRUST_PROXY');
@@ -417,6 +423,7 @@ export function loadSettings(
     rateLimit: { perMinute: rateLimitPerMinute, qrPerMinute },
     trustProxy,
     requestTimeoutMs,
+    watcherMaxLagS,
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     ...(operatorKeypairFile !== undefined ? { operatorKeypairFile } : {}),
   };

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startPayments } from '../../src/server/payments/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
@@ -114,6 +115,105 @@ describe('health', () => {
     await localnet(port);
     await until(async () => ((await ready()).status === 200 ? true : undefined));
   }, 60_000);
+});
+
+/** The payment watcher as main.ts starts it, sweeping every 300 ms (so a 2 s lag threshold means a real stall). */
+const watching: NonNullable<Parameters<typeof startServer>[1]>['services'] = [
+  (ctx) =>
+    startPayments({
+      settings: ctx.settings,
+      orders: ctx.orders,
+      store: ctx.store,
+      now: ctx.now,
+      leaseMs: 1_500,
+      watcher: { sweepIntervalMs: 300, pollIntervalMs: 300 },
+    }),
+];
+
+interface WatcherPart {
+  ok: boolean;
+  lagSeconds: number | null;
+  maxLagSeconds: number;
+  watching: boolean | null;
+  caughtUpAt: string | null;
+}
+interface ReadyBody {
+  ok: boolean;
+  failing?: string[];
+  parts: { watcher: WatcherPart; rpc: { ok: boolean } };
+}
+
+async function readyBody(url: string): Promise<{ status: number; body: ReadyBody }> {
+  const r = await fetch(`${url}/api/health/ready`);
+  return { status: r.status, body: (await r.json()) as ReadyBody };
+}
+
+/** The value of an unlabelled sample in the Prometheus text format. */
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`${name} missing from /metrics`);
+  return Number(line.slice(name.length + 1));
+}
+
+describe('watcher lag', () => {
+  it('ready turns 503 naming the watcher when it stops catching up (RPC stopped), 200 when it catches up again; the lag is a metric', async () => {
+    const net = await localnet();
+    const port = net.port;
+    const s = await server(demoSettings(net, { WATCHER_MAX_LAG_S: '2' }), undefined, { services: watching });
+
+    const up = await until(async () => {
+      const r = await readyBody(s.url);
+      return r.status === 200 && r.body.parts.watcher.caughtUpAt ? r.body : undefined;
+    });
+    expect(up.parts.watcher).toMatchObject({ ok: true, watching: true, maxLagSeconds: 2 });
+    expect(up.parts.watcher.lagSeconds).toBeLessThanOrEqual(2);
+    expect(await metric(s.url, 'claim_watcher_watching')).toBe(1);
+    const lagUp = await metric(s.url, 'claim_watcher_lag_seconds');
+    expect(lagUp).toBeGreaterThanOrEqual(0);
+    expect(lagUp).toBeLessThanOrEqual(2);
+
+    await net.close();
+    const down = await until(async () => {
+      const r = await readyBody(s.url);
+      return r.status === 503 && r.body.failing?.includes('watcher') ? r.body : undefined;
+    });
+    expect(down.parts.watcher.ok).toBe(false);
+    expect(down.parts.watcher.lagSeconds).toBeGreaterThan(2);
+    // The last catch-up stays where it was: nothing new was judged while the RPC was away.
+    expect(down.parts.watcher.caughtUpAt).not.toBeNull();
+    expect(Date.parse(down.parts.watcher.caughtUpAt ?? '')).toBeLessThan(Date.now() - 2_000);
+    expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBeGreaterThan(2);
+
+    await localnet(port);
+    const back = await until(async () => {
+      const r = await readyBody(s.url);
+      return r.status === 200 ? r.body : undefined;
+    });
+    expect(back.parts.watcher.ok).toBe(true);
+    expect(back.parts.watcher.lagSeconds).toBeLessThanOrEqual(2);
+    expect(Date.parse(back.parts.watcher.caughtUpAt ?? '')).toBeGreaterThan(
+      Date.parse(down.parts.watcher.caughtUpAt ?? ''),
+    );
+    expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBeLessThanOrEqual(2);
+  }, 90_000);
+
+  it('without a payment watcher in the process the part is ok with no lag, and the gauge says -1', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net));
+    const r = await until(async () => {
+      const x = await readyBody(s.url);
+      return x.status === 200 ? x.body : undefined;
+    });
+    expect(r.parts.watcher).toEqual({
+      ok: true,
+      lagSeconds: null,
+      maxLagSeconds: 60,
+      watching: null,
+      caughtUpAt: null,
+    });
+    expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBe(-1);
+  });
 });
 
 describe('metrics', () => {
@@ -332,6 +432,48 @@ describe('the HTTP edge', () => {
 });
 
 describe.skipIf(!postgres.enabled)('two instances on PostgreSQL', () => {
+  it("watcher lag: the instance that does not watch reports the holder's stored progress; both turn 503 when it stalls", async () => {
+    const net = await localnet();
+    const port = net.port;
+    const store = await postgres.fresh();
+    const settings = demoSettings(net, { WATCHER_MAX_LAG_S: '2' });
+    const a = await server(settings, store, { services: watching });
+    const b = await server(settings, store, { services: watching });
+
+    const both = await until(async () => {
+      const [ra, rb] = [await readyBody(a.url), await readyBody(b.url)];
+      return ra.status === 200 &&
+        rb.status === 200 &&
+        ra.body.parts.watcher.caughtUpAt &&
+        rb.body.parts.watcher.caughtUpAt
+        ? [ra.body.parts.watcher, rb.body.parts.watcher]
+        : undefined;
+    });
+    // Exactly one watches; the other's figures come from the database.
+    expect(both.map((w) => w.watching).sort()).toEqual([false, true]);
+    const [holder, other] = both[0]?.watching ? [a, b] : [b, a];
+    expect(await metric(holder.url, 'claim_watcher_watching')).toBe(1);
+    expect(await metric(other.url, 'claim_watcher_watching')).toBe(0);
+    const otherLag = (await readyBody(other.url)).body.parts.watcher;
+    expect(otherLag).toMatchObject({ ok: true, watching: false });
+    expect(otherLag.lagSeconds).toBeLessThanOrEqual(2);
+
+    // The RPC stops: the holder cannot catch up, and the other instance sees the stored progress go stale.
+    await net.close();
+    for (const s of [other, holder]) {
+      const down = await until(async () => {
+        const r = await readyBody(s.url);
+        return r.status === 503 && r.body.failing?.includes('watcher') ? r.body.parts.watcher : undefined;
+      });
+      expect(down.lagSeconds).toBeGreaterThan(2);
+    }
+    expect((await readyBody(other.url)).body.parts.watcher.watching).toBe(false);
+
+    await localnet(port);
+    for (const s of [other, holder])
+      await until(async () => ((await readyBody(s.url)).status === 200 ? true : undefined));
+  }, 90_000);
+
   it('share one rate limit: the 5th request of a 4/min limit is refused whichever instance gets it', async () => {
     const net = await localnet();
     const store = await postgres.fresh();

@@ -4,7 +4,10 @@
  *
  * - database: open, migrated and answering;
  * - rpc: the Solana RPC answers (payments cannot be verified otherwise);
- * - watcher: the payment watcher is at most WATCHER_MAX_LAG_S behind (when the payments service reports it);
+ * - watcher: the payment watcher caught up with the vendors' token accounts at most `watcherMaxLagSeconds`
+ *   (WATCHER_MAX_LAG_S, default 60) ago. The instance holding the watch reports its own progress; another
+ *   instance reports the holder's, stored in the database (so all turn not ready when nobody catches up). Without
+ *   a payments service in the process the part is ok with `lagSeconds: null`;
  * - price: a good $CLAIM price at most `priceMaxAgeMs` old (quotes need it);
  * - outbox: e-mails waiting and the age of the oldest. Reported, never a reason to refuse traffic: an SMTP
  *   outage must not take the shop offline, the outbox retries for four days (alert on the metric instead).
@@ -14,13 +17,15 @@ import type { PriceSource } from '../orders/quotes';
 import type { Store } from '../store/store';
 import type { OpsProbes } from './probes';
 
-export const WATCHER_MAX_LAG_S = 60;
+export const DEFAULT_WATCHER_MAX_LAG_S = 60;
 
 export interface ReadinessDeps {
   store: Store;
   probes: OpsProbes;
   priceSource?: PriceSource;
   priceMaxAgeMs: number;
+  /** Default DEFAULT_WATCHER_MAX_LAG_S. */
+  watcherMaxLagSeconds?: number;
   now: () => Date;
 }
 
@@ -34,7 +39,15 @@ export interface Readiness {
   parts: {
     database: { ok: boolean };
     rpc: { ok: boolean };
-    watcher: { ok: boolean; lagSeconds: number | null };
+    watcher: {
+      ok: boolean;
+      /** Seconds since the watcher last caught up (null: no watcher in this process). */
+      lagSeconds: number | null;
+      maxLagSeconds: number;
+      /** This instance holds the watch (false: the figures are the holder's, from the database). */
+      watching: boolean | null;
+      caughtUpAt: string | null;
+    };
     price: { ok: boolean; ageSeconds: number | null };
     outbox: { ok: boolean } & OutboxBacklog;
   };
@@ -82,12 +95,31 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
   } catch {
     outbox = { ok: false, backlog: 0, oldestAgeSeconds: null };
   }
-  const lag = deps.probes.watcherLagSeconds?.();
+  const maxLag = deps.watcherMaxLagSeconds ?? DEFAULT_WATCHER_MAX_LAG_S;
+  let watcher: Readiness['parts']['watcher'];
+  if (!deps.probes.watcherLag)
+    watcher = { ok: true, lagSeconds: null, maxLagSeconds: maxLag, watching: null, caughtUpAt: null };
+  else {
+    try {
+      const lag = await deps.probes.watcherLag();
+      const lagSeconds = Math.round(lag.lagSeconds * 10) / 10;
+      watcher = {
+        ok: lagSeconds <= maxLag,
+        lagSeconds,
+        maxLagSeconds: maxLag,
+        watching: lag.watching,
+        caughtUpAt: lag.caughtUpAt?.toISOString() ?? null,
+      };
+    } catch {
+      // The stored progress cannot be read (database down): the database part says so too.
+      watcher = { ok: false, lagSeconds: null, maxLagSeconds: maxLag, watching: null, caughtUpAt: null };
+    }
+  }
   const priceAge = priceAgeSeconds(deps.priceSource, now);
   const parts: Readiness['parts'] = {
     database: { ok: database },
     rpc: { ok: rpc },
-    watcher: { ok: lag === undefined || lag <= WATCHER_MAX_LAG_S, lagSeconds: lag ?? null },
+    watcher,
     price: { ok: priceAge !== null && priceAge * 1000 <= deps.priceMaxAgeMs, ageSeconds: priceAge },
     outbox,
   };

@@ -111,10 +111,20 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   new Gauge({
     name: 'claim_watcher_lag_seconds',
-    help: 'How far the payment watcher is behind the chain (-1 when not known).',
+    help: 'Seconds since the payment watcher last caught up with the vendor token accounts (the holder of the watch; -1 without a watcher).',
     registers: [registry],
-    collect() {
-      this.set(deps.probes.watcherLagSeconds?.() ?? -1);
+    async collect() {
+      const lag = await deps.probes.watcherLag?.().catch(() => undefined);
+      this.set(lag ? lag.lagSeconds : -1);
+    },
+  });
+  new Gauge({
+    name: 'claim_watcher_watching',
+    help: '1 when this instance holds the payment watch (one instance does on a shared PostgreSQL database).',
+    registers: [registry],
+    async collect() {
+      const lag = await deps.probes.watcherLag?.().catch(() => undefined);
+      this.set(lag?.watching ? 1 : 0);
     },
   });
   new Gauge({

@@ -1,7 +1,7 @@
 /**
  * What /api/health/ready and /metrics read from the parts of the process, through one small interface so the
  * HTTP edge never reaches into the payment watcher or the RPC client. Every provider is optional: the payments
- * service supplies `rpcStats` and `watcherLagSeconds` when it runs (returned by its `services` entry in
+ * service supplies `rpcStats` and `watcherLag` when it runs (returned by its `services` entry in
  * startServer); without them the RPC is still checked by `rpcReachable` (one getSlot, cached a few seconds).
  */
 export interface RpcStats {
@@ -11,10 +11,22 @@ export interface RpcStats {
   rateLimited: number;
 }
 
+export interface WatcherLag {
+  /** This instance holds the watch (else the figures are the holder's, read from the database). */
+  watching: boolean;
+  /**
+   * Seconds since the watcher last caught up with every vendor token account (listed to the chain's head, all
+   * judged); before the first catch-up, since the watch (or this instance) started.
+   */
+  lagSeconds: number;
+  /** When it last caught up (null: not yet). */
+  caughtUpAt: Date | null;
+}
+
 export interface OpsProbes {
   rpcStats?: () => RpcStats;
-  /** Seconds the payment watcher is behind the chain (undefined: not known yet). */
-  watcherLagSeconds?: () => number | undefined;
+  /** How far the payment watcher is behind the chain (absent: no watcher runs in this process). */
+  watcherLag?: () => Promise<WatcherLag>;
   /** True when the Solana RPC answers. */
   rpcReachable?: () => Promise<boolean>;
 }
@@ -23,6 +35,6 @@ export interface OpsProbes {
 export function mergeProbes(target: OpsProbes, more: OpsProbes | undefined): void {
   if (!more) return;
   if (more.rpcStats) target.rpcStats = more.rpcStats;
-  if (more.watcherLagSeconds) target.watcherLagSeconds = more.watcherLagSeconds;
+  if (more.watcherLag) target.watcherLag = more.watcherLag;
   if (more.rpcReachable) target.rpcReachable = more.rpcReachable;
 }

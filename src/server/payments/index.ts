@@ -3,7 +3,7 @@
  * (watcher.ts). `startPayments` is the composition the server uses: one Connection, one feed, one watcher,
  * the order service's hint hook.
  */
-import type { OpsProbes } from '../ops/probes';
+import type { OpsProbes, WatcherLag } from '../ops/probes';
 import { createRpcProbe } from '../ops/rpc-probe';
 import { Connection } from '@solana/web3.js';
 import { randomUUID } from 'node:crypto';
@@ -110,8 +110,10 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     onError: (error) => onEvent({ type: 'error', where: 'websocket', error }),
   });
   const scanStore: ScanStore | undefined = deps.store ? kyselyScanStore(deps.store.db) : undefined;
+  const holder = randomUUID();
   const watcher = new PaymentWatcher({
     ...deps.watcher,
+    instanceId: holder,
     rpc,
     orders: deps.orders,
     feed,
@@ -128,9 +130,26 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   const leased = scanStore !== undefined && deps.store?.dialect === 'postgres';
   let leaseTimer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const holder = randomUUID();
   const leaseMs = deps.leaseMs ?? 6_000;
   const clock = deps.now ?? (() => new Date());
+  const startedAt = clock();
+  /**
+   * Watcher lag for readiness and /metrics. The instance holding the watch reports its own; another instance
+   * reports the holder's progress as stored in the database (payment_watch_progress), so every instance turns
+   * not ready when nobody catches up (the holder stalls, or died and nobody has taken over yet).
+   */
+  const watcherLag = async (): Promise<WatcherLag> => {
+    const own = watcher.lagSeconds();
+    if (own !== undefined)
+      return { watching: true, lagSeconds: own, caughtUpAt: watcher.lastCaughtUpAt() ?? null };
+    const stored = scanStore ? await scanStore.progress('payments') : undefined;
+    const since = stored?.caughtUpAt ?? startedAt;
+    return {
+      watching: false,
+      lagSeconds: Math.max(0, (clock().getTime() - since.getTime()) / 1000),
+      caughtUpAt: stored?.caughtUpAt ?? null,
+    };
+  };
   const renew = async (): Promise<void> => {
     if (!scanStore || stopped) return;
     try {
@@ -165,6 +184,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
       rpcReachable: createRpcProbe(deps.settings.solana.rpcUrl, {
         fetch: budgetedFetch(budget, { attempts: 1, deadlineMs: 2_000 }),
       }),
+      watcherLag,
       rpcStats: () => {
         const st = budget.stats();
         return { requests: st.requests, rateLimited: st.throttled };

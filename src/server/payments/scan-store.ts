@@ -34,6 +34,15 @@ export interface ScanStore {
    */
   acquireLease(name: string, holder: string, now: Date, until: Date): Promise<boolean>;
   releaseLease(name: string, holder: string): Promise<void>;
+  /** Records that `holder` caught up with every vendor account at `at` (watcher lag, read by every instance). */
+  setProgress(name: string, holder: string, at: Date): Promise<void>;
+  /** The last catch-up recorded under `name`, by whichever instance. */
+  progress(name: string): Promise<WatchProgress | undefined>;
+}
+
+export interface WatchProgress {
+  holder: string;
+  caughtUpAt: Date;
 }
 
 const CHUNK = 500;
@@ -130,6 +139,21 @@ export function kyselyScanStore(db: Kysely<Database>): ScanStore {
         .where('holder', '=', holder)
         .execute();
     },
+    async setProgress(name, holder, at) {
+      await db
+        .insertInto('payment_watch_progress')
+        .values({ name, holder, caught_up_at: at.toISOString() })
+        .onConflict((oc) => oc.column('name').doUpdateSet({ holder, caught_up_at: at.toISOString() }))
+        .execute();
+    },
+    async progress(name) {
+      const row = await db
+        .selectFrom('payment_watch_progress')
+        .select(['holder', 'caught_up_at'])
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row ? { holder: row.holder, caughtUpAt: new Date(row.caught_up_at) } : undefined;
+    },
   };
 }
 
@@ -139,6 +163,7 @@ export function memoryScanStore(orderIdOf: (reference: string) => Promise<string
   const judged = new Map<string, JudgedVerdict>();
   const unmatched = new Map<string, { keys: string[]; at: number }>();
   const leases = new Map<string, { holder: string; until: number }>();
+  const progress = new Map<string, WatchProgress>();
   return {
     cursor: (account) => Promise.resolve(cursors.get(account)),
     setCursor(account, cursor) {
@@ -182,5 +207,10 @@ export function memoryScanStore(orderIdOf: (reference: string) => Promise<string
       if (leases.get(name)?.holder === holder) leases.delete(name);
       return Promise.resolve();
     },
+    setProgress(name, holder, at) {
+      progress.set(name, { holder, caughtUpAt: at });
+      return Promise.resolve();
+    },
+    progress: (name) => Promise.resolve(progress.get(name)),
   };
 }

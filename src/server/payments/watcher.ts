@@ -99,6 +99,11 @@ export interface PaymentWatcherOptions {
   finalityGiveUpMs?: number;
   /** References stay followed this long after the quote expires. Default 24 h. */
   lateWindowMs?: number;
+  /**
+   * Who this watcher is in the stored progress (payment_watch_progress.holder: the lease holder on PostgreSQL).
+   * Default 'local'.
+   */
+  instanceId?: string;
   /** Quote lifetime (unmatched transfers are kept for it plus the late window). Default 15 min. */
   quoteTtlMs?: number;
   /** Transactions fetched at once. Default 4. */
@@ -158,9 +163,23 @@ export class PaymentWatcher {
   private readonly o: Required<
     Omit<
       PaymentWatcherOptions,
-      'rpc' | 'orders' | 'feed' | 'now' | 'verify' | 'onEvent' | 'recipients' | 'mint' | 'scanStore'
+      | 'rpc'
+      | 'orders'
+      | 'feed'
+      | 'now'
+      | 'verify'
+      | 'onEvent'
+      | 'recipients'
+      | 'mint'
+      | 'scanStore'
+      | 'instanceId'
     >
   >;
+  private readonly instanceId: string;
+  /** When this instance took the watch (lag before its first catch-up counts from here). */
+  private watchingSince: Date | undefined;
+  /** Start of the last sweep pass that listed every vendor account to its head and judged all it found. */
+  private caughtUpAt: Date | undefined;
   private readonly verifyOptions: VerifyOptions;
   private readonly timeoutMs: number;
   private readonly emit: (e: WatcherEvent) => void;
@@ -226,6 +245,7 @@ export class PaymentWatcher {
       maxCatchUp: options.maxCatchUp ?? 10_000,
     };
     this.limiter = new Semaphore(this.o.concurrency);
+    this.instanceId = options.instanceId ?? 'local';
     this.mint = options.mint;
     this.recipients = [...new Set(options.recipients)];
     const mint = new PublicKey(options.mint);
@@ -249,6 +269,7 @@ export class PaymentWatcher {
     if (this.closed || this.watching) return;
     this.running = true;
     this.watching = true;
+    this.watchingSince = this.now();
     for (const account of this.tokenAccounts) {
       this.feed?.watch(account, (signature) => {
         this.track(this.judge({ signature, confirmationStatus: 'confirmed' }, 'feed'));
@@ -288,6 +309,24 @@ export class PaymentWatcher {
 
   isWatching(): boolean {
     return this.watching;
+  }
+
+  /**
+   * How far behind the chain this watcher is: seconds since the start of its last sweep pass that listed every
+   * vendor token account up to the chain's head and judged everything it found (everything that landed before
+   * then has been judged); before its first such pass, since it took the watch. Undefined when not watching.
+   * With the feed healthy a pass runs every `sweepIntervalMs` (15 s), while it is down every `pollIntervalMs`;
+   * when the RPC fails passes fail and the lag grows.
+   */
+  lagSeconds(): number | undefined {
+    if (!this.watching) return undefined;
+    const since = this.caughtUpAt ?? this.watchingSince;
+    return since ? Math.max(0, (this.now().getTime() - since.getTime()) / 1000) : undefined;
+  }
+
+  /** Start of the last complete sweep pass (see lagSeconds). */
+  lastCaughtUpAt(): Date | undefined {
+    return this.caughtUpAt;
   }
 
   /** Stops everything and waits for work in progress. The feed itself is closed by its owner. */
@@ -423,7 +462,21 @@ export class PaymentWatcher {
       try {
         do {
           this.sweepAgain = false;
-          for (const account of this.tokenAccounts) await this.sweepAccount(account, via);
+          const startedAt = this.now();
+          let complete = true;
+          for (const account of this.tokenAccounts) {
+            // A failed account does not stop the others; the pass then does not count as caught up.
+            try {
+              if (!(await this.sweepAccount(account, via))) complete = false;
+            } catch (error) {
+              complete = false;
+              this.emit({ type: 'error', where: `sweep ${account}`, error });
+            }
+          }
+          if (complete && this.watching) {
+            this.caughtUpAt = startedAt;
+            await this.store.setProgress('payments', this.instanceId, startedAt);
+          }
         } while (this.sweepAgain && this.running);
       } finally {
         this.sweeping = null;
@@ -436,16 +489,16 @@ export class PaymentWatcher {
   /**
    * Reads the account's signatures newer than its stored cursor (oldest first), judges the ones not judged yet,
    * and moves the cursor to the newest signature before which everything is judged (crash safe: a signature is
-   * judged, at worst, once more — recording is idempotent).
+   * judged, at worst, once more — recording is idempotent). True when everything listed was judged.
    */
-  private async sweepAccount(account: string, via: Via): Promise<void> {
+  private async sweepAccount(account: string, via: Via): Promise<boolean> {
     const cursor = await this.store.cursor(account);
     const sigs: SignatureInfo[] = await listSignatures(this.rpc, account, {
       ...this.verifyOptions,
       until: cursor?.signature,
       maxSignatures: cursor ? this.o.maxCatchUp : 1000,
     });
-    if (!sigs.length) return;
+    if (!sigs.length) return true;
     const judged = await this.judgedAmong(sigs.map((s) => s.signature));
     const results = await Promise.allSettled(
       sigs.map(async (s) => {
@@ -465,14 +518,17 @@ export class PaymentWatcher {
       }),
     );
     let last: SignatureInfo | undefined;
+    let complete = true;
     for (const [i, r] of results.entries()) {
       if (r.status === 'rejected') {
         this.emit({ type: 'error', where: `sweep ${account}`, error: r.reason });
+        complete = false;
         break;
       }
       last = sigs[i];
     }
     if (last) await this.store.setCursor(account, { signature: last.signature, slot: last.slot }, this.now());
+    return complete;
   }
 
   private async judgedAmong(signatures: string[]): Promise<Set<string>> {

@@ -195,6 +195,7 @@ export interface Database {
   payment_scan_judged: PaymentScanJudgedTable;
   payment_scan_unmatched: PaymentScanUnmatchedTable;
   payment_watch_lease: PaymentWatchLeaseTable;
+  payment_watch_progress: PaymentWatchProgressTable;
   seller_nonces: SellerNoncesTable;
   seller_sessions: SellerSessionsTable;
   seller_actions: SellerActionsTable;
@@ -230,6 +231,15 @@ export interface PaymentScanUnmatchedTable {
 }
 
 /** Migration 0005: which instance watches payments (PostgreSQL: several instances, one watcher). */
+/** When the payment watcher last caught up with every vendor token account (migration 0010). */
+export interface PaymentWatchProgressTable {
+  name: string;
+  /** The instance that wrote it (the watch's holder then). */
+  holder: string;
+  /** ISO-8601 UTC. */
+  caught_up_at: string;
+}
+
 export interface PaymentWatchLeaseTable {
   name: string;
   holder: string;
