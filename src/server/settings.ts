@@ -90,9 +90,10 @@ export interface Settings {
   notes: { dustBps: number; dustMaxCents: number; noteIntervalMs: number };
   /**
    * Per client IP and route, per minute: `perMinute` on every route that writes, sends mail or costs RPC
-   * (quotes, orders, payment hints, confirmations), `qrPerMinute` on GET /api/qr.svg. 0 turns a limit off.
+   * (quotes, orders, payment hints, confirmations), `qrPerMinute` on GET /api/qr.svg, `sellerAuthPerMinute` on the
+   * seller sign-in routes (GET /api/seller/nonce, POST /api/seller/session and /demo-session). 0 turns a limit off.
    */
-  rateLimit: { perMinute: number; qrPerMinute: number };
+  rateLimit: { perMinute: number; qrPerMinute: number; sellerAuthPerMinute: number };
   /** Fastify's trustProxy: false, true, a hop count, or a list of proxy addresses/CIDRs (TRUST_PROXY). */
   trustProxy: boolean | number | string[];
   /** Whole-request receive timeout (a body sent slowly is cut), ms. */
@@ -357,6 +358,8 @@ export function loadSettings(
   const dustBps = int('DUST_THRESHOLD_BPS', 100, 0, 10_000);
   const dustMaxCents = int('DUST_THRESHOLD_MAX_CENTS', 50, 0, 1_000_000);
   const qrPerMinute = int('RATE_LIMIT_QR_PER_MINUTE', 120, 0, 1_000_000);
+  // Seller sign-in (nonce, session, demo session), per client IP and route: a person signs in a few times a day.
+  const sellerAuthPerMinute = int('RATE_LIMIT_SELLER_AUTH_PER_MINUTE', 20, 0, 1_000_000);
   const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 1_000, 30_000);
   const watcherMaxLagS = int('WATCHER_MAX_LAG_S', 60, 2, 86_400);
 
@@ -420,7 +423,7 @@ export function loadSettings(
     rpcBudget: { per10s: rpcBudgetPer10s },
     qr: { detailsGraceMs, cleanupAfterMs },
     notes: { dustBps, dustMaxCents, noteIntervalMs: 3600_000 },
-    rateLimit: { perMinute: rateLimitPerMinute, qrPerMinute },
+    rateLimit: { perMinute: rateLimitPerMinute, qrPerMinute, sellerAuthPerMinute },
     trustProxy,
     requestTimeoutMs,
     watcherMaxLagS,

@@ -362,6 +362,34 @@ describe('the HTTP edge', () => {
     for (let i = 0; i < 5; i++) expect((await fetch(`${s.url}/api/catalog`)).status).toBe(200);
   });
 
+  it('the seller sign-in routes have their own limit (429, Retry-After), tighter than the general one', async () => {
+    const net = await localnet();
+    // The general limit stays at its default (120/min): only the sign-in limit can refuse here.
+    const s = await server(demoSettings(net, { RATE_LIMIT_SELLER_AUTH_PER_MINUTE: '2' }));
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${s.url}${path}`, {
+        method,
+        ...(body === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/api/seller/nonce'],
+      ['POST', '/api/seller/session', { message: 'x', signature: 'eA==' }],
+      ['POST', '/api/seller/demo-session', { vendorId: 'coopersglass' }],
+    ];
+    for (const [method, path, body] of routes) {
+      const first = [(await call(method, path, body)).status, (await call(method, path, body)).status];
+      expect(first, path).not.toContain(429);
+      const third = await call(method, path, body);
+      expect(third.status, path).toBe(429);
+      expect(Number(third.headers.get('retry-after')), path).toBeGreaterThan(0);
+      expect(await third.json(), path).toMatchObject({ error: 'rate_limited' });
+    }
+    // Each route has its own window, and the rest of the API is untouched by them.
+    expect((await call('POST', '/api/quotes', {})).status).not.toBe(429);
+  });
+
   it('TRUST_PROXY: behind a proxy each forwarded client has its own limit; without it the header is ignored', async () => {
     const net = await localnet();
     const quote = (url: string, ip: string) =>
@@ -509,6 +537,17 @@ describe.skipIf(!postgres.enabled)('two instances on PostgreSQL', () => {
     await b.close();
     const b2 = await server(settings, store);
     expect((await quote(b2.url)).status).toBe(429);
+
+    // The seller sign-in limit goes through the same shared store: the nonces of both instances count together.
+    const nonce = (url: string) => fetch(`${url}/api/seller/nonce`);
+    const sellerLimited = demoSettings(net, { RATE_LIMIT_SELLER_AUTH_PER_MINUTE: '2' });
+    const c = await server(sellerLimited, store);
+    const d = await server(sellerLimited, store);
+    expect([(await nonce(c.url)).status, (await nonce(d.url)).status]).toEqual([200, 200]);
+    const third = await nonce(c.url);
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await nonce(d.url)).status).toBe(429);
   }, 60_000);
 });
 

@@ -19,6 +19,16 @@ import { QR_ROUTE } from './qr-route';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Reads that are limited too: the buyer's order page by capability token (no guessing tokens by brute force). */
 const LIMITED_READS = new Set(['GET /api/order-pages/:token']);
+/**
+ * The seller console's sign-in routes have their own, tighter limit (`sellerAuthPerMinute`): each nonce is a row
+ * in the store (GET /api/seller/nonce writes), each session attempt verifies a signature, and a person signs in a
+ * few times a day. Signing out (DELETE /api/seller/session) keeps the general write limit.
+ */
+export const SELLER_AUTH_ROUTES = new Set([
+  'GET /api/seller/nonce',
+  'POST /api/seller/session',
+  'POST /api/seller/demo-session',
+]);
 
 /** Origin of an http(s)/ws(s) URL for a CSP source list ('' when it has none). */
 function originOf(url: string): string {
@@ -60,6 +70,7 @@ export interface SecurityOptions {
 /** The per-minute limit of a route, or 0 when the route is not limited. */
 export function rateLimitFor(settings: Settings, method: string, url: string): number {
   if (method === 'GET' && url === QR_ROUTE) return settings.rateLimit.qrPerMinute;
+  if (SELLER_AUTH_ROUTES.has(`${method} ${url}`)) return settings.rateLimit.sellerAuthPerMinute;
   if (LIMITED_READS.has(`${method} ${url}`)) return settings.rateLimit.perMinute;
   if (WRITE_METHODS.has(method) && url.startsWith('/api/')) return settings.rateLimit.perMinute;
   return 0;
@@ -78,10 +89,11 @@ export async function registerSecurity(
     strictTransportSecurity: https ? { maxAge: 15_552_000, includeSubDomains: true } : false,
   });
 
-  if (settings.rateLimit.perMinute <= 0 && settings.rateLimit.qrPerMinute <= 0) return;
+  const { perMinute, qrPerMinute, sellerAuthPerMinute } = settings.rateLimit;
+  if (perMinute <= 0 && qrPerMinute <= 0 && sellerAuthPerMinute <= 0) return;
   // Mark the limited routes as they are added (before @fastify/rate-limit's own onRoute hook reads the config):
   // every API route that writes (POST/PUT/PATCH/DELETE: quotes, orders, payment hints, confirmations, seller
-  // actions), and the QR drawing. Reads of the catalogue, price, config and order status are never limited.
+  // actions), the QR drawing and the seller sign-in routes (nonce, session, demo session: their own limit). Reads of the catalogue, price, config and order status are never limited.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const max = Math.max(0, ...methods.map((m) => rateLimitFor(settings, m, route.url ?? '')));
