@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
@@ -9,7 +9,15 @@ import {
   type PaymentWatcherOptions,
   type WatcherEvent,
 } from '../../src/server/payments/watcher.js';
-import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
+import {
+  faucet,
+  pay,
+  send,
+  serviceOrders,
+  transferIx,
+  waitFor,
+  type ServiceOrders,
+} from './payments-support.js';
 
 // The watcher against real transactions on the localnet and the server's OrderService on a SQLite file.
 
@@ -426,6 +434,200 @@ describe('PaymentWatcher against the localnet and the order service', () => {
         1,
       );
       expect(await emails(o.orderId)).toHaveLength(2);
+      expect(errors(events)).toEqual([]);
+    });
+  });
+
+  // The ledger's invariants on the chain (issue 9): each test fails when the code enforcing it is removed.
+  describe('ledger invariants on the chain', () => {
+    const judgedRow = (signature: string) =>
+      orders.store.db
+        .selectFrom('payment_scan_judged')
+        .selectAll()
+        .where('signature', '=', signature)
+        .executeTakeFirst();
+    const cursorOf = async (account: string) =>
+      (
+        await orders.store.db
+          .selectFrom('payment_scan_cursors')
+          .select('signature')
+          .where('account', '=', account)
+          .executeTakeFirst()
+      )?.signature;
+    const recordedFor = (events: WatcherEvent[], orderId: string) =>
+      events.filter((e) => e.type === 'recorded' && e.orderId === orderId);
+
+    it('a processed-only payment is neither recorded nor counted until it is confirmed, then recorded once', async () => {
+      const o = await orders.place();
+      const { watcher: w, events, feed } = watcher({ pollIntervalMs: 100, sweepIntervalMs: 100 });
+      await w.start();
+      await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
+      orders.service.setPaymentHintHandler(w.hintHandler());
+      net.pause(); // no slot passes: what lands now stays processed
+      let signature = '';
+      try {
+        const latest = await connection.getLatestBlockhash('processed');
+        const tx = new Transaction({ feePayer: buyer.publicKey, ...latest }).add(
+          transferIx({
+            from: buyer,
+            recipientOwner: coopers,
+            mint,
+            amount: o.amountBaseUnits,
+            references: [o.ref],
+          }),
+        );
+        tx.sign(buyer);
+        signature = await connection.sendRawTransaction(tx.serialize(), { preflightCommitment: 'processed' });
+        // The premise: the chain has it, at processed only.
+        const [status] = (
+          await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })
+        ).value;
+        expect(status?.confirmationStatus).toBe('processed');
+        // Every path looks at it: the hint (as the route calls it), sweeps, the feed.
+        expect(await w.onPaymentHint(await orders.get(o.orderId), signature)).toEqual({
+          kind: 'NotFound',
+          reason: 'not_confirmed',
+        });
+        await orders.service.paymentHint(o.orderId, signature);
+        await w.reconcile();
+        await w.reconcile();
+        expect(await ledger(o.orderId)).toEqual([]);
+        expect(await orders.status(o.orderId)).toBe('awaiting_payment');
+        expect((await orders.service.getOrder(o.orderId))?.receivedBaseUnits ?? '0').toBe('0');
+        // Not remembered as judged: it will be judged once confirmed.
+        expect(await judgedRow(signature)).toBeUndefined();
+        expect(recordedFor(events, o.orderId)).toEqual([]);
+      } finally {
+        net.resume();
+      }
+      await waitFor('paid once confirmed', statusIs(o.orderId, 'paid', 'final'));
+      await recordedEvent(events, o.orderId);
+      await w.reconcile();
+      expect((await ledger(o.orderId)).map((p) => [p.signature, p.role])).toEqual([[signature, 'payment']]);
+      expect(recordedFor(events, o.orderId)).toHaveLength(1);
+      expect(errors(events)).toEqual([]);
+      orders.service.setPaymentHintHandler(undefined);
+    });
+
+    it('getTransaction returning null for a listed signature: not recorded, not judged, the cursor waits; recorded once served', async () => {
+      const o = await orders.place();
+      const hidden = new Set<string>();
+      const fetched: string[] = [];
+      const lagging: PaymentRpc = {
+        getSignaturesForAddress: (address, q) => rpc.getSignaturesForAddress(address, q),
+        getSignatureStatuses: (signatures) => rpc.getSignatureStatuses(signatures),
+        async getTransaction(signature) {
+          fetched.push(signature);
+          return hidden.has(signature) ? null : rpc.getTransaction(signature);
+        },
+      };
+      // No feed, no timed sweeps: only the sweeps this test runs.
+      const { watcher: w, events } = watcher({
+        rpc: lagging,
+        ws: false,
+        pollIntervalMs: 60_000,
+        sweepIntervalMs: 60_000,
+      });
+      await w.start();
+      const account = w.tokenAccounts[0] as string;
+      const before = await cursorOf(account);
+      const signature = await payFor(o);
+      hidden.add(signature);
+      await w.reconcile();
+      await w.reconcile();
+      // Asked each time (never remembered as judged), nothing recorded, the cursor does not pass it.
+      expect(fetched.filter((s) => s === signature)).toHaveLength(2);
+      expect(await ledger(o.orderId)).toEqual([]);
+      expect(await orders.status(o.orderId)).toBe('awaiting_payment');
+      expect(await judgedRow(signature)).toBeUndefined();
+      expect(await cursorOf(account)).toBe(before);
+      // The node serves it now: recorded once, judged, the cursor moves past it.
+      hidden.delete(signature);
+      await w.reconcile();
+      await w.reconcile();
+      expect(['paid', 'final']).toContain(await orders.status(o.orderId));
+      expect((await ledger(o.orderId)).map((p) => [p.signature, p.role])).toEqual([[signature, 'payment']]);
+      expect(await judgedRow(signature)).toMatchObject({ verdict: 'recorded' });
+      expect(await cursorOf(account)).toBe(signature);
+      expect(fetched.filter((s) => s === signature)).toHaveLength(3);
+      expect(recordedFor(events, o.orderId)).toHaveLength(1);
+      // The only errors were the sweeps saying the transaction was not available yet.
+      for (const e of errors(events))
+        expect(String(e.type === 'error' && (e.error as Error).message)).toMatch(/not available yet/);
+    });
+
+    it('several transfers to the vendor in one transaction add up to one ledger row; paying two orders at once pays one (with the sum), the other is refused', async () => {
+      const { watcher: w, events } = watcher();
+      await w.start();
+      // Two transfers, the reference on the first only: one row, the sum, the order paid.
+      const o = await orders.place();
+      const half = o.amountBaseUnits / 2n;
+      const split: TransactionInstruction[] = [
+        transferIx({ from: buyer, recipientOwner: coopers, mint, amount: half, references: [o.ref] }),
+        transferIx({
+          from: buyer,
+          recipientOwner: coopers,
+          mint,
+          amount: o.amountBaseUnits - half,
+          references: [],
+        }),
+      ];
+      const splitSig = await send(connection, split, [buyer]);
+      await waitFor('paid by the sum', statusIs(o.orderId, 'paid', 'final'));
+      await recordedEvent(events, o.orderId);
+      expect((await ledger(o.orderId)).map((p) => [p.signature, p.receivedBaseUnits, p.role])).toEqual([
+        [splitSig, o.amountBaseUnits.toString(), 'payment'],
+      ]);
+
+      // One transaction paying two orders of the same vendor, each transfer with its own reference: one signature
+      // pays at most one order, so one order takes the whole balance change (overpaid) and the other nothing.
+      const a = await orders.place();
+      const b = await orders.place();
+      const both = await send(
+        connection,
+        [
+          transferIx({
+            from: buyer,
+            recipientOwner: coopers,
+            mint,
+            amount: a.amountBaseUnits,
+            references: [a.ref],
+          }),
+          transferIx({
+            from: buyer,
+            recipientOwner: coopers,
+            mint,
+            amount: b.amountBaseUnits,
+            references: [b.ref],
+          }),
+        ],
+        [buyer],
+      );
+      await waitFor('one of them recorded', () =>
+        events.some((e) => e.type === 'recorded' && (e.orderId === a.orderId || e.orderId === b.orderId))
+          ? true
+          : undefined,
+      );
+      await waitFor('the other refused', () =>
+        events.some(
+          (e) =>
+            e.type === 'rejected' &&
+            (e.orderId === a.orderId || e.orderId === b.orderId) &&
+            e.outcome.kind === 'AlreadyUsed',
+        )
+          ? true
+          : undefined,
+      );
+      const winner = recordedFor(events, a.orderId).length ? a : b;
+      const loser = winner === a ? b : a;
+      const recorded = recordedFor(events, winner.orderId)[0];
+      expect(recorded).toMatchObject({ role: 'payment', outcome: { kind: 'Paid', overpaid: true } });
+      expect((await ledger(winner.orderId)).map((p) => [p.signature, p.receivedBaseUnits])).toEqual([
+        [both, (a.amountBaseUnits + b.amountBaseUnits).toString()],
+      ]);
+      expect(['paid', 'final']).toContain(await orders.status(winner.orderId));
+      expect(await ledger(loser.orderId)).toEqual([]);
+      expect(await orders.status(loser.orderId)).toBe('awaiting_payment');
       expect(errors(events)).toEqual([]);
     });
   });

@@ -220,3 +220,36 @@ describe('verifyHint', () => {
     expect(isSignature(real.info.signature)).toBe(true);
   });
 });
+
+describe('processed-only statuses and a node that does not serve the transaction (issue 9 ledger invariants)', () => {
+  it('a hinted signature only processed is not a payment, even when the node already serves its transaction', async () => {
+    const real = transfer({ amount: 5_000_000n, slot: 1 });
+    real.info.confirmationStatus = 'processed';
+    const rpc = fakeRpc([real]);
+    expect(await verifyHint(rpc, expected, real.info.signature)).toEqual({
+      kind: 'NotFound',
+      reason: 'not_confirmed',
+    });
+    // Confirmed a moment later: now it is the payment.
+    real.info.confirmationStatus = 'confirmed';
+    expect(await verifyHint(rpc, expected, real.info.signature)).toMatchObject({
+      kind: 'Paid',
+      signature: real.info.signature,
+      confirmationStatus: 'confirmed',
+    });
+  });
+
+  it('a confirmed status whose transaction the node returns as null is not a payment yet', async () => {
+    const real = transfer({ amount: 5_000_000n, slot: 1 });
+    const rpc = fakeRpc([real]);
+    const served = rpc.getTransaction.bind(rpc);
+    let serve = false;
+    rpc.getTransaction = async (signature) => (serve ? served(signature) : null);
+    expect(await verifyHint(rpc, expected, real.info.signature)).toEqual({
+      kind: 'NotFound',
+      reason: 'not_confirmed',
+    });
+    serve = true;
+    expect(await verifyHint(rpc, expected, real.info.signature)).toMatchObject({ kind: 'Paid' });
+  });
+});
