@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PriceHistory, PriceOk, PriceUnavailable } from '../../src/core/api';
 import {
   createMemoryPriceHistoryStore,
@@ -271,12 +271,33 @@ describe('price service and GET /api/price', () => {
 
   it('the background timer never refreshes faster than every 10 s, and stop() ends it', async () => {
     app = Fastify();
-    service = createPriceService(priceSettings({ refreshMs: 1 }), {}); // refreshMs below the floor is clamped
-    await service.start();
-    expect(fake.requests).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(fake.requests).toHaveLength(1);
-    await service.stop();
+    // The service's timers on a fake clock (setTimeout only: the HTTP fake and fetch keep real I/O), so the floor
+    // is checked at its exact edge instead of by watching a few hundred real milliseconds pass. Every upstream
+    // call goes through this counting fetch; `last` is the call in flight, awaited for its real round trip.
+    let calls = 0;
+    let last: Promise<Response> | undefined;
+    const counting = ((input: string | URL | Request, init?: RequestInit) => {
+      calls++;
+      last = fetch(input, init);
+      return last;
+    }) as typeof fetch;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      service = createPriceService(priceSettings({ refreshMs: 1 }), { fetch: counting }); // clamped to 10 s
+      await service.start();
+      expect([calls, fake.requests.length]).toEqual([1, 1]);
+      await vi.advanceTimersByTimeAsync(9_999); // a literal 10 s floor, not the module's constant
+      expect(calls).toBe(1); // not one refresh before 10 s
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toBe(2); // the timer refreshes at 10 s
+      await last;
+      expect(fake.requests).toHaveLength(2);
+      await service.stop();
+      await vi.advanceTimersByTimeAsync(100_000);
+      expect(calls).toBe(2); // stopped: no more
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
