@@ -12,6 +12,7 @@ import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { connectionPaymentRpc } from '../../src/server/payments/rpc.js';
+import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { PaymentWatcher, type WatcherEvent } from '../../src/server/payments/watcher.js';
 import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
 
@@ -77,6 +78,7 @@ describe('QR: paid before the order is recorded', () => {
       pollIntervalMs: 60_000,
       sweepIntervalMs: 60_000,
       finalityIntervalMs: 100,
+      scanStore: kyselyScanStore(orders.store.db),
       onEvent: (e) => events.push(e),
     });
     stops.push(async () => {
@@ -98,24 +100,33 @@ describe('QR: paid before the order is recorded', () => {
       // The gorilla vendor's token account does not exist yet on the localnet: the wallet creates it (idempotent).
       createRecipientAta: true,
     });
-    // Some time passes (the watcher is idle: there is no order with this reference yet).
-    await new Promise((r) => setTimeout(r, 500));
+    // The watcher sees it (feed) and, with no order for this reference yet, keeps it by its keys.
+    await waitFor('the transfer kept as unmatched', async () =>
+      (await orders.store.db
+        .selectFrom('payment_scan_unmatched')
+        .select('signature')
+        .where('signature', '=', signature)
+        .where('reference', '=', quote.reference)
+        .executeTakeFirst())
+        ? true
+        : undefined,
+    );
     expect(events.filter((e) => e.type === 'recorded')).toEqual([]);
 
     // Then they press "Send Order Confirmation": the order is recorded with the quote's reference.
     const orderId = await recordQrOrder(quote.quote, `qr-early-${Date.now()}`);
-    const started = Date.now();
     await waitFor(
       'paid',
       async () => (['paid', 'final'].includes(await orders.status(orderId)) ? true : undefined),
       10_000,
     );
-    expect(Date.now() - started).toBeLessThan(5_000); // well before the 60 s polls
     expect((await orders.get(orderId)).signature).toBe(signature);
     await waitFor('recorded event', () => (events.some((e) => e.type === 'recorded') ? true : undefined));
+    // Found by the join of kept transfers with the new order (every 100 ms here), not by a poll or a sweep (60 s).
     expect(events.find((e) => e.type === 'recorded')).toMatchObject({
       orderId,
       outcome: { kind: 'Paid', signature },
+      via: 'match',
     });
 
     // The seller and the buyer (whose details are on the order) are told about the payment, via the outbox.
