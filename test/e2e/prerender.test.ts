@@ -132,6 +132,50 @@ describe('hydration in the browser', () => {
     await close();
   });
 
+  it('hydration adopts the prerendered nodes: the same elements, grabbed before any script ran, become interactive', async () => {
+    const { page, errors, close } = await openPage(browser, server.url);
+    // Hold every script until the prerendered nodes are in hand: the page is exactly the server's HTML then.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held: string[] = [];
+    await page.route(
+      (url) => url.pathname.endsWith('.js'),
+      async (route) => {
+        held.push(route.request().url());
+        await gate;
+        await route.continue();
+      },
+    );
+    await page.goto('/vendors/coopersglass/product1', { waitUntil: 'commit' });
+    const amount = await page.waitForSelector('[data-testid="claim-amount"]');
+    const home = await page.waitForSelector('nav[aria-label="Main"] a[href="/"]');
+    // Nothing has run yet: the prerendered loading text, and the entry script is waiting at the gate.
+    expect(await amount.textContent()).toBe('Loading $CLAIM price...');
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    expect(await page.evaluate(() => document.querySelectorAll('script:not([src])').length)).toBe(0);
+
+    release();
+    // React updates this very node (the live price replaces the loading text): hydrated, not re-rendered.
+    await expect.poll(() => amount.textContent(), { timeout: 15_000 }).toMatch(/\$CLAIM$/);
+    expect(
+      await amount.evaluate(
+        (el) => el.isConnected && el === document.querySelector('[data-testid="claim-amount"]'),
+      ),
+    ).toBe(true);
+    expect(
+      await home.evaluate(
+        (el) => el.isConnected && el === document.querySelector('nav[aria-label="Main"] a[href="/"]'),
+      ),
+    ).toBe(true);
+    // The same link now navigates inside the page (the router's handler is on it): no new document.
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await home.click();
+    await page.waitForURL((url) => url.pathname === '/');
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(unexpectedErrors(errors, [])).toEqual([]);
+    await close();
+  });
+
   it('hydrates when the first client render could differ: stored QR order, reduced motion', async () => {
     // An in-stock QR product: its checkout renders (a sold-out page has none).
     const fritter = catalog.products.find((p) => p.routes.includes('/honey2'));
