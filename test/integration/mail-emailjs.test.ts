@@ -59,12 +59,19 @@ const settings = (over: Partial<NonNullable<Settings['mail']['emailjs']>> = {}):
 
 describe('emailjs transport against a fake EmailJS', () => {
   it('posts the exact JSON, seller template per vendor group then the buyer template, ≥1 s apart', async () => {
-    // The spacing is the transport's: record when it starts each request (its own clock), not when the fake
-    // server happens to receive it (loopback and event-loop delays would make that a timing test).
+    // The spacing is the transport's, on its own clock: a virtual one here (its sleeps advance it), so the gaps are
+    // exact and nothing depends on how fast this machine is. Requests are recorded when the transport starts them.
+    let clock = 1_000_000;
+    const sleeps: number[] = [];
     const starts: number[] = [];
     const t = createEmailJsTransport(settings().emailjs!, {
+      now: () => clock,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        clock += ms;
+      },
       fetch: ((input: string | URL | Request, init?: RequestInit) => {
-        starts.push(Date.now());
+        starts.push(clock);
         return fetch(input, init);
       }) as typeof fetch,
     });
@@ -103,6 +110,8 @@ describe('emailjs transport against a fake EmailJS', () => {
       template_params: { quantity: '2', totalCLAIM: 'N/A', solanaPayURL: qrFacts.solanaPayUrl },
     });
     expect(starts).toHaveLength(3);
+    // EmailJS allows one request a second: each later request waited, and started at least 1 s after the previous.
+    expect(sleeps).toHaveLength(2);
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(1000);
   });
 
