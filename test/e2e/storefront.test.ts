@@ -522,6 +522,10 @@ describe('product page', () => {
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
       .toBe('100000.000000 $CLAIM'); // $50
+    // The page records its QR target before it shows the code (quantity 1 here).
+    const qrImage = page.locator('[data-testid="qr-box"] img');
+    await qrImage.waitFor({ timeout: POLL_MS });
+    const firstCode = await qrImage.getAttribute('src');
     await page.getByLabel('Quantity').fill('3');
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
@@ -543,6 +547,13 @@ describe('product page', () => {
     await page.getByRole('button', { name: 'Send Order Confirmation' }).click();
     await expect.poll(() => dialogs.length, { timeout: POLL_MS }).toBe(2); // the state is still missing
     await page.getByLabel(/^State/).selectOption('NV');
+    // The quantity-3 record is in place once its code replaces the first (a click before that only says the order
+    // is not ready yet).
+    await expect
+      .poll(async () => (await qrImage.isVisible()) && (await qrImage.getAttribute('src')) !== firstCode, {
+        timeout: POLL_MS,
+      })
+      .toBe(true);
     // The complete form passes: the click attaches the details to the page's QR record and asks for the
     // confirmations (POST /api/orders/:id/confirmation answered), no shipping alert.
     const recorded = page.waitForResponse(
