@@ -345,19 +345,6 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex('rate_limits_reset').on('rate_limits').column('reset_ms').execute();
     },
   },
-  // Watcher lag (issue 13): when the payment watcher last caught up with every vendor token account (listed up to
-  // the chain's head and judged all it found). Written by the instance holding the watch, read by every instance's
-  // /api/health/ready and /metrics (an instance that does not watch reports the holder's progress).
-  '0010_watch_progress': {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('payment_watch_progress')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('holder', 'text', (c) => c.notNull())
-        .addColumn('caught_up_at', 'text', (c) => c.notNull())
-        .execute();
-    },
-  },
   '0008_seller_console': {
     async up(db: Kysely<any>) {
       // Sign-In-With-Solana nonces: single use (deleted when used), valid 5 minutes. In the store so that every
@@ -487,6 +474,19 @@ export const migrations: Record<string, Migration> = {
         .execute();
       await sql`update stock set change_seq = coalesce((select max(c.seq) from stock_changes c
         where c.product_id = stock.product_id and c.variant_id = stock.variant_id), 0)`.execute(db);
+    },
+  },
+  // Watcher lag (issue 13): when the payment watcher last caught up with every vendor token account (listed up to
+  // the chain's head and judged all it found). Written by the instance holding the watch, read by every instance's
+  // /api/health/ready and /metrics (an instance that does not watch reports the holder's progress).
+  '0012_watch_progress': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('payment_watch_progress')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('caught_up_at', 'text', (c) => c.notNull())
+        .execute();
     },
   },
 };

@@ -231,7 +231,7 @@ export interface PaymentScanUnmatchedTable {
 }
 
 /** Migration 0005: which instance watches payments (PostgreSQL: several instances, one watcher). */
-/** When the payment watcher last caught up with every vendor token account (migration 0010). */
+/** When the payment watcher last caught up with every vendor token account (migration 0012). */
 export interface PaymentWatchProgressTable {
   name: string;
   /** The instance that wrote it (the watch's holder then). */
