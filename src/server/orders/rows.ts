@@ -1,5 +1,6 @@
 /** Row access shared by the order service's parts: load (locked on PostgreSQL), ledger, history, watcher view. */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { OrderStatus } from '../../core/api';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { OrderError } from './errors';
@@ -54,6 +55,11 @@ export async function loadOrder(
   return sel.executeTakeFirst();
 }
 
+/**
+ * Appends a status change to the order's history, numbered 1, 2, … per order. One statement (the number is
+ * read and written together): callers hold the order's row, and on PostgreSQL a round trip less inside the
+ * order transactions.
+ */
 export async function addHistory(
   q: Db,
   orderId: string,
@@ -61,15 +67,22 @@ export async function addHistory(
   event: string,
   at: string,
 ): Promise<void> {
-  const last = await q
-    .selectFrom('order_history')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .where('order_id', '=', orderId)
-    .executeTakeFirst();
-  const seq = Number(last?.seq ?? 0) + 1;
   await q
     .insertInto('order_history')
-    .values({ id: randomUUID(), order_id: orderId, seq, status, event, at })
+    .columns(['id', 'order_id', 'seq', 'status', 'event', 'at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('order_history')
+        .select([
+          sql<string>`cast(${randomUUID()} as text)`.as('id'),
+          sql<string>`cast(${orderId} as text)`.as('order_id'),
+          sql<number>`coalesce(max(seq), 0) + 1`.as('seq'),
+          sql<string>`cast(${status} as text)`.as('status'),
+          sql<string>`cast(${event} as text)`.as('event'),
+          sql<string>`cast(${at} as text)`.as('at'),
+        ])
+        .where('order_id', '=', orderId),
+    )
     .execute();
 }
 

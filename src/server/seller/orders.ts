@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { OrderStatus } from '../../core/api';
 import { buildShippedEmail, productLine, type OrderEmailFacts } from '../../core/email-payload';
 import { formatCents } from '../../core/money';
 import { joinShippingAddress, type ShippingInput } from '../../core/order';
@@ -22,6 +21,7 @@ import {
 import type { Database, OrderRow } from '../store/schema';
 import type { Store } from '../store/store';
 import type { PaymentRpc } from '../payments/rpc';
+import { addHistory } from '../orders/rows';
 import { SellerRefusal } from './errors';
 import { checkRefund, parseRefundBody, recordedRefund, recordRefund } from './refund';
 
@@ -342,18 +342,6 @@ export async function orderDetail(
         }
       : {}),
   };
-}
-
-async function addHistory(q: Db, orderId: string, status: OrderStatus, event: string, at: string) {
-  const last = await q
-    .selectFrom('order_history')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .where('order_id', '=', orderId)
-    .executeTakeFirst();
-  await q
-    .insertInto('order_history')
-    .values({ id: randomUUID(), order_id: orderId, seq: Number(last?.seq ?? 0) + 1, status, event, at })
-    .execute();
 }
 
 async function record(q: Db, orderId: string, action: string, detail: object, address: string, at: string) {
