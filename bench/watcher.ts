@@ -12,7 +12,7 @@
  *   WebSocket up and `--down` with it refused by the localnet;
  * - POST /api/orders (after POST /api/quotes) at `--order-rate`/s for 10 s: p50/p99 of the order call.
  *
- * The buyer's wallet traffic names itself to the localnet (another IP on the real network). Each number of open
+ * Each payment's wallet traffic names itself to the localnet as its own buyer (another IP on the real network). Each number of open
  * orders gets a fresh local network, in its own process (as a provider is another machine), and a fresh store.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -68,10 +68,13 @@ async function main(): Promise<void> {
     const net = await startLocalnetProcess({ publicLimits: true });
     const buyer = Keypair.generate();
     await net.faucet(buyer.publicKey, 100, 10_000_000);
-    const buyerConn = new Connection(net.rpcUrl, {
-      commitment: 'confirmed',
-      httpHeaders: { 'x-localnet-client': 'buyer' },
-    });
+    // Each payment is another buyer (their own IP to the provider's per-IP limits), as on the real network.
+    let buyers = 0;
+    const buyerConnection = () =>
+      new Connection(net.rpcUrl, {
+        commitment: 'confirmed',
+        httpHeaders: { 'x-localnet-client': `buyer-${++buyers}` },
+      });
     const dir = mkdtempSync(join(tmpdir(), 'claim-bench-watcher-'));
     const server = await startProductionServer({
       rpcUrl: net.rpcUrl,
@@ -106,7 +109,7 @@ async function main(): Promise<void> {
       // Payments.
       const payOnce = async (): Promise<number> => {
         const o = await placeOrder(server.port, agent);
-        await pay(buyerConn, {
+        await pay(buyerConnection(), {
           from: buyer,
           recipientOwner: new PublicKey(o.recipient),
           mint: net.mint,

@@ -162,6 +162,23 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     expect(await recordedEvent(events, o.orderId)).toMatchObject({ via: 'poll' });
   });
 
+  it('notices a WebSocket that drops at the next poll, not at the next safety-net sweep (60 s here)', async () => {
+    const { watcher: w, events, feed } = watcher({ sweepIntervalMs: 60_000 });
+    await w.start();
+    await waitFor('feed healthy', () => feed?.healthy() || undefined);
+    net.setWebSocketDown(true);
+    try {
+      await waitFor('feed down', () => (feed?.healthy() ? undefined : true));
+      const o = await orders.place();
+      await payFor(o);
+      // waitFor gives up long before the 60 s sweep: only the poll loop can record it in time.
+      await waitFor('paid by polling', statusIs(o.orderId, 'paid', 'final'));
+      expect(await recordedEvent(events, o.orderId)).toMatchObject({ via: 'poll' });
+    } finally {
+      net.setWebSocketDown(false);
+    }
+  });
+
   it('records a late payment to an expired quote as paid_late', async () => {
     offset = -20 * 60_000; // the quote was issued 20 minutes ago: it expired 5 minutes ago
     const o = await orders.place();

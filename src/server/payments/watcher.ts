@@ -277,13 +277,21 @@ export class PaymentWatcher {
     }
     await this.guard('start', () => this.sweep('start'));
     await this.guard('match', () => this.matchUnmatched());
+    // The loop looks at the feed every poll interval, so a feed that drops is noticed within one (not after the
+    // 15 s sweep already scheduled); it costs RPC only when a pass runs: every poll interval while the feed is
+    // down, every sweep interval while it is healthy.
+    let lastPass = performance.now();
     this.loop(
       'sweep',
-      () => (this.feedHealthy() ? this.o.sweepIntervalMs : this.unhealthyInterval()),
-      () =>
-        this.sweep(
-          this.feedHealthy() ? 'sweep' : this.o.pollIntervalMs <= this.o.sweepIntervalMs ? 'poll' : 'sweep',
-        ),
+      () => this.unhealthyInterval(),
+      async () => {
+        const healthy = this.feedHealthy();
+        if (healthy && performance.now() - lastPass < this.o.sweepIntervalMs) return;
+        lastPass = performance.now();
+        await this.sweep(
+          healthy ? 'sweep' : this.o.pollIntervalMs <= this.o.sweepIntervalMs ? 'poll' : 'sweep',
+        );
+      },
     );
     this.loop(
       'match',
