@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   closedLoop,
+  cliArg,
   cliNumber,
   httpCall,
   keepAliveAgent,
@@ -43,10 +44,7 @@ import {
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number, max: number): number => cliNumber(args, name, fallback, max);
-const argValue = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const argValue = (name: string): string | undefined => cliArg(args, name);
 
 /** --profile DIR: the server child writes a V8 CPU profile there (open it in Chrome DevTools). */
 const profileDir = argValue('profile');

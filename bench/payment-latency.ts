@@ -3,7 +3,7 @@
  *
  * In one process: the localnet (LiteSVM behind JSON-RPC + WebSocket, `--slot-ms` per slot, default 400 like
  * mainnet) and the real server (startServer: SQLite file, order routes) with the payment watcher wired as the
- * composition root does (startPayments). For each of `--n` payments (default 30): POST /api/quotes, POST
+ * composition root does (paymentsService). For each of `--n` payments (default 30): POST /api/quotes, POST
  * /api/orders, a wallet-style transferChecked with the order's reference sent to the localnet, then
  * GET /api/orders/:id every 25 ms until the status is paid. Latency = from the moment the node accepted the
  * transaction (signature known) to the first GET answering `paid`. With `--hint` the wallet page's
@@ -19,7 +19,7 @@ import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import type { OrderCreated, OrderPublic, QuoteResponse } from '../src/core/api';
 import { startLocalnet } from '../src/localnet/index';
-import { startPayments } from '../src/server/payments/index';
+import { paymentsService } from '../src/server/payments/index';
 import { startServer } from '../src/server/server';
 import { loadSettings } from '../src/server/settings';
 import { percentile } from './lib/load';
@@ -68,16 +68,7 @@ async function main(): Promise<void> {
     priceSource: { current: () => ({ priceUsd: '1.00', fetchedAt: new Date() }) },
     startOutbox: false,
     // Wired as main.ts does.
-    services: [
-      (ctx) =>
-        startPayments({
-          settings: ctx.settings,
-          orders: ctx.orders,
-          store: ctx.store,
-          now: ctx.now,
-          budget: ctx.budget,
-        }),
-    ],
+    services: [paymentsService()],
   });
   // Every order reserves its unit of the (one of a kind) product: enough stock for the whole run.
   await server.stock.set({ productId: 'lilac-tiptop' }, 1_000_000, 'bench', new Date().toISOString());

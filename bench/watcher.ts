@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
-import { httpCall, keepAliveAgent, openLoop, percentile } from './lib/load';
+import { cliArg, httpCall, keepAliveAgent, openLoop, percentile } from './lib/load';
 import {
   placeOrder,
   postOrder,
@@ -32,10 +32,8 @@ import {
 import { pay } from '../test/integration/payments-support';
 
 const args = process.argv.slice(2);
-const argValue = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const argValue = (name: string): string | undefined => cliArg(args, name);
+/** A count option: 0 allowed (`--down 0`), unlike cliNumber. */
 const num = (name: string, fallback: number): number => {
   const v = Number(argValue(name));
   return Number.isFinite(v) && v >= 0 ? v : fallback;

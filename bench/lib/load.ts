@@ -55,10 +55,16 @@ export function keepAliveAgent(maxSockets: number): Agent {
   return new Agent({ keepAlive: true, maxSockets });
 }
 
+/** `--name value` from argv, as given; undefined when absent. */
+export function cliArg(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
 /** `--name value` from argv, bounded; the fallback when absent or not a positive number. */
 export function cliNumber(args: string[], name: string, fallback: number, max: number): number {
-  const i = args.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(args[i + 1]) : fallback;
+  const raw = cliArg(args, name);
+  const v = raw !== undefined ? Number(raw) : fallback;
   return Number.isFinite(v) && v > 0 ? Math.min(v, max) : fallback;
 }
 

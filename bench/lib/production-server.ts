@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { startServer } from '../../src/server/server';
-import { startPayments } from '../../src/server/payments/index';
+import { paymentsService, type RunningPayments } from '../../src/server/payments/index';
 import { loadSettings } from '../../src/server/settings';
 import { demoKeys } from '../../src/localnet/demo-keys';
 import { BENCH_PAIR, BENCH_PRODUCT } from './production';
@@ -41,21 +41,11 @@ const settings = loadSettings({
   // bench measures the route, not the limiter (which still runs on every request).
   RATE_LIMIT_ORDERS_PER_MINUTE: '1000000',
 });
-let payments: Awaited<ReturnType<typeof startPayments>> | undefined;
+let payments: RunningPayments | undefined;
 const server = await startServer(settings, {
   logger: true,
   ...(pgUrl ? { store: { kind: 'postgres' as const, url: pgUrl, schema } } : {}),
-  services: [
-    async (ctx) => {
-      payments = await startPayments({
-        settings: ctx.settings,
-        orders: ctx.orders,
-        store: ctx.store,
-        now: ctx.now,
-      });
-      return payments;
-    },
-  ],
+  services: [paymentsService({}, (p) => (payments = p))],
 });
 // Every order reserves its unit: give the bench's (one of a kind) product enough stock for the whole run.
 await server.stock.set({ productId: BENCH_PRODUCT }, 1_000_000, 'bench', new Date().toISOString());

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { startPayments } from './payments/index';
+import { paymentsService } from './payments/index';
 import { startServer } from './server';
 import { Connection } from '@solana/web3.js';
 import { demoKeys } from '../localnet/demo-keys';
@@ -45,16 +45,7 @@ async function main(): Promise<void> {
     webDir: resolve('dist/web'),
     logger: !settings.demo,
     // The payment watcher (src/server/payments): verifies transfers by reference and records them on the orders.
-    services: [
-      (ctx) =>
-        startPayments({
-          settings: ctx.settings,
-          orders: ctx.orders,
-          store: ctx.store,
-          now: ctx.now,
-          budget: ctx.budget,
-        }),
-    ],
+    services: [paymentsService()],
   }).catch(async (err: unknown) => {
     await closeLocalnet?.();
     return exitIfPortBusy(

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { startPayments } from '../../src/server/payments/index';
+import { paymentsService } from '../../src/server/payments/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
@@ -119,16 +119,11 @@ describe('health', () => {
 
 /** The payment watcher as main.ts starts it, sweeping every 300 ms (so a 2 s lag threshold means a real stall). */
 const watching: NonNullable<Parameters<typeof startServer>[1]>['services'] = [
-  (ctx) =>
-    startPayments({
-      settings: ctx.settings,
-      orders: ctx.orders,
-      store: ctx.store,
-      now: ctx.now,
-      leaseMs: 1_500,
-      rpcTimeoutMs: 1_000, // a pass against a stopped RPC fails within about a second
-      watcher: { sweepIntervalMs: 300, pollIntervalMs: 300 },
-    }),
+  paymentsService({
+    leaseMs: 1_500,
+    rpcTimeoutMs: 1_000, // a pass against a stopped RPC fails within about a second
+    watcher: { sweepIntervalMs: 300, pollIntervalMs: 300 },
+  }),
 ];
 
 interface WatcherPart {

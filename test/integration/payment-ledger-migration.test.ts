@@ -5,40 +5,13 @@
  * when TEST_DATABASE_URL is set.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import { migrations } from '../../src/server/store/migrations';
 import { isUniqueViolation, openStore, type StoreConfig } from '../../src/server/store/store';
 import { fakeSignature, postgresBackend, sqliteBackend, type Backend } from './orders-support';
+import { migrationsBefore, storeMigratedWith } from '../support/old-store';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const before0004 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0004'));
-
-async function oldStore(config: StoreConfig): Promise<Kysely<any>> {
-  let db: Kysely<any>;
-  if (config.kind === 'sqlite')
-    db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(config.file) }) });
-  else {
-    const pool = new pg.Pool({
-      connectionString: config.url,
-      max: 2,
-      options: `-c search_path=${config.schema ?? 'public'}`,
-    });
-    db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-    await sql`create schema if not exists ${sql.id(config.schema ?? 'public')}`.execute(db);
-  }
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => before0004 },
-    migrationTableName: 'store_migration',
-    migrationLockTableName: 'store_migration_lock',
-    ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return db;
-}
+const before0004 = migrationsBefore(migrations, '0004');
+const oldStore = (config: StoreConfig) => storeMigratedWith(config, before0004);
 
 const order = (
   id: string,

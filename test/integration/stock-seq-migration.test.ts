@@ -4,42 +4,14 @@
  * SQLite file, and PostgreSQL when TEST_DATABASE_URL is set.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import { catalog } from '../../catalog/index';
 import { migrations } from '../../src/server/store/migrations';
-import { openStore, type StoreConfig } from '../../src/server/store/store';
+import { openStore } from '../../src/server/store/store';
 import { createStockRepository } from '../../src/server/stock/repository';
 import { postgresBackend, sqliteBackend, type Backend } from './orders-support';
+import { migrationsBefore, storeMigratedWith } from '../support/old-store';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const before0011 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0011'));
-
-async function migrate(config: StoreConfig, set: Record<string, (typeof migrations)[string]>) {
-  let db: Kysely<any>;
-  if (config.kind === 'sqlite')
-    db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(config.file) }) });
-  else {
-    const pool = new pg.Pool({
-      connectionString: config.url,
-      max: 2,
-      options: `-c search_path=${config.schema ?? 'public'}`,
-    });
-    db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-    await sql`create schema if not exists ${sql.id(config.schema ?? 'public')}`.execute(db);
-  }
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => set },
-    migrationTableName: 'store_migration',
-    migrationLockTableName: 'store_migration_lock',
-    ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return db;
-}
+const before0011 = migrationsBefore(migrations, '0011');
 
 const backends: Backend[] = [sqliteBackend(), postgresBackend()];
 
@@ -49,7 +21,7 @@ describe.each(backends)('migration 0011 on $name', (backend) => {
     'backfills change_seq from the change log; the next change continues it',
     async () => {
       const config = await backend.fresh();
-      const old = await migrate(config, before0011);
+      const old = await storeMigratedWith(config, before0011);
       const line = (product: string, seq: number, kind: string) => ({
         id: `${product}-${seq}`,
         product_id: product,

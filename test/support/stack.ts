@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParsedMail } from 'mailparser';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { startPayments } from '../../src/server/payments/index';
+import { paymentsService } from '../../src/server/payments/index';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { WEB_DIR } from './browser';
@@ -88,16 +88,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     outbox: { baseDelayMs: 300, maxDelayMs: 2_000, pollMs: 200 },
     expireEveryMs: 1_000,
     // The payment watcher and hint handler, as main.ts runs them in production.
-    services: [
-      (ctx) =>
-        startPayments({
-          settings: ctx.settings,
-          orders: ctx.orders,
-          store: ctx.store,
-          now: ctx.now,
-          budget: ctx.budget,
-        }),
-    ],
+    services: [paymentsService()],
     ...opts.server,
   };
   let server: RunningServer | undefined = await startServer(settings, overrides);

@@ -201,3 +201,35 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     },
   };
 }
+
+/** What the server hands each background service (server.ts `services`), as far as the watcher needs it. */
+export interface PaymentsServiceContext {
+  settings: Settings;
+  orders: OrderService;
+  store: Store;
+  now: () => Date;
+  budget: RpcBudget;
+}
+
+/**
+ * The payment watcher as a server service, wired as main.ts runs it: the server's settings, order service, store,
+ * clock and the process's RPC budget (shared with the seller console). `tuning` overrides timers and options for
+ * tests and benches; `onStart` sees the running watcher (its counters).
+ */
+export function paymentsService(
+  tuning: Omit<Partial<StartPaymentsDeps>, 'settings' | 'orders' | 'store' | 'now' | 'budget'> = {},
+  onStart?: (payments: RunningPayments) => void,
+): (ctx: PaymentsServiceContext) => Promise<RunningPayments> {
+  return async (ctx) => {
+    const payments = await startPayments({
+      settings: ctx.settings,
+      orders: ctx.orders,
+      store: ctx.store,
+      now: ctx.now,
+      budget: ctx.budget,
+      ...tuning,
+    });
+    onStart?.(payments);
+    return payments;
+  };
+}

@@ -26,7 +26,7 @@ import {
   type StockRequest,
 } from '../../core/stock';
 import type { Store } from '../store/store';
-import type { Database, StockChangeKind, StockChangesTable } from '../store/schema';
+import type { Database, ReservationState, StockChangeKind, StockChangesTable } from '../store/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -172,6 +172,42 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       select on_hand, reserved, change_seq from u`.execute(trx);
     return rows[0];
   }
+
+  /** Moves a line's counts and bumps its change_seq; returns the line after (for the change log). */
+  const moveLine = (
+    trx: Db,
+    r: { product_id: string; variant_id: string },
+    onHandDelta: number,
+    reservedDelta: number,
+    at: string,
+  ) =>
+    trx
+      .updateTable('stock')
+      .set((eb) => ({
+        on_hand: eb('on_hand', '+', onHandDelta),
+        reserved: eb('reserved', '+', reservedDelta),
+        change_seq: eb('change_seq', '+', 1),
+        updated_at: at,
+      }))
+      .where('product_id', '=', r.product_id)
+      .where('variant_id', '=', r.variant_id)
+      .returning(['on_hand', 'reserved', 'change_seq'])
+      .executeTakeFirstOrThrow();
+
+  /** Sets the state of an order's reservation of one line. */
+  const markReservation = (
+    trx: Db,
+    r: { order_id: string; product_id: string; variant_id: string },
+    state: ReservationState,
+    at: string,
+  ) =>
+    trx
+      .updateTable('reservations')
+      .set({ state, updated_at: at })
+      .where('order_id', '=', r.order_id)
+      .where('product_id', '=', r.product_id)
+      .where('variant_id', '=', r.variant_id)
+      .execute();
 
   const toLevel = (r: {
     product_id: string;
@@ -407,24 +443,8 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       for (const r of held) {
         const key = keyOf(r);
         const q = Number(r.quantity);
-        const row = await trx
-          .updateTable('stock')
-          .set((eb) => ({
-            reserved: eb('reserved', '-', q),
-            change_seq: eb('change_seq', '+', 1),
-            updated_at: at,
-          }))
-          .where('product_id', '=', r.product_id)
-          .where('variant_id', '=', r.variant_id)
-          .returning(['on_hand', 'reserved', 'change_seq'])
-          .executeTakeFirstOrThrow();
-        await trx
-          .updateTable('reservations')
-          .set({ state: 'released', updated_at: at })
-          .where('order_id', '=', orderId)
-          .where('product_id', '=', r.product_id)
-          .where('variant_id', '=', r.variant_id)
-          .execute();
+        const row = await moveLine(trx, r, 0, -q, at);
+        await markReservation(trx, r, 'released', at);
         await log(trx, key, 'release', { onHand: 0, reserved: -q }, row, orderId, actor, at);
         n += q;
       }
@@ -473,25 +493,8 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         const onHandDelta = oversold ? 0 : -q;
         const reservedDelta = held ? -q : 0;
         // Written even when no count moves (an oversold line no longer held): the change log's seq moves on.
-        const row = await trx
-          .updateTable('stock')
-          .set((eb) => ({
-            on_hand: eb('on_hand', '+', onHandDelta),
-            reserved: eb('reserved', '+', reservedDelta),
-            change_seq: eb('change_seq', '+', 1),
-            updated_at: at,
-          }))
-          .where('product_id', '=', r.product_id)
-          .where('variant_id', '=', r.variant_id)
-          .returning(['on_hand', 'reserved', 'change_seq'])
-          .executeTakeFirstOrThrow();
-        await trx
-          .updateTable('reservations')
-          .set({ state: oversold ? 'oversold' : 'sold', updated_at: at })
-          .where('order_id', '=', orderId)
-          .where('product_id', '=', r.product_id)
-          .where('variant_id', '=', r.variant_id)
-          .execute();
+        const row = await moveLine(trx, r, onHandDelta, reservedDelta, at);
+        await markReservation(trx, r, oversold ? 'oversold' : 'sold', at);
         await log(
           trx,
           key,
