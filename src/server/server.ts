@@ -61,7 +61,7 @@ export interface ServerOverrides {
   listen?: boolean;
   /**
    * Background services started after the server listens and stopped first on close, e.g. the payment watcher:
-   * `services: [(ctx) => startPayments({ settings: ctx.settings, orders: ctx.orders, store: ctx.store, now: ctx.now, budget: ctx.budget })]`.
+   * `services: [paymentsService()]` (src/server/payments/index.ts), as main.ts runs it.
    */
   services?: ((ctx: {
     settings: Settings;
