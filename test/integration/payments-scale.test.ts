@@ -15,7 +15,14 @@ import { createOrderService } from '../../src/server/orders/service.js';
 import { startPayments, type RunningPayments, type WatcherEvent } from '../../src/server/payments/index.js';
 import { openStore, type Store } from '../../src/server/store/store.js';
 import { PG_URL } from './orders-support.js';
-import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
+import {
+  faucet,
+  pay,
+  placeWalletOrder,
+  serviceOrders,
+  waitFor,
+  type ServiceOrders,
+} from './payments-support.js';
 
 const spamKey = Keypair.generate();
 
@@ -205,31 +212,11 @@ describe.runIf(PG_URL)('one watcher across instances on PostgreSQL', () => {
       const stockStore = stores[0];
       if (!stockStore) throw new Error('no store');
       await createStockRepository(stockStore, catalog).seed(catalog, new Date().toISOString());
-      const { createQuote } = await import('../../src/server/orders/quotes.js');
-      const { token } = createQuote(
-        {
-          catalog,
-          settings,
-          priceSource: { current: () => ({ priceUsd: '1.00', fetchedAt: new Date() }) },
-          now: () => new Date(),
-        },
-        { items: [{ productId: 'lilac-tiptop', quantity: 1 }] },
-      );
-      const created = await follower.service.createOrder(
-        {
-          quote: token,
-          paymentMethod: 'wallet',
-          shipping: {
-            kind: 'international',
-            fullName: 'Test Buyer',
-            email: 'buyer@example.test',
-            address1: '1 Test Street',
-            city: 'Testville',
-            stateProvince: 'TS',
-            postalCode: '12345',
-            country: 'Testland',
-          },
-        },
+      const created = await placeWalletOrder(
+        follower.service,
+        settings,
+        () => new Date(),
+        'lilac-tiptop',
         `pg-failover-${Date.now()}`,
       );
       const order = await follower.service.findOrder({ orderId: created.body.orderId });

@@ -190,6 +190,37 @@ export interface ServiceOrders {
   close(): Promise<void>;
 }
 
+/** A real wallet order for one unit through a signed quote ($1.00 per $CLAIM), as the checkout makes it. */
+export function placeWalletOrder(
+  service: OrderService,
+  settings: Settings,
+  now: () => Date,
+  productId: string,
+  idempotencyKey: string,
+) {
+  const { token } = createQuote(
+    { catalog, settings, priceSource: { current: () => ({ priceUsd: '1.00', fetchedAt: now() }) }, now },
+    { items: [{ productId, quantity: 1 }] },
+  );
+  return service.createOrder(
+    {
+      quote: token,
+      paymentMethod: 'wallet',
+      shipping: {
+        kind: 'international',
+        fullName: 'Test Buyer',
+        email: 'buyer@example.test',
+        address1: '1 Test Street',
+        city: 'Testville',
+        stateProvince: 'TS',
+        postalCode: '12345',
+        country: 'Testland',
+      },
+    },
+    idempotencyKey,
+  );
+}
+
 /** The server's own OrderService on a SQLite file in a temp directory, with an injectable clock. */
 export async function serviceOrders(net: Localnet, now: () => Date): Promise<ServiceOrders> {
   const keys = net.keys;
@@ -210,7 +241,6 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
   const stock = createStockRepository(store, catalog);
   await stock.seed(catalog, now().toISOString());
   const service = createOrderService({ store, catalog, settings, now, stock });
-  const priceSource = { current: () => ({ priceUsd: '1.00', fetchedAt: now() }) };
   let n = 0;
   const get = async (orderId: string) => {
     const o = await service.findOrder({ orderId });
@@ -224,25 +254,11 @@ export async function serviceOrders(net: Localnet, now: () => Date): Promise<Ser
     stock,
     async place(opts = {}) {
       await addStock({ stock }, opts.productId ?? 'lilac-tiptop', 1);
-      const { token } = createQuote(
-        { catalog, settings, priceSource, now },
-        { items: [{ productId: opts.productId ?? 'lilac-tiptop', quantity: 1 }] },
-      );
-      const created = await service.createOrder(
-        {
-          quote: token,
-          paymentMethod: 'wallet',
-          shipping: {
-            kind: 'international',
-            fullName: 'Test Buyer',
-            email: 'buyer@example.test',
-            address1: '1 Test Street',
-            city: 'Testville',
-            stateProvince: 'TS',
-            postalCode: '12345',
-            country: 'Testland',
-          },
-        },
+      const created = await placeWalletOrder(
+        service,
+        settings,
+        now,
+        opts.productId ?? 'lilac-tiptop',
         `payments-test-${process.pid}-${++n}-${Date.now()}`,
       );
       return { ...(await get(created.body.orderId)), ref: new PublicKey(created.body.reference) };
