@@ -6,6 +6,7 @@
  * It sends `{ port }` once listening, answers `{ stats: true }` with the RPC counters, and exits when its IPC
  * channel closes (dropping its PostgreSQL schema, if any).
  */
+import { TEST_DATA_KEYS } from '../../test/support/fixtures';
 import { join } from 'node:path';
 import { startServer } from '../../src/server/server';
 import { paymentsService, type RunningPayments } from '../../src/server/payments/index';
@@ -24,6 +25,7 @@ const schema = arg('schema') ?? 'bench';
 const keys = demoKeys();
 const settings = loadSettings({
   PORT: '0',
+  DATA_KEYS: TEST_DATA_KEYS,
   SOLANA_RPC_URL: arg('rpc'),
   SOLANA_WS_URL: arg('ws'),
   SOLANA_CLUSTER: 'localnet',

@@ -47,7 +47,10 @@ export interface AppDeps {
   rateLimitStore?: FastifyRateLimitStoreCtor;
 }
 
-/** Fastify's logger: JSON lines whose messages, errors and URLs are redacted (no keys, no e-mail addresses). */
+/**
+ * Fastify's logger: JSON lines whose messages, errors and URLs are redacted (no keys, no e-mail addresses, no
+ * search terms, no order page tokens, no client IPs).
+ */
 function loggerOptions(
   enabled: boolean | undefined,
   stream?: NodeJS.WritableStream,
@@ -65,10 +68,11 @@ function loggerOptions(
     serializers: {
       err: errSerializer,
       error: errSerializer,
-      req: (req: { method: string; url: string; ip?: string }) => ({
+      // No client IP: addresses are kept only as long as the rate limits need them (their own windows), never
+      // in logs. The URL without search terms, order page tokens or whole order ids (redactRequestUrl).
+      req: (req: { method: string; url: string }) => ({
         method: req.method,
         url: redactRequestUrl(req.url),
-        ip: req.ip,
       }),
     },
     hooks: {

@@ -27,6 +27,12 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  if (settings.privacy.demoKey)
+    console.log(
+      'personal data: sealed with a demo key derived in demo mode (anyone can derive it); set DATA_KEYS for real buyers',
+    );
+  else console.log(`personal data: sealed with data key '${settings.privacy.dataKeys[0]?.id ?? ''}'`);
+
   let closeLocalnet: (() => Promise<void>) | undefined;
   if (settings.demo) {
     const { startLocalnet } = await import('../localnet/index');

@@ -23,9 +23,30 @@ describe('redaction', () => {
   });
 
   it('redacts request URLs, decoding parameters first', () => {
-    expect(redactRequestUrl('/api/x?email=ada%40example.com&api-key=K1&n=2')).toBe(
-      '/api/x?email=***%40example.com&api-key=***&n=2',
+    expect(redactRequestUrl('/api/x?to=ada%40example.com&api-key=K1&n=2')).toBe(
+      '/api/x?to=***%40example.com&api-key=***&n=2',
     );
+    expect(redactRequestUrl('/api/x?email=ada%40example.com')).toBe('/api/x?email=***');
     expect(redactRequestUrl('/api/orders/abc')).toBe('/api/orders/abc');
+  });
+
+  it('masks search terms, order page tokens and shortens order ids in request URLs', () => {
+    expect(redactRequestUrl('/api/seller/orders?q=Zelda%20Brambleworth&status=paid&page=2')).toBe(
+      '/api/seller/orders?q=***&status=paid&page=2',
+    );
+    expect(redactRequestUrl('/api/seller/orders.csv?q=12+Elm+Street')).toBe('/api/seller/orders.csv?q=***');
+    expect(redactRequestUrl('/order/0123456789abcdef0123456789abcdef')).toBe('/order/***');
+    expect(redactRequestUrl('/api/order-pages/0123456789abcdef0123456789abcdef')).toBe(
+      '/api/order-pages/***',
+    );
+    expect(redactRequestUrl('/api/order-pages/0123456789abcdef/data?x=1')).toBe(
+      '/api/order-pages/***/data?x=1',
+    );
+    expect(redactRequestUrl('/api/orders/0f8a1c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b/confirmation')).toBe(
+      '/api/orders/0f8a1c2e…/confirmation',
+    );
+    expect(redactRequestUrl('/api/seller/orders/0F8A1C2E-3B4D-4E5F-8A9B-0C1D2E3F4A5B')).toBe(
+      '/api/seller/orders/0F8A1C2E…',
+    );
   });
 });

@@ -60,13 +60,31 @@ export function redact(text: string): string {
   return out;
 }
 
+/** Query parameters that carry what a person typed to find someone (the seller console's search): never logged. */
+const SEARCH_PARAM = /^(q|query|search|term|name|email|e-mail)$/i;
+
 /**
- * A request URL (path and query, as logged): credential-like parameters masked, and every parameter value and
- * path read decoded, so `?email=ada%40example.com` is caught like `ada@example.com`.
+ * Capabilities and identifiers in request paths: the buyer's order page token (`/order/<token>`,
+ * `/api/order-pages/<token>`) is a key to the order and is masked whole; an order id is cut to its first 8
+ * characters (the order number the seller and the e-mails show), enough to follow one order through a log.
+ */
+function redactPathIds(path: string): string {
+  return path
+    .replace(/^(\/order\/|\/api\/order-pages\/)[^/?#]+/i, '$1***')
+    .replace(
+      /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+      (_m, head: string) => `${head}…`,
+    );
+}
+
+/**
+ * A request URL (path and query, as logged): order page tokens masked and order ids shortened, search terms
+ * masked, credential-like parameters masked, and every other parameter value and the path read decoded, so
+ * `?email=ada%40example.com` is caught like `ada@example.com`.
  */
 export function redactRequestUrl(url: string): string {
   const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
+  const path = redactPathIds(q === -1 ? url : url.slice(0, q));
   const decode = (x: string) => {
     try {
       return decodeURIComponent(x.replace(/\+/g, ' '));
@@ -84,7 +102,7 @@ export function redactRequestUrl(url: string): string {
       if (eq === -1) return pair;
       const name = pair.slice(0, eq);
       const value = pair.slice(eq + 1);
-      if (SECRET_PARAM.test(decode(name))) return `${name}=***`;
+      if (SECRET_PARAM.test(decode(name)) || SEARCH_PARAM.test(decode(name))) return `${name}=***`;
       const shown = redact(decode(value));
       return shown === decode(value) ? pair : `${name}=${encodeURIComponent(shown).replace(/%2A/g, '*')}`;
     });

@@ -27,6 +27,7 @@ const production = {
   CLAIM_MINT: KEY_A,
   RECIPIENT_COOPERSGLASS: KEY_B,
   RECIPIENT_GORILLA: KEY_C,
+  DATA_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
 };
 
 function problems(env: Record<string, string>, d = demo, groups?: string[]): string[] {
@@ -77,6 +78,7 @@ describe('settings', () => {
       'CLAIM_MINT',
       'RECIPIENT_COOPERSGLASS',
       'RECIPIENT_GORILLA',
+      'DATA_KEYS',
     ]) {
       expect(
         p.some((x) => x.startsWith(`${name}:`)),
@@ -300,6 +302,55 @@ describe('settings', () => {
       expect(problems({ VENDOR_NOBODY_EMAIL: 'a@b.example' })).toEqual([
         expect.stringMatching(/^VENDOR_NOBODY_EMAIL: no vendor of the catalogue/),
       ]);
+    });
+  });
+
+  describe('personal data', () => {
+    const k = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+
+    it('production refuses to start without DATA_KEYS; demo mode derives a demo key and says so', () => {
+      const { DATA_KEYS: _omitted, ...withoutKeys } = production;
+      expect(problems(withoutKeys, undefined as never)).toEqual([
+        expect.stringMatching(/^DATA_KEYS: required outside demo mode/),
+      ]);
+      const d = loadSettings({}, demo);
+      expect(d.privacy.demoKey).toBe(true);
+      expect(d.privacy.dataKeys.map((x) => x.id)).toEqual(['demo']);
+      expect(d.privacy.dataKeys[0]?.key.length).toBe(32);
+      // The same demo key every time (a demo store reopens readable).
+      expect(loadSettings({}, demo).privacy.dataKeys[0]?.key.equals(d.privacy.dataKeys[0]!.key)).toBe(true);
+    });
+
+    it('DATA_KEYS: ids and 32-byte keys, the first seals; bad keys are named, never quoted', () => {
+      const s = loadSettings({ ...production, DATA_KEYS: `new:${k(2)}, old:${k(1)}` });
+      expect(s.privacy.demoKey).toBe(false);
+      expect(s.privacy.dataKeys.map((x) => x.id)).toEqual(['new', 'old']);
+      expect(s.privacy.dataKeys[1]?.key.equals(Buffer.alloc(32, 1))).toBe(true);
+      // URL-safe base64 is accepted too.
+      const urlSafe = Buffer.alloc(32, 0xfb).toString('base64url');
+      expect(loadSettings({ ...production, DATA_KEYS: `u:${urlSafe}` }).privacy.dataKeys[0]?.key).toEqual(
+        Buffer.alloc(32, 0xfb),
+      );
+      const short = Buffer.alloc(16, 9).toString('base64');
+      const p = problems({ ...production, DATA_KEYS: `a:${short},${k(3)},b:***,c:${k(4)},c:${k(5)}` });
+      expect(p).toEqual([
+        "DATA_KEYS: key 'a' must be 32 bytes (44 base64 characters), got 16",
+        'DATA_KEYS: key 2 needs an id of 1–32 letters, digits, _ or - before a colon',
+        "DATA_KEYS: key 'b' is not base64",
+        "DATA_KEYS: the id 'c' is given twice",
+      ]);
+      expect(p.join(' ')).not.toContain(short);
+      expect(p.join(' ')).not.toContain(k(3));
+    });
+
+    it('PERSONAL_DATA_RETENTION_DAYS: default 90 days, fractions allowed', () => {
+      expect(loadSettings({}, demo).privacy.retentionMs).toBe(90 * 86_400_000);
+      expect(loadSettings({ PERSONAL_DATA_RETENTION_DAYS: '0.0001' }, demo).privacy.retentionMs).toBe(8_640);
+      expect(loadSettings({ PERSONAL_DATA_RETENTION_DAYS: '30' }, demo).privacy.retentionMs).toBe(
+        30 * 86_400_000,
+      );
+      for (const bad of ['-1', 'ninety', '1e3', '4000'])
+        expect(problems({ PERSONAL_DATA_RETENTION_DAYS: bad })[0]).toMatch(/^PERSONAL_DATA_RETENTION_DAYS: /);
     });
   });
 

@@ -3,6 +3,7 @@ import { catalog as defaultCatalog } from '../../catalog';
 import type { PublicConfig } from '../core/api';
 import { isEmailAddress } from '../core/email-address';
 import { redact, redactUrl, registerSecrets } from './redact';
+import { demoDataKey, parseDataKeys, type DataKey } from './privacy/seal';
 
 /**
  * The one place that reads configuration. `loadSettings(process.env)` validates every setting and throws a
@@ -110,6 +111,13 @@ export interface Settings {
    * `npm run vendor:setup`. Only that script reads the file; the server never loads the key.
    */
   operatorKeypairFile?: string;
+  /**
+   * Personal data at rest (src/server/privacy): `dataKeys` seal buyers' details and stored e-mail bodies (the
+   * first seals, all open: DATA_KEYS); `demoKey` when demo mode derived one because DATA_KEYS is unset.
+   * `retentionMs`: how long after delivery, or after an order closed without shipping, its personal data is
+   * kept (PERSONAL_DATA_RETENTION_DAYS, default 90).
+   */
+  privacy: { dataKeys: DataKey[]; demoKey: boolean; retentionMs: number };
 }
 
 export class SettingsError extends Error {
@@ -383,6 +391,39 @@ export function loadSettings(
         );
     }
   }
+  // Personal data: DATA_KEYS (`id:base64[,id:base64…]`, 32-byte keys; the first seals, all open). Required
+  // outside demo mode; demo mode derives a fixed demo key (and says so at start).
+  let dataKeys: DataKey[] = [];
+  let demoKey = false;
+  const dataKeysRaw = get('DATA_KEYS');
+  if (dataKeysRaw !== undefined) {
+    const parsed = parseDataKeys(dataKeysRaw);
+    problems.push(...parsed.problems);
+    dataKeys = parsed.keys;
+    registerSecrets(
+      dataKeysRaw
+        .split(',')
+        .map((p) => p.trim().slice(p.trim().indexOf(':') + 1))
+        .filter((k) => k.length >= 16),
+    );
+  } else if (isDemo) {
+    dataKeys = [demoDataKey()];
+    demoKey = true;
+  } else
+    problems.push(
+      'DATA_KEYS: required outside demo mode (id:base64 of 32 random bytes, e.g. k1:$(openssl rand -base64 32))',
+    );
+  let retentionDays = 90;
+  const retentionRaw = get('PERSONAL_DATA_RETENTION_DAYS');
+  if (retentionRaw !== undefined) {
+    if (!/^\d{1,4}(\.\d{1,9})?$/.test(retentionRaw) || Number(retentionRaw) > 3650)
+      problems.push(
+        `PERSONAL_DATA_RETENTION_DAYS: must be a number of days from 0 to 3650, fractions allowed (got '${retentionRaw}')`,
+      );
+    else retentionDays = Number(retentionRaw);
+  }
+  const retentionMs = Math.round(retentionDays * 86_400_000);
+
   const operatorKeypairFile = get('OPERATOR_KEYPAIR_FILE');
   const metricsToken = get('METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16)
@@ -427,6 +468,7 @@ export function loadSettings(
     trustProxy,
     requestTimeoutMs,
     watcherMaxLagS,
+    privacy: { dataKeys, demoKey, retentionMs },
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     ...(operatorKeypairFile !== undefined ? { operatorKeypairFile } : {}),
   };

@@ -16,7 +16,7 @@ import { paymentsService } from '../../src/server/payments/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
-import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
+import { INTERNATIONAL_SHIPPING, TEST_DATA_KEYS } from '../support/fixtures';
 import { fakeSignature, postgresBackend, sqliteBackend } from './orders-support';
 
 const sqlite = sqliteBackend();
@@ -260,6 +260,7 @@ describe('metrics', () => {
     const k = net.keys!;
     const settings = loadSettings({
       PORT: '0',
+      DATA_KEYS: TEST_DATA_KEYS,
       SOLANA_RPC_URL: net.rpcUrl,
       SOLANA_CLUSTER: 'localnet',
       PRICE_API_URL: 'http://127.0.0.1:9',
@@ -443,6 +444,7 @@ describe('the HTTP edge', () => {
     const k = net.keys!;
     const settings = loadSettings({
       PORT: '0',
+      DATA_KEYS: TEST_DATA_KEYS,
       SOLANA_RPC_URL: `${net.rpcUrl}/?api-key=SERVER-KEY-5f2b9c`,
       SOLANA_BROWSER_RPC_URL: net.rpcUrl,
       SOLANA_CLUSTER: 'localnet',

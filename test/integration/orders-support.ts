@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { MailTransport, OutgoingEmail } from '../../src/server/mail/types';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
-import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
+import { INTERNATIONAL_SHIPPING, TEST_DATA_KEYS } from '../support/fixtures';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 
@@ -74,6 +74,7 @@ export const SELLER = 'seller@shop.test';
 
 export function testSettings(): Settings {
   return loadSettings({
+    DATA_KEYS: TEST_DATA_KEYS,
     SOLANA_RPC_URL: 'http://127.0.0.1:9',
     PRICE_API_URL: 'http://127.0.0.1:9',
     QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',

@@ -2,6 +2,7 @@
  * The persisted price history (src/server/price/kysely-history.ts) on SQLite, and on PostgreSQL when
  * TEST_DATABASE_URL is set: ordered reads, 24 h pruning, and /api/price/history surviving a server restart.
  */
+import { TEST_DATA_KEYS } from '../support/fixtures';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,6 +111,7 @@ describe('startServer persists the price history', () => {
     const key = () => Keypair.generate().publicKey.toBase58();
     const settings = loadSettings({
       PORT: '0',
+      DATA_KEYS: TEST_DATA_KEYS,
       SOLANA_RPC_URL: 'http://127.0.0.1:9',
       PRICE_API_URL: `http://127.0.0.1:${port}`,
       QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',

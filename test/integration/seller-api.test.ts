@@ -3,6 +3,7 @@
  * TEST_DATABASE_URL is set. Sign-In-With-Solana with real ed25519 keys (tweetnacl), sessions, vendor isolation,
  * CSRF, orders list/detail/CSV, shipping with the buyer's e-mail through the outbox.
  */
+import { TEST_DATA_KEYS } from '../support/fixtures';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@solana/web3.js';
 import nacl from 'tweetnacl';
@@ -37,6 +38,7 @@ const stranger = Keypair.generate();
 
 function settings(): Settings {
   return loadSettings({
+    DATA_KEYS: TEST_DATA_KEYS,
     SOLANA_RPC_URL: 'http://127.0.0.1:9',
     PRICE_API_URL: 'http://127.0.0.1:9',
     QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
