@@ -11,7 +11,8 @@ import { catalog } from '../catalog';
 import { availableOf, isStockCount, parseStockTarget } from '../src/core/stock';
 import { demoKeys, demoRecipientKeypair } from '../src/localnet/demo-keys';
 import { isDemoEnv, loadSettings, payoutGroupsOf, type DemoDefaults } from '../src/server/settings';
-import { createStockRepository, StockInputError } from '../src/server/stock/repository';
+import { DomainError } from '../src/core/errors';
+import { createStockRepository } from '../src/server/stock/repository';
 import { openStore } from '../src/server/store/store';
 
 function usage(msg?: string): never {
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
         );
     }
   } catch (err) {
-    if (err instanceof StockInputError) usage(err.message);
+    if (err instanceof DomainError) usage(err.message);
     throw err;
   } finally {
     await store.close();

@@ -13,6 +13,8 @@
  */
 
 /** A stock line's key: the product and, for products with variants, the variant ('' for none). */
+import { DomainError } from './errors';
+
 export interface StockKey {
   productId: string;
   variantId?: string;
@@ -84,10 +86,10 @@ export function shortfall(
 }
 
 /**
- * A domain refusal: more is asked than is available. The HTTP edge maps it to 409 with its message
- * ("Sold out" / "Only N left").
+ * A domain refusal: more is asked than is available. A conflict (409 at the HTTP edge) with its message
+ * ("Sold out" / "Only N left"), code `sold_out` or `low_stock`.
  */
-export class OutOfStockError extends Error {
+export class OutOfStockError extends DomainError {
   override name = 'OutOfStockError';
   constructor(
     readonly productId: string,
@@ -96,9 +98,12 @@ export class OutOfStockError extends Error {
     readonly available: number,
   ) {
     super(
+      'conflict',
+      available > 0 ? 'low_stock' : 'sold_out',
       available <= 0
         ? `${SOLD_OUT_TEXT}: ${productName} is no longer available.`
         : `Only ${available} left of ${productName}.`,
+      { field: 'items' },
     );
   }
 }

@@ -7,8 +7,7 @@ import fastifyStatic from '@fastify/static';
 import type { Catalog } from '../core/catalog';
 import { normalisePath, resolveScreen } from '../core/routes';
 import { publicConfig, type Settings } from './settings';
-import { ApiProblem, problemOf, problemOfStockError } from './http/errors';
-import { OrderError } from './orders/errors';
+import { installErrorHandler } from './http/errors';
 import { qrRoute } from './http/qr-route';
 import { registerSecurity } from './http/security';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
@@ -208,25 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  app.setErrorHandler(
-    (err: { statusCode?: number; validation?: unknown; message: string; code?: string }, _req, reply) => {
-      if (err instanceof ApiProblem) return reply.status(err.status).send(err.body());
-      if (err instanceof OrderError) {
-        const problem = problemOf(err);
-        return reply.status(problem.status).send(problem.body());
-      }
-      const stockProblem = problemOfStockError(err);
-      if (stockProblem) return reply.status(stockProblem.status).send(stockProblem.body());
-      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-      if (status >= 500) {
-        app.log.error(err);
-        return reply
-          .status(status)
-          .send({ error: 'internal', message: 'Something went wrong on our side. Please try again.' });
-      }
-      return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
-    },
-  );
+  installErrorHandler(app);
 
   // CSP and security headers; rate limits on every writing, mailing or RPC-costing route and the QR drawing.
   await registerSecurity(

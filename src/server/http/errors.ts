@@ -1,44 +1,38 @@
-import type { ApiError } from '../../core/api';
-import type { OrderError, OrderErrorKind } from '../orders/errors';
-import { OutOfStockError } from '../../core/stock';
-
 /**
- * A refusal with its HTTP status and the ApiError body (src/core/api.ts). Services throw it for input they
- * refuse; the app's error handler sends it as is. Anything else becomes a 500 without details.
+ * The one place a refusal becomes HTTP: every route, hook and plugin throws DomainError (src/core/errors.ts) and the
+ * app's error handler sends `statusOf(err.kind)` with its ApiError body. Anything else is Fastify's own 4xx
+ * (a malformed JSON body, a body too large) or a 500 without details.
  */
-export class ApiProblem extends Error {
-  override name = 'ApiProblem';
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    message: string,
-    readonly extra: Pick<ApiError, 'field' | 'issues'> = {},
-  ) {
-    super(message);
-  }
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { DomainError, type DomainErrorKind } from '../../core/errors';
 
-  body(): ApiError {
-    return { error: this.error, message: this.message, ...this.extra };
-  }
-}
-
-/** The HTTP status of each kind of domain refusal (src/server/orders/errors.ts). */
-const STATUS_OF: Record<OrderErrorKind, number> = {
+export const STATUS_OF: Record<DomainErrorKind, number> = {
   invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,
+  rate_limited: 429,
   unavailable: 503,
 };
 
-/** Maps a domain refusal to the HTTP refusal the error handler sends. */
-export function problemOf(err: OrderError): ApiProblem {
-  return new ApiProblem(STATUS_OF[err.kind], err.code, err.message, err.details);
+export function statusOf(err: DomainError): number {
+  return STATUS_OF[err.kind];
 }
 
-/** The stock's refusal (src/core/stock.ts): 409 "Sold out" / "Only N left"; undefined for any other error. */
-export function problemOfStockError(err: unknown): ApiProblem | undefined {
-  if (!(err instanceof OutOfStockError)) return undefined;
-  // 409: the request is well-formed, but the shop's stock cannot serve it now.
-  return new ApiProblem(409, err.available > 0 ? 'low_stock' : 'sold_out', err.message, { field: 'items' });
+/** Installs the app's error handler: domain refusals mapped once; 5xx logged and answered without details. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | DomainError, _req, reply) => {
+    if (err instanceof DomainError) return reply.status(statusOf(err)).send(err.body());
+    const code = 'statusCode' in err ? err.statusCode : undefined;
+    const status = code && code >= 400 && code < 600 ? code : 500;
+    if (status >= 500) {
+      app.log.error(err);
+      return reply
+        .status(status)
+        .send({ error: 'internal', message: 'Something went wrong on our side. Please try again.' });
+    }
+    return reply.status(status).send({ error: err.code ?? 'bad_request', message: err.message });
+  });
 }

@@ -1,13 +1,13 @@
 /**
  * Thin routes over the quote and order services. Every input is validated (zod) before anything happens; every
- * refusal is an ApiProblem with the ApiError body of src/core/api.ts.
+ * refusal is a DomainError (src/core/errors.ts), mapped to its status and ApiError body by ./errors.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { OrderService } from '../orders/service';
 import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
-import { ApiProblem } from './errors';
+import { DomainError } from '../../core/errors';
 
 export interface OrderRoutesDeps {
   orders: OrderService;
@@ -25,7 +25,7 @@ const RequoteSchema = z.object({ quote: z.string().min(1).max(8192) }).strict();
 function idOf(params: unknown): string {
   const id = (params as { id?: unknown }).id;
   if (typeof id !== 'string')
-    throw new ApiProblem(400, 'invalid_order_id', 'That is not an order id.', { field: 'id' });
+    throw new DomainError('invalid', 'invalid_order_id', 'That is not an order id.', { field: 'id' });
   return id;
 }
 
@@ -41,8 +41,8 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     const raw = req.headers['idempotency-key'];
     const key = Array.isArray(raw) ? undefined : raw;
     if (key === undefined || !IDEMPOTENCY_KEY.test(key)) {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
+        'invalid',
         'idempotency_key_required',
         'The Idempotency-Key header is required (1–128 visible ASCII characters).',
         {
@@ -60,20 +60,25 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
 
   app.get('/api/orders/:id', async (req, reply) => {
     const order = await deps.orders.getOrder(idOf(req.params));
-    if (!order) throw new ApiProblem(404, 'order_not_found', 'No such order.');
+    if (!order) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     return reply.header('cache-control', 'no-store').send(order);
   });
 
   app.post('/api/orders/:id/confirmation', async (req, reply) => {
     const body = req.body;
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
-      throw new ApiProblem(400, 'invalid_request', 'The body must be a JSON object.');
+      throw new DomainError('invalid', 'invalid_request', 'The body must be a JSON object.');
     const fields = (body ?? {}) as Record<string, unknown>;
     const extra = Object.keys(fields).find((k) => k !== 'shipping');
     if (extra !== undefined)
-      throw new ApiProblem(400, 'invalid_request', `Unknown field '${extra}': only 'shipping' is accepted.`, {
-        field: extra,
-      });
+      throw new DomainError(
+        'invalid',
+        'invalid_request',
+        `Unknown field '${extra}': only 'shipping' is accepted.`,
+        {
+          field: extra,
+        },
+      );
     // The shipping details of a QR record (checked by the order service against the US form).
     const order = await deps.orders.requestConfirmation(idOf(req.params), fields.shipping);
     return reply.header('cache-control', 'no-store').send(order);
@@ -82,7 +87,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   app.put('/api/orders/:id/quote', async (req, reply) => {
     const body = RequoteSchema.safeParse(req.body);
     if (!body.success)
-      throw new ApiProblem(400, 'invalid_quote', 'The body must be {"quote": "<token>"}.', {
+      throw new DomainError('invalid', 'invalid_quote', 'The body must be {"quote": "<token>"}.', {
         field: 'quote',
       });
     const created = await deps.orders.requote(idOf(req.params), body.data.quote);
@@ -93,7 +98,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   app.get('/api/order-pages/:token', async (req, reply) => {
     const token = (req.params as { token?: unknown }).token;
     const view = typeof token === 'string' ? await deps.orders.getOrderPage(token) : undefined;
-    if (!view) throw new ApiProblem(404, 'order_not_found', 'No such order.');
+    if (!view) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     return reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').send(view);
   });
 
@@ -101,8 +106,8 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     const id = idOf(req.params);
     const body = HintSchema.safeParse(req.body);
     if (!body.success) {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
+        'invalid',
         'invalid_signature',
         body.error.issues[0]?.message ?? 'signature is required',
         { field: 'signature' },

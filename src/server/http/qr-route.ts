@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { toString as qrToString } from 'qrcode';
-import { ApiProblem } from './errors';
+import { DomainError } from '../../core/errors';
 
 export const QR_ROUTE = '/api/qr.svg';
 export const MAX_QR_DATA = 1024;
@@ -24,31 +24,36 @@ export function qrRoute(app: FastifyInstance): void {
   app.get(QR_ROUTE, async (req, reply) => {
     const raw = (req.query as Record<string, unknown> | undefined)?.data;
     if (typeof raw !== 'string' || raw === '') {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
+        'invalid',
         'bad_request',
         'Query parameter `data` is required: the solana: payment link to draw.',
         { field: 'data' },
       );
     }
     if (raw.length > MAX_QR_DATA) {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
+        'invalid',
         'bad_request',
         `Query parameter \`data\` is too long (at most ${MAX_QR_DATA} characters).`,
         { field: 'data' },
       );
     }
     if (!/^solana:[^\s]+$/.test(raw)) {
-      throw new ApiProblem(400, 'bad_request', 'Query parameter `data` must be a solana: payment link.', {
-        field: 'data',
-      });
+      throw new DomainError(
+        'invalid',
+        'bad_request',
+        'Query parameter `data` must be a solana: payment link.',
+        {
+          field: 'data',
+        },
+      );
     }
     // Characters are not bytes: 1,017 × "€" is under the character cap but 3,051 bytes of UTF-8.
     const bytes = Buffer.byteLength(raw, 'utf8');
     if (bytes > QR_BYTE_CAPACITY_M) {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
+        'invalid',
         'bad_request',
         `Query parameter \`data\` does not fit in a QR code (${bytes} bytes of UTF-8; at most ${QR_BYTE_CAPACITY_M}).`,
         { field: 'data' },
@@ -65,8 +70,8 @@ export function qrRoute(app: FastifyInstance): void {
         });
       } catch (err) {
         // The encoder's own capacity check (kept as a second guard): a clear 400, never a 500.
-        throw new ApiProblem(
-          400,
+        throw new DomainError(
+          'invalid',
           'bad_request',
           `Query parameter \`data\` cannot be drawn as a QR code: ${err instanceof Error ? err.message : String(err)}`,
           { field: 'data' },

@@ -13,7 +13,7 @@ import helmet from '@fastify/helmet';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../settings';
-import { ApiProblem } from './errors';
+import { DomainError } from '../../core/errors';
 import { QR_ROUTE } from './qr-route';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -111,8 +111,8 @@ export async function registerSecurity(
     // The shared store is down: serve rather than refuse (the routes themselves need the same database).
     skipOnError: true,
     errorResponseBuilder: (_req, ctx) =>
-      new ApiProblem(
-        429,
+      new DomainError(
+        'rate_limited',
         'rate_limited',
         `Too many requests from your address. Please try again in ${ctx.after}.`,
       ),

@@ -1,6 +1,6 @@
 /**
- * The seller console's API, `/api/seller/*`. Thin: parse, check the session, call src/server/seller, map its
- * refusals to ApiProblem.
+ * The seller console's API, `/api/seller/*`. Thin: parse, check the session, call src/server/seller, refusals are
+ * DomainErrors, mapped to HTTP by the app's one error handler (./errors.ts).
  *
  * - Session: cookie `claim_seller` (HttpOnly, SameSite=Strict, Path=/api/seller, Secure when the site is https,
  *   8 h); every route except the sign-in ones answers 401 without a valid session, and only ever shows the
@@ -30,7 +30,6 @@ import {
   type SellerAuthDeps,
   type SellerPrincipal,
 } from '../seller/auth';
-import { SellerRefusal } from '../seller/errors';
 import {
   allOrders,
   listOrders,
@@ -50,7 +49,7 @@ import type { PaymentRpc } from '../payments/rpc';
 import type { Settings } from '../settings';
 import type { StockRepository } from '../stock/repository';
 import type { Store } from '../store/store';
-import { ApiProblem } from './errors';
+import { DomainError } from '../../core/errors';
 
 export const SESSION_COOKIE = 'claim_seller';
 
@@ -66,21 +65,6 @@ export interface SellerRoutesDeps {
   stock: StockRepository;
   /** The payments' RPC port on the process's RPC budget: "Mark refunded" reads the refund on chain with it. */
   rpc?: PaymentRpc;
-}
-
-const STATUS: Record<SellerRefusal['kind'], number> = {
-  invalid: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  unavailable: 503,
-};
-
-function toProblem(err: unknown): unknown {
-  if (err instanceof SellerRefusal)
-    return new ApiProblem(STATUS[err.kind], err.code, err.message, err.field ? { field: err.field } : {});
-  return err;
 }
 
 function cookieOf(req: FastifyRequest): string | undefined {
@@ -129,12 +113,6 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
   };
 
   await app.register(async (scope) => {
-    scope.setErrorHandler((err, _req, reply) => {
-      const mapped = toProblem(err);
-      if (mapped instanceof ApiProblem) return reply.status(mapped.status).send(mapped.body());
-      throw err; // the app's handler (5xx without details)
-    });
-
     // CSRF: state-changing requests must come from this site.
     scope.addHook('onRequest', async (req) => {
       if (req.method === 'GET' || req.method === 'HEAD') return;
@@ -143,7 +121,11 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
       const sameOrigin =
         origin === undefined || origin === site().uri || origin === `${req.protocol}://${req.headers.host}`;
       if ((fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') || !sameOrigin)
-        throw new ApiProblem(403, 'cross_site', 'Cross-site requests to the seller console are refused.');
+        throw new DomainError(
+          'forbidden',
+          'cross_site',
+          'Cross-site requests to the seller console are refused.',
+        );
     });
 
     // Every route but the sign-in ones needs a session.
@@ -153,7 +135,8 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
       if (open.has(req.routeOptions.url ?? '') && req.method !== 'GET') return;
       if (req.routeOptions.url === '/api/seller/nonce') return;
       const seller = await sellerOfSession(auth, cookieOf(req));
-      if (!seller) throw new ApiProblem(401, 'not_signed_in', 'Sign in with your payout wallet.');
+      if (!seller)
+        throw new DomainError('unauthenticated', 'not_signed_in', 'Sign in with your payout wallet.');
       req.seller = seller;
     });
 
@@ -169,7 +152,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
         body.message.length > 2_000 ||
         body.signature.length > 200
       )
-        throw new ApiProblem(400, 'invalid_request', 'Send the signed message and its signature.');
+        throw new DomainError('invalid', 'invalid_request', 'Send the signed message and its signature.');
       const signature = Buffer.from(body.signature, 'base64');
       const { sessionId, seller } = await signIn(
         auth,
@@ -184,7 +167,8 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
       scope.post('/api/seller/demo-session', async (req, reply) => {
         const vendorId = (req.body as { vendorId?: unknown } | null)?.vendorId;
         const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
-        if (!vendor) throw new ApiProblem(400, 'unknown_vendor', 'No such vendor.', { field: 'vendorId' });
+        if (!vendor)
+          throw new DomainError('invalid', 'unknown_vendor', 'No such vendor.', { field: 'vendorId' });
         // The same path as a wallet: a nonce, the SIWS text, an ed25519 signature, verified by signIn.
         const key = demoRecipientKeypair(vendor.payoutGroup);
         const request = await issueSignInRequest(auth, site());

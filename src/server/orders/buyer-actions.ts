@@ -8,7 +8,7 @@ import { formatBaseUnits } from '../../core/money';
 import { FULLY_PAID } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
 import { shippingProblem } from './create';
-import { OrderError } from './errors';
+import { DomainError } from '../../core/errors';
 import { enqueue } from './notifications';
 import { orderPageOf, publicOf } from './public-view';
 import { verifyQuote } from './quotes';
@@ -42,19 +42,19 @@ export async function requote(ctx: OrderContext, orderId: string, token: string)
   const check = verifyQuote(token, ctx.deps.settings.quote.secret, now);
   if (!check.ok) {
     if (check.reason === 'expired')
-      throw new OrderError('gone', 'quote_expired', 'This price quote has expired.', { field: 'quote' });
-    throw new OrderError('invalid', 'invalid_quote', 'The quote is not valid.', { field: 'quote' });
+      throw new DomainError('gone', 'quote_expired', 'This price quote has expired.', { field: 'quote' });
+    throw new DomainError('invalid', 'invalid_quote', 'The quote is not valid.', { field: 'quote' });
   }
   const quote = check.quote;
   return ctx.db.transaction().execute(async (trx) => {
     const o = await loadOrder(ctx, trx, { orderId }, true);
-    if (!o) throw new OrderError('not_found', 'order_not_found', 'No such order.');
+    if (!o) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     if (quote.reference !== o.reference || quote.vendorId !== o.vendor_id || quote.payment !== 'qr')
-      throw new OrderError('invalid', 'invalid_quote', 'This quote is not for this order.', {
+      throw new DomainError('invalid', 'invalid_quote', 'This quote is not for this order.', {
         field: 'quote',
       });
     if (quote.amountBaseUnits === null || quote.solanaPayUrl === null)
-      throw new OrderError('invalid', 'invalid_quote', 'A QR record needs a priced quote.', {
+      throw new DomainError('invalid', 'invalid_quote', 'A QR record needs a priced quote.', {
         field: 'quote',
       });
     const ledger = await ledgerOf(trx, o.id);
@@ -66,7 +66,7 @@ export async function requote(ctx: OrderContext, orderId: string, token: string)
       ledger.length > 0 ||
       !isPriced(o)
     ) {
-      throw new OrderError(
+      throw new DomainError(
         'conflict',
         'order_not_open',
         'This order can no longer change: a payment or the shipping details have arrived.',
@@ -115,15 +115,15 @@ export async function requestConfirmation(
   let shipping: string | undefined;
   if (shippingBody !== undefined) {
     const ship = shippingProblem({ payment: 'qr' }, shippingBody);
-    if (ship instanceof OrderError) throw ship;
+    if (ship instanceof DomainError) throw ship;
     shipping = JSON.stringify(ship.ok);
   }
   let added = 0;
   const pub = await ctx.db.transaction().execute(async (trx) => {
     const o = await loadOrder(ctx, trx, { orderId }, true);
-    if (!o) throw new OrderError('not_found', 'order_not_found', 'No such order.');
+    if (!o) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     if (o.payment_method !== 'qr') {
-      throw new OrderError(
+      throw new DomainError(
         'conflict',
         'not_a_qr_order',
         'Wallet orders are confirmed by e-mail automatically once the payment is verified.',
@@ -134,7 +134,7 @@ export async function requestConfirmation(
     let current = o;
     if (o.shipping_json === null) {
       if (shipping === undefined) {
-        throw new OrderError(
+        throw new DomainError(
           'invalid',
           'invalid_shipping',
           'Please fill out all required shipping details.',
@@ -173,7 +173,7 @@ export async function paymentHint(
 ): Promise<OrderPublic> {
   checkOrderId(orderId);
   if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
-    throw new OrderError(
+    throw new DomainError(
       'invalid',
       'invalid_signature',
       'signature must be a base58 transaction signature.',
@@ -183,9 +183,9 @@ export async function paymentHint(
     );
   }
   const o = await loadOrder(ctx, ctx.db, { orderId }, false);
-  if (!o) throw new OrderError('not_found', 'order_not_found', 'No such order.');
+  if (!o) throw new DomainError('not_found', 'order_not_found', 'No such order.');
   if (!isPriced(o)) {
-    throw new OrderError(
+    throw new DomainError(
       'conflict',
       'order_unpriced',
       'This order was placed without a price; the seller arranges its payment.',

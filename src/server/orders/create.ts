@@ -13,7 +13,7 @@ import {
   type ShippingInput,
 } from '../../core/order';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
-import { OrderError } from './errors';
+import { DomainError } from '../../core/errors';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
 import type { CreateOrderResult, OrderContext } from './types';
@@ -23,7 +23,7 @@ const MAX_BODY_DEPTH = 32;
 
 function stableStringify(v: unknown, depth = 0): string {
   if (depth > MAX_BODY_DEPTH)
-    throw new OrderError('invalid', 'invalid_order_request', 'The request is nested too deeply.');
+    throw new DomainError('invalid', 'invalid_order_request', 'The request is nested too deeply.');
   if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, depth + 1)).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
@@ -48,7 +48,7 @@ async function replayOrConflict(
     .executeTakeFirst();
   if (!row) return undefined;
   if (row.request_hash !== hash) {
-    throw new OrderError(
+    throw new DomainError(
       'conflict',
       'idempotency_key_reused',
       'This Idempotency-Key was already used with a different request. Use a new key for a new order.',
@@ -67,11 +67,11 @@ async function replayOrConflict(
 export function shippingProblem(
   quote: Pick<SignedQuote, 'payment'>,
   shipping: unknown,
-): OrderError | { ok: ShippingInput } {
+): DomainError | { ok: ShippingInput } {
   const expectedKind = quote.payment === 'wallet' ? 'international' : 'us';
   const kind = (shipping as { kind?: unknown } | null)?.kind;
   if (shipping === null || typeof shipping !== 'object' || Array.isArray(shipping)) {
-    return new OrderError('invalid', 'invalid_shipping', missingShippingMessage(quote.payment), {
+    return new DomainError('invalid', 'invalid_shipping', missingShippingMessage(quote.payment), {
       field: 'shipping',
     });
   }
@@ -80,13 +80,13 @@ export function shippingProblem(
       quote.payment === 'qr'
         ? "QR orders ship to US addresses only: send the US form (kind 'us')."
         : "Wallet orders use the international shipping form (kind 'international').";
-    return new OrderError('invalid', 'invalid_shipping', msg, { field: 'shipping.kind' });
+    return new DomainError('invalid', 'invalid_shipping', msg, { field: 'shipping.kind' });
   }
   const r = shippingSchemaFor(quote.payment).safeParse(shipping);
   if (r.success) return { ok: r.data };
   const issues = describeIssues(r.error, 'shipping');
   const missing = r.error.issues.some((i) => i.message.endsWith('is required'));
-  return new OrderError(
+  return new DomainError(
     'invalid',
     'invalid_shipping',
     missing ? missingShippingMessage(quote.payment) : (issues[0]?.message ?? 'Invalid shipping details'),
@@ -109,7 +109,7 @@ export async function createOrder(
   const req = OrderRequestSchema.safeParse(body);
   if (!req.success) {
     const issues = describeIssues(req.error);
-    throw new OrderError(
+    throw new DomainError(
       'invalid',
       'invalid_order_request',
       issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order',
@@ -123,14 +123,14 @@ export async function createOrder(
   const check = verifyQuote(req.data.quote, ctx.deps.settings.quote.secret, now);
   if (!check.ok) {
     if (check.reason === 'expired') {
-      throw new OrderError(
+      throw new DomainError(
         'gone',
         'quote_expired',
         'This price quote has expired. Please reload the page to get a new quote.',
         { field: 'quote' },
       );
     }
-    throw new OrderError(
+    throw new DomainError(
       'invalid',
       'invalid_quote',
       'The quote is not valid (altered or not issued by this store). Please reload the page.',
@@ -139,7 +139,7 @@ export async function createOrder(
   }
   const quote = check.quote;
   if (req.data.paymentMethod !== quote.payment) {
-    throw new OrderError(
+    throw new DomainError(
       'invalid',
       'invalid_payment_method',
       `This product is paid by ${quote.payment === 'qr' ? 'QR code' : 'wallet'} (paymentMethod '${quote.payment}').`,
@@ -154,7 +154,7 @@ export async function createOrder(
   let shipping: ShippingInput | null = null;
   if (!record) {
     const ship = shippingProblem(quote, req.data.shipping);
-    if (ship instanceof OrderError) throw ship;
+    if (ship instanceof DomainError) throw ship;
     shipping = ship.ok;
   }
   const publicToken = randomBytes(16).toString('hex');
@@ -233,7 +233,7 @@ export async function createOrder(
     const again = await replayOrConflict(ctx, idempotencyKey, hash);
     if (again) return again;
     if (/reference/.test(uniqueViolationTarget(err))) {
-      throw new OrderError(
+      throw new DomainError(
         'conflict',
         'quote_already_used',
         'This quote has already been used for an order. Please reload the page to get a new quote.',

@@ -4,7 +4,7 @@ import { Keypair } from '@solana/web3.js';
 import { catalog } from '../../../catalog';
 import type { Catalog } from '../../core/catalog';
 import { tokenBaseUnitsForCents } from '../../core/money';
-import { OrderError } from './errors';
+import { DomainError } from '../../core/errors';
 import { createQuote, signQuote, verifyQuote, type QuoteDeps } from './quotes';
 
 const t0 = new Date('2030-01-01T00:00:00Z');
@@ -39,7 +39,7 @@ describe('createQuote', () => {
     });
     expect(eighths.response.totalCents).toBe(12_000);
     expect(() => createQuote(deps('3'), { items: [{ productId: 'bathsalts-flower', quantity: 1 }] })).toThrow(
-      OrderError,
+      DomainError,
     );
   });
 
@@ -57,7 +57,7 @@ describe('createQuote', () => {
           if (expected === 0n) {
             expect(() =>
               createQuote(deps(price), { items: [{ productId: 'garlic-amaretto-live-resin', quantity }] }),
-            ).toThrow(OrderError);
+            ).toThrow(DomainError);
             return;
           }
           const { response } = createQuote(deps(price), {

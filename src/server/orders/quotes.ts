@@ -12,7 +12,7 @@ import { formatBaseUnits, MoneyError, parsePriceUsd, tokenBaseUnitsForCents } fr
 import { describeIssues, QuoteRequestSchema } from '../../core/order';
 import { encodeTransferRequestUrl, quantityMessage } from '../../core/solana-pay';
 import type { Settings } from '../settings';
-import { OrderError } from './errors';
+import { DomainError } from '../../core/errors';
 
 /** The price port (b)'s price service satisfies. */
 export interface PriceSource {
@@ -123,7 +123,7 @@ function renewedReference(
   const check = verifyQuote(token, secret, now);
   const old = check.ok ? check.quote : check.reason === 'expired' ? check.quote : undefined;
   if (!old)
-    throw new OrderError(
+    throw new DomainError(
       'invalid',
       'invalid_renew',
       'The quote to renew is not valid (altered or not issued by this store).',
@@ -131,12 +131,12 @@ function renewedReference(
     );
   const issued = Date.parse(old.issuedAt);
   if (!Number.isFinite(issued) || now.getTime() - issued > RENEW_MAX_AGE_MS) {
-    throw new OrderError('invalid', 'invalid_renew', 'The quote to renew is too old; start a new order.', {
+    throw new DomainError('invalid', 'invalid_renew', 'The quote to renew is too old; start a new order.', {
       field: 'renew',
     });
   }
   if (old.vendorId !== vendorId || old.payment !== payment) {
-    throw new OrderError(
+    throw new DomainError(
       'invalid',
       'invalid_renew',
       'The quote to renew is for another vendor or payment mode.',
@@ -156,7 +156,7 @@ export function createQuote(
   const issued = issueQuote(deps, body);
   const { response } = issued;
   if (response.amount === null)
-    throw new OrderError('invalid', 'unpriced_not_allowed', 'A priced quote was expected.');
+    throw new DomainError('invalid', 'unpriced_not_allowed', 'A priced quote was expected.');
   return { ...issued, response };
 }
 
@@ -168,7 +168,7 @@ export function issueQuote(
   const req = QuoteRequestSchema.safeParse(body);
   if (!req.success) {
     const issues = describeIssues(req.error);
-    throw new OrderError('invalid', 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
+    throw new DomainError('invalid', 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
       field: issues[0]?.path,
       issues,
     });
@@ -182,14 +182,14 @@ export function issueQuote(
     const field = `items.${i}`;
     const product = deps.catalog.products.find((p) => p.id === it.productId);
     if (!product)
-      throw new OrderError('invalid', 'unknown_product', `Unknown product '${it.productId}'.`, {
+      throw new DomainError('invalid', 'unknown_product', `Unknown product '${it.productId}'.`, {
         field: `${field}.productId`,
       });
     // Stock is the store's: the quote route refuses more than is available (409), the order reserves it
     // (src/server/stock/repository.ts, docs/decisions/catalogue.md "Stock").
     const key = `${it.productId}/${it.variantId ?? ''}`;
     if (seen.has(key))
-      throw new OrderError(
+      throw new DomainError(
         'invalid',
         'duplicate_item',
         `${product.name} is listed twice; send one line with its quantity.`,
@@ -197,7 +197,7 @@ export function issueQuote(
       );
     seen.add(key);
     if (vendorId !== undefined && product.vendorId !== vendorId) {
-      throw new OrderError(
+      throw new DomainError(
         'invalid',
         'mixed_vendors',
         'All items of one order must come from the same vendor.',
@@ -207,9 +207,14 @@ export function issueQuote(
       );
     }
     if (payment !== undefined && product.payment !== payment) {
-      throw new OrderError('invalid', 'mixed_payment', 'Wallet and QR products cannot be ordered together.', {
-        field: `${field}.productId`,
-      });
+      throw new DomainError(
+        'invalid',
+        'mixed_payment',
+        'Wallet and QR products cannot be ordered together.',
+        {
+          field: `${field}.productId`,
+        },
+      );
     }
     vendorId = product.vendorId;
     payment = product.payment;
@@ -217,12 +222,12 @@ export function issueQuote(
     try {
       unitCents = unitPriceCents(product, it.variantId);
     } catch (err) {
-      throw new OrderError('invalid', 'invalid_variant', (err as Error).message, {
+      throw new DomainError('invalid', 'invalid_variant', (err as Error).message, {
         field: `${field}.variantId`,
       });
     }
     if (!product.quantity && it.quantity !== 1) {
-      throw new OrderError(
+      throw new DomainError(
         'invalid',
         'invalid_quantity',
         `${product.name} is sold one at a time (quantity 1).`,
@@ -243,7 +248,7 @@ export function issueQuote(
     });
   }
   const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
-  if (!vendor || !payment) throw new OrderError('invalid', 'unknown_vendor', 'The product has no vendor.');
+  if (!vendor || !payment) throw new DomainError('invalid', 'unknown_vendor', 'The product has no vendor.');
 
   const reference =
     req.data.renew !== undefined
@@ -262,7 +267,7 @@ export function issueQuote(
     // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
     // a price, and with a price the payment link must be used.
     if (payment !== 'qr') {
-      throw new OrderError(
+      throw new DomainError(
         'invalid',
         'unpriced_not_allowed',
         'Only QR products can be ordered without a price.',
@@ -272,13 +277,13 @@ export function issueQuote(
       );
     }
     if (price)
-      throw new OrderError('conflict', 'price_available', 'The price is known: ask for a priced quote.', {
+      throw new DomainError('conflict', 'price_available', 'The price is known: ask for a priced quote.', {
         field: 'unpriced',
       });
   } else {
-    if (!price) throw new OrderError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
+    if (!price) throw new DomainError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
     const amount = tokenBaseUnitsForCents(totalCents, price);
-    if (amount <= 0n) throw new OrderError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
+    if (amount <= 0n) throw new DomainError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
     const solanaPayUrl = encodeTransferRequestUrl({
       recipient,
       amountBaseUnits: amount,

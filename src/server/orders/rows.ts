@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { OrderStatus } from '../../core/api';
 import type { OrderRow, PaymentRow } from '../store/schema';
-import { OrderError } from './errors';
+import { DomainError } from '../../core/errors';
 import { ORDER_ID, type Db, type OrderContext, type PaymentTarget, type WatchedOrder } from './types';
 
 /** Unpriced QR orders (no amount) are never payment-watched: nothing to verify a payment against. */
@@ -88,7 +88,7 @@ export async function addHistory(
 
 export function checkOrderId(orderId: string): void {
   if (!ORDER_ID.test(orderId))
-    throw new OrderError('invalid', 'invalid_order_id', 'That is not an order id.', { field: 'id' });
+    throw new DomainError('invalid', 'invalid_order_id', 'That is not an order id.', { field: 'id' });
 }
 
 /** The base URL of the buyer's order pages (PUBLIC_URL, or what the server bound in tests on port 0). */

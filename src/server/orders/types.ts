@@ -62,9 +62,9 @@ export interface CreateOrderResult {
 export type PaymentHintHandler = (order: WatchedOrder, signature: string) => void | Promise<void>;
 
 export interface OrderService {
-  /** POST /api/orders. Throws OrderError for every refusal. */
+  /** POST /api/orders. Throws DomainError for every refusal. */
   createOrder(body: unknown, idempotencyKey: string): Promise<CreateOrderResult>;
-  /** GET /api/orders/:id; undefined when unknown. Throws OrderError (invalid) on a malformed id. */
+  /** GET /api/orders/:id; undefined when unknown. Throws DomainError (invalid) on a malformed id. */
   getOrder(orderId: string): Promise<OrderPublic | undefined>;
   findOrder(target: PaymentTarget): Promise<WatchedOrder | undefined>;
   /**

@@ -15,7 +15,8 @@ import type { Catalog, Vendor } from '../../core/catalog';
 import { parseSiwsMessage, SiwsParseError, type SiwsRequest } from '../../core/siws';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
-import { NOT_A_SELLER, SellerRefusal } from './errors';
+import { DomainError } from '../../core/errors';
+import { NOT_A_SELLER } from './errors';
 import { vendorsOfAddress } from './vendors';
 
 export const NONCE_TTL_MS = 5 * 60_000;
@@ -79,7 +80,7 @@ export interface SignInProof {
   signature: Uint8Array;
 }
 
-const refuse = (code: string, message: string) => new SellerRefusal('unauthenticated', code, message);
+const refuse = (code: string, message: string) => new DomainError('unauthenticated', code, message);
 
 /** Checks a signed SIWS message; on success starts a session. Returns the session id (cookie value). */
 export async function signIn(
@@ -92,7 +93,7 @@ export async function signIn(
     fields = parseSiwsMessage(proof.message);
   } catch (err) {
     if (err instanceof SiwsParseError)
-      throw new SellerRefusal('invalid', 'invalid_message', `That is not a sign-in message: ${err.message}.`);
+      throw new DomainError('invalid', 'invalid_message', `That is not a sign-in message: ${err.message}.`);
     throw err;
   }
   if (fields.domain !== expected.domain)
@@ -123,7 +124,7 @@ export async function signIn(
   if (!Number.isNaN(notBefore) && notBefore > t + CLOCK_SKEW_MS) throw refuse('expired_request', stale);
 
   const vendors = vendorsOfAddress(deps.catalog, deps.settings, fields.address);
-  if (vendors.length === 0) throw new SellerRefusal('forbidden', 'not_a_seller', NOT_A_SELLER);
+  if (vendors.length === 0) throw new DomainError('forbidden', 'not_a_seller', NOT_A_SELLER);
 
   // Single use: the DELETE that removes the nonce is the one sign-in that gets it.
   const used = await deps.store.db

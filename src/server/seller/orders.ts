@@ -22,7 +22,7 @@ import type { Database, OrderRow } from '../store/schema';
 import type { Store } from '../store/store';
 import type { PaymentRpc } from '../payments/rpc';
 import { addHistory } from '../orders/rows';
-import { SellerRefusal } from './errors';
+import { DomainError } from '../../core/errors';
 import { checkRefund, parseRefundBody, recordedRefund, recordRefund } from './refund';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -171,7 +171,7 @@ function summaryOf(o: OrderRow, hasExtra: boolean, resolved: SellerException[]):
 
 export function parseOrderQuery(raw: Record<string, unknown>): OrderQuery {
   const bad = (field: string, message: string) =>
-    new SellerRefusal('invalid', 'invalid_query', message, field);
+    new DomainError('invalid', 'invalid_query', message, { field: field });
   const str = (k: string): string | undefined => {
     const v = raw[k];
     if (v === undefined || v === '') return undefined;
@@ -257,7 +257,7 @@ async function ownOrder(db: Db, vendorIds: readonly string[], orderId: string): 
           .executeTakeFirst()
       : undefined;
   // Another vendor's order is "not found" too: its existence is not this seller's business.
-  if (!o) throw new SellerRefusal('not_found', 'order_not_found', 'No such order.');
+  if (!o) throw new DomainError('not_found', 'order_not_found', 'No such order.');
   return o;
 }
 
@@ -375,46 +375,40 @@ const TRACKING = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
 export function parseShipBody(raw: unknown): { trackingNumber: string; carrier?: string } {
   const body = (raw ?? {}) as Record<string, unknown>;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new SellerRefusal('invalid', 'invalid_request', 'Send the tracking number as JSON.');
+    throw new DomainError('invalid', 'invalid_request', 'Send the tracking number as JSON.');
   const extra = Object.keys(body).filter((k) => k !== 'trackingNumber' && k !== 'carrier');
   if (extra.length)
-    throw new SellerRefusal('invalid', 'invalid_request', `Unknown field ${extra[0]}.`, extra[0]);
+    throw new DomainError('invalid', 'invalid_request', `Unknown field ${extra[0]}.`, { field: extra[0] });
   const tracking = typeof body.trackingNumber === 'string' ? body.trackingNumber.trim() : '';
   if (!tracking)
-    throw new SellerRefusal(
-      'invalid',
-      'tracking_required',
-      'The tracking number is required.',
-      'trackingNumber',
-    );
+    throw new DomainError('invalid', 'tracking_required', 'The tracking number is required.', {
+      field: 'trackingNumber',
+    });
   if (!TRACKING.test(tracking))
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'invalid_tracking_number',
       'The tracking number must be 1–64 printable characters.',
-      'trackingNumber',
+      { field: 'trackingNumber' },
     );
   const carrierRaw = body.carrier;
   if (carrierRaw !== undefined && typeof carrierRaw !== 'string')
-    throw new SellerRefusal('invalid', 'invalid_carrier', 'The carrier must be text.', 'carrier');
+    throw new DomainError('invalid', 'invalid_carrier', 'The carrier must be text.', { field: 'carrier' });
   const carrier = carrierRaw?.trim();
   if (carrier && !TRACKING.test(carrier))
-    throw new SellerRefusal(
-      'invalid',
-      'invalid_carrier',
-      'The carrier must be 1–64 printable characters.',
-      'carrier',
-    );
+    throw new DomainError('invalid', 'invalid_carrier', 'The carrier must be 1–64 printable characters.', {
+      field: 'carrier',
+    });
   return { trackingNumber: tracking, ...(carrier ? { carrier } : {}) };
 }
 
-function refusedTransition(reason: string): SellerRefusal {
+function refusedTransition(reason: string): DomainError {
   const messages: Record<string, string> = {
     not_paid_yet: 'Only a fully paid order can be shipped.',
     already_shipped: 'This order has already been shipped.',
     not_shipped: 'Only a shipped order can be marked delivered.',
   };
-  return new SellerRefusal('conflict', reason, messages[reason] ?? 'The order cannot do that now.');
+  return new DomainError('conflict', reason, messages[reason] ?? 'The order cannot do that now.');
 }
 
 /** Mark shipped: status `shipped`, the tracking number recorded, the buyer's e-mail queued (same transaction). */
@@ -436,11 +430,11 @@ export async function markShipped(
       .where('status', '=', o.status) // a concurrent change (payment, another click) makes this one retry
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1)
-      throw new SellerRefusal('conflict', 'order_changed', 'The order changed meanwhile. Please reload it.');
+      throw new DomainError('conflict', 'order_changed', 'The order changed meanwhile. Please reload it.');
     await addHistory(trx, o.id, t.next, 'shipped', at);
     await record(trx, o.id, 'shipped', shipment, seller.address, at);
     if (o.shipping_json === null)
-      throw new SellerRefusal(
+      throw new DomainError(
         'conflict',
         'no_shipping_details',
         'This order has no shipping details yet: it cannot be shipped.',
@@ -508,9 +502,9 @@ export async function resendEmail(
       .where('id', '=', emailId.slice(0, 128))
       .where('order_id', '=', o.id)
       .executeTakeFirst();
-    if (!row) throw new SellerRefusal('not_found', 'email_not_found', 'No such e-mail for this order.');
+    if (!row) throw new DomainError('not_found', 'email_not_found', 'No such e-mail for this order.');
     if (row.state !== 'failed')
-      throw new SellerRefusal('conflict', 'email_not_failed', 'Only a failed e-mail can be sent again.');
+      throw new DomainError('conflict', 'email_not_failed', 'Only a failed e-mail can be sent again.');
     await trx
       .updateTable('outbox')
       .set({ state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, lock_token: null })
@@ -534,20 +528,22 @@ export async function resolveException(
   const exception = body.exception;
   const note = typeof body.note === 'string' ? body.note.trim() : '';
   if (!SELLER_EXCEPTIONS.includes(exception as SellerException))
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'invalid_exception',
       `exception must be one of ${SELLER_EXCEPTIONS.join(', ')}.`,
-      'exception',
+      { field: 'exception' },
     );
   if (!note || note.length > 500)
-    throw new SellerRefusal('invalid', 'note_required', 'Say what you did (1–500 characters).', 'note');
+    throw new DomainError('invalid', 'note_required', 'Say what you did (1–500 characters).', {
+      field: 'note',
+    });
   const at = deps.now().toISOString();
   await deps.store.db.transaction().execute(async (trx) => {
     const o = await ownOrder(trx, seller.vendorIds, orderId);
     const extras = await extrasOf(trx, [o.id]);
     if (!exceptionsOf(o, extras.has(o.id)).includes(exception as SellerException))
-      throw new SellerRefusal('conflict', 'no_such_exception', 'This order does not have that exception.');
+      throw new DomainError('conflict', 'no_such_exception', 'This order does not have that exception.');
     await record(trx, o.id, 'resolved', { exception: exception as string, note }, seller.address, at);
   });
   return orderDetail(deps, seller.vendorIds, orderId);
@@ -568,18 +564,18 @@ export async function markRefunded(
   const o = await ownOrder(db, seller.vendorIds, orderId);
   const extras = await extrasOf(db, [o.id]);
   if (!exceptionsOf(o, extras.has(o.id)).includes(exception))
-    throw new SellerRefusal('conflict', 'no_such_exception', 'This order does not have that exception.');
+    throw new DomainError('conflict', 'no_such_exception', 'This order does not have that exception.');
   if ((await resolvedOf(db, [o.id])).get(o.id)?.includes(exception))
-    throw new SellerRefusal('conflict', 'already_resolved', 'This exception is already resolved.');
+    throw new DomainError('conflict', 'already_resolved', 'This exception is already resolved.');
   if (await recordedRefund(db, signature))
-    throw new SellerRefusal(
+    throw new DomainError(
       'conflict',
       'refund_already_recorded',
       'This refund transaction is already recorded.',
-      'signature',
+      { field: 'signature' },
     );
   if (!deps.rpc)
-    throw new SellerRefusal(
+    throw new DomainError(
       'unavailable',
       'rpc_unavailable',
       'Refunds cannot be checked: this store has no Solana RPC.',

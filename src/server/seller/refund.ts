@@ -16,7 +16,7 @@ import { RpcBudgetExhaustedError } from '../payments/budget';
 import { isSignature } from '../payments/verify';
 import type { Database } from '../store/schema';
 import type { Store } from '../store/store';
-import { SellerRefusal } from './errors';
+import { DomainError } from '../../core/errors';
 
 /** At most this many ledger payments are read to learn who paid (each is one getTransaction). */
 const MAX_PAYMENTS_READ = 10;
@@ -143,39 +143,33 @@ const REFUSALS: Record<Exclude<RefundVerdict['kind'], 'refund'>, [string, string
 
 export function parseRefundBody(raw: unknown): { exception: SellerException; signature: string } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new SellerRefusal('invalid', 'invalid_request', 'Send the refund transaction signature as JSON.');
+    throw new DomainError('invalid', 'invalid_request', 'Send the refund transaction signature as JSON.');
   const body = raw as Record<string, unknown>;
   const extra = Object.keys(body).filter((k) => k !== 'exception' && k !== 'signature');
   if (extra.length)
-    throw new SellerRefusal('invalid', 'invalid_request', `Unknown field ${extra[0]}.`, extra[0]);
+    throw new DomainError('invalid', 'invalid_request', `Unknown field ${extra[0]}.`, { field: extra[0] });
   if (!SELLER_EXCEPTIONS.includes(body.exception as SellerException))
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'invalid_exception',
       `exception must be one of ${SELLER_EXCEPTIONS.join(', ')}.`,
-      'exception',
+      { field: 'exception' },
     );
   const signature = typeof body.signature === 'string' ? body.signature.trim() : '';
   if (!signature)
-    throw new SellerRefusal(
-      'invalid',
-      'signature_required',
-      'The refund transaction signature is required.',
-      'signature',
-    );
+    throw new DomainError('invalid', 'signature_required', 'The refund transaction signature is required.', {
+      field: 'signature',
+    });
   if (!isSignature(signature))
-    throw new SellerRefusal(
-      'invalid',
-      'invalid_signature',
-      'That is not a Solana transaction signature.',
-      'signature',
-    );
+    throw new DomainError('invalid', 'invalid_signature', 'That is not a Solana transaction signature.', {
+      field: 'signature',
+    });
   return { exception: body.exception as SellerException, signature };
 }
 
 function unreachable(err: unknown): never {
   if (err instanceof PaymentRpcError || err instanceof RpcBudgetExhaustedError)
-    throw new SellerRefusal(
+    throw new DomainError(
       'unavailable',
       'rpc_unavailable',
       'The Solana network could not be reached to check the refund. Please try again.',
@@ -213,23 +207,25 @@ export interface RefundCheckInput {
   signature: string;
 }
 
-/** Reads the chain and returns the refunded amount, or throws the SellerRefusal that says why not. */
+/** Reads the chain and returns the refunded amount, or throws the DomainError that says why not. */
 export async function checkRefund(rpc: PaymentRpc, input: RefundCheckInput): Promise<bigint> {
   if (input.payments.length === 0)
-    throw new SellerRefusal(
+    throw new DomainError(
       'conflict',
       'nothing_paid',
       'Nothing was paid for this order: there is nothing to refund.',
     );
   if (input.payments.some((p) => p.signature === input.signature))
-    throw new SellerRefusal('invalid', 'refund_wrong_direction', REFUSALS.wrong_direction[1], 'signature');
+    throw new DomainError('invalid', 'refund_wrong_direction', REFUSALS.wrong_direction[1], {
+      field: 'signature',
+    });
   const tx = await read(rpc, input.signature);
   if (!tx)
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'refund_not_found',
       'No confirmed transaction with that signature was found on chain.',
-      'signature',
+      { field: 'signature' },
     );
   const payers = emptyPayers();
   for (const p of input.payments.slice(0, MAX_PAYMENTS_READ)) {
@@ -237,7 +233,7 @@ export async function checkRefund(rpc: PaymentRpc, input: RefundCheckInput): Pro
     if (paid) payersOf(paid, input.order.mint, payers);
   }
   if (payers.owners.size === 0 && payers.accounts.size === 0)
-    throw new SellerRefusal(
+    throw new DomainError(
       'unavailable',
       'payer_unknown',
       "The order's payment could not be read from the chain to learn who paid. Please try again.",
@@ -245,15 +241,15 @@ export async function checkRefund(rpc: PaymentRpc, input: RefundCheckInput): Pro
   const verdict = judgeRefund(tx, { mint: input.order.mint, vendorOwner: input.order.recipient, payers });
   if (verdict.kind !== 'refund') {
     const [code, message] = REFUSALS[verdict.kind];
-    throw new SellerRefusal('invalid', code, message, 'signature');
+    throw new DomainError('invalid', code, message, { field: 'signature' });
   }
   const firstPaid = Math.min(...input.payments.map((p) => p.slot ?? Infinity));
   if (Number.isFinite(firstPaid) && tx.slot < firstPaid)
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'refund_before_payment',
       'That transaction happened before this order was paid: it is not a refund of it.',
-      'signature',
+      { field: 'signature' },
     );
   return verdict.amountBaseUnits;
 }
@@ -277,11 +273,11 @@ export async function recordRefund(
     if (store.dialect === 'postgres')
       await trx.selectFrom('orders').select('id').where('id', '=', input.orderId).forUpdate().execute();
     if (await recordedRefund(trx, input.signature))
-      throw new SellerRefusal(
+      throw new DomainError(
         'conflict',
         'refund_already_recorded',
         'This refund transaction is already recorded.',
-        'signature',
+        { field: 'signature' },
       );
     await trx
       .insertInto('seller_actions')

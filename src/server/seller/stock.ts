@@ -6,8 +6,8 @@
 import type { Catalog } from '../../core/catalog';
 import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
 import { availableOf, isStockCount, stockKey, type StockKey } from '../../core/stock';
-import { StockInputError, type StockRepository } from '../stock/repository';
-import { SellerRefusal } from './errors';
+import { DomainError } from '../../core/errors';
+import type { StockRepository } from '../stock/repository';
 
 export interface SellerStockDeps {
   stock: StockRepository;
@@ -73,7 +73,7 @@ export async function sellerStock(deps: SellerStockDeps, vendorIds: readonly str
 /** The body of POST /api/seller/stock: { productId, variantId?, onHand }. Refuses anything else with 400. */
 export function parseStockBody(raw: unknown): { key: StockKey; onHand: number } {
   const bad = (code: string, message: string, field?: string) =>
-    new SellerRefusal('invalid', code, message, field);
+    new DomainError('invalid', code, message, { field: field });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw bad('invalid_request', 'Send the product and its stock as JSON.');
   const body = raw as Record<string, unknown>;
@@ -101,29 +101,24 @@ export async function setSellerStock(
   const product = deps.catalog.products.find((p) => p.id === input.key.productId);
   // Another vendor's product is "not found" too, as its orders are.
   if (!product || !seller.vendorIds.includes(product.vendorId))
-    throw new SellerRefusal('not_found', 'product_not_found', 'No such product.', 'productId');
+    throw new DomainError('not_found', 'product_not_found', 'No such product.', { field: 'productId' });
   if (product.variants && input.key.variantId === undefined)
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'variant_required',
       `${product.name} has variants: choose one (${product.variants.map((v) => v.id).join(', ')}).`,
-      'variantId',
+      { field: 'variantId' },
     );
   if (input.key.variantId !== undefined && !product.variants?.some((v) => v.id === input.key.variantId))
-    throw new SellerRefusal(
+    throw new DomainError(
       'invalid',
       'invalid_variant',
       `${product.name} has no variant '${input.key.variantId}'.`,
-      'variantId',
+      { field: 'variantId' },
     );
-  try {
-    await deps.stock.set(input.key, input.onHand, sellerActor(seller.address), deps.now().toISOString(), {
-      notBelowReserved: true,
-    });
-  } catch (err) {
-    if (err instanceof StockInputError)
-      throw new SellerRefusal('invalid', 'invalid_stock', err.message, 'onHand');
-    throw err;
-  }
+  // A bad count, or one below the units open orders hold: DomainError invalid_stock (field onHand).
+  await deps.stock.set(input.key, input.onHand, sellerActor(seller.address), deps.now().toISOString(), {
+    notBelowReserved: true,
+  });
   return sellerStock(deps, seller.vendorIds);
 }

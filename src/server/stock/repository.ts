@@ -10,6 +10,7 @@
  *
  * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
  */
+import { DomainError } from '../../core/errors';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Catalog } from '../../core/catalog';
@@ -45,10 +46,6 @@ export interface StockChange extends StockKey {
 /** What a payment that completes an order did to its stock. `none`: the order holds no reservation. */
 export type SaleResult = 'sold' | 'oversold' | 'none';
 
-export class StockInputError extends Error {
-  override name = 'StockInputError';
-}
-
 export interface StockRepository {
   /** Creates the stock line of every catalogue product/variant the store does not have yet. Returns how many. */
   seed(catalog: Catalog, at: string): Promise<number>;
@@ -60,7 +57,7 @@ export interface StockRepository {
   assertAvailable(lines: readonly StockRequest[], q?: Db): Promise<void>;
   /**
    * Sets a line's units in stock (not yet sold, reservations included); records who and when. Throws
-   * StockInputError for a line the catalogue does not have or a bad count.
+   * DomainError (invalid_stock) for a line the catalogue does not have or a bad count.
    */
   set(key: StockKey, onHand: number, actor: string, at: string, opts?: SetStockOptions): Promise<StockLevel>;
   /** In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back). */
@@ -91,7 +88,7 @@ export interface StockRepository {
 
 export interface SetStockOptions {
   /**
-   * Refuse (StockInputError, nothing changed) a count below the units open orders hold: the seller console sets
+   * Refuse (DomainError invalid_stock, nothing changed) a count below the units open orders hold: the seller console sets
    * stock this way, so a reservation that is later paid always has its unit.
    */
   notBelowReserved?: boolean;
@@ -309,17 +306,26 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
     async set(key, onHand, actor, at, opts = {}) {
       if (!catalogueLines.has(stockKey(key))) {
         const product = catalog.products.find((p) => p.id === key.productId);
-        throw new StockInputError(
+        throw new DomainError(
+          'invalid',
+          'invalid_stock',
           !product
             ? `Unknown product '${key.productId}'.`
             : product.variants
               ? `'${product.id}' has variants: name one (${product.variants.map((v) => `${product.id}:${v.id}`).join(', ')}).`
               : `'${product.id}' has no variant '${key.variantId ?? ''}'.`,
+          { field: 'onHand' },
         );
       }
       if (!isStockCount(onHand))
-        throw new StockInputError('The stock must be a whole number from 0 to 1000000.');
-      if (!actor.trim()) throw new StockInputError('Say who changes the stock.');
+        throw new DomainError(
+          'invalid',
+          'invalid_stock',
+          'The stock must be a whole number from 0 to 1000000.',
+          { field: 'onHand' },
+        );
+      if (!actor.trim())
+        throw new DomainError('invalid', 'invalid_stock', 'Say who changes the stock.', { field: 'onHand' });
       return db.transaction().execute(async (trx) => {
         let sel = trx
           .selectFrom('stock')
@@ -355,8 +361,11 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
           return { ...key, onHand, reserved: 0 };
         }
         if (opts.notBelowReserved && onHand < Number(before.reserved))
-          throw new StockInputError(
+          throw new DomainError(
+            'invalid',
+            'invalid_stock',
             `${Number(before.reserved)} ${Number(before.reserved) === 1 ? 'unit is' : 'units are'} reserved by open orders: set at least ${Number(before.reserved)}.`,
+            { field: 'onHand' },
           );
         const { change_seq } = await trx
           .updateTable('stock')
@@ -383,7 +392,9 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
     async reserve(trx, orderId, lines, expiresAt, at) {
       for (const line of lines) {
         if (!Number.isInteger(line.quantity) || line.quantity <= 0)
-          throw new StockInputError(`bad quantity ${line.quantity}`);
+          throw new DomainError('invalid', 'invalid_stock', `bad quantity ${line.quantity}`, {
+            field: 'quantity',
+          });
         // The reservation row first: it touches no shared row. The stock row's UPDATE locks the line until the
         // commit (on PostgreSQL every order for the product queues behind it), so as little as possible follows it.
         await trx

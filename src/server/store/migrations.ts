@@ -1,7 +1,8 @@
 /**
  * Versioned migrations, applied at start by Kysely's Migrator (table `store_migration`, with its lock table so
  * two instances starting together on PostgreSQL apply each migration once). One code path for both dialects:
- * portable column types only. Append new migrations; never edit an applied one.
+ * portable column types only. Written in numeric order (the Migrator applies them by name); append new ones
+ * with the next number; never edit an applied one.
  */
 import { randomBytes } from 'node:crypto';
 import { sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
@@ -115,7 +116,7 @@ export const migrations: Record<string, Migration> = {
       }
     },
   },
-  // The payment ledger (issue 4: nothing is dropped): one row per verified transfer that mentions an order's
+  // The payment ledger (nothing is dropped): one row per verified transfer that mentions an order's
   // reference, UNIQUE(signature) so one transaction pays at most one order and is recorded once. Existing
   // payments (orders.signature) are copied in. The outbox gains `payment_signature` ('' for messages about the
   // order as a whole) in its uniqueness, so the seller gets one 'payment_received' note per extra payment while
@@ -253,7 +254,8 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable('outbox_v4').renameTo('outbox').execute();
       await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
     },
-  }, // The vendor-side payment watcher (issue 9): per vendor token account a cursor of the newest signature judged,
+  },
+  // The vendor-side payment watcher: per vendor token account a cursor of the newest signature judged,
   // every signature judged once (never fetched again), unmatched vendor transfers by account key (an order may be
   // recorded after its payment), and the lease that lets one instance watch.
   '0005_payment_scan': {
@@ -297,102 +299,7 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-
-  // Issue 10 (QR records first; the buyer's order page). A QR page records its payment target before the QR
-  // is shown: an order without shipping details (shipping_json NULL) that the details attach to later, so
-  // shipping_json becomes nullable (add, copy, drop, rename as in 0003: not indexed, not referenced). Every
-  // order gets `public_token`, the capability token of its buyer page (/order/<token>): 128 random bits, hex,
-  // UNIQUE; existing orders get one here. `details_notified_at`: when the seller was told "paid, shipping
-  // details missing" (NULL: not yet / not needed).
-  '0007_qr_records': {
-    async up(db: Kysely<any>) {
-      await db.schema.alterTable('orders').addColumn('shipping_json_n', 'text').execute();
-      await db
-        .updateTable('orders')
-        .set((eb: any) => ({ shipping_json_n: eb.ref('shipping_json') }))
-        .execute();
-      await db.schema.alterTable('orders').dropColumn('shipping_json').execute();
-      await db.schema.alterTable('orders').renameColumn('shipping_json_n', 'shipping_json').execute();
-      await db.schema.alterTable('orders').addColumn('public_token', 'text').execute();
-      await db.schema.alterTable('orders').addColumn('details_notified_at', 'text').execute();
-      const ids = (await db.selectFrom('orders').select('id').execute()) as { id: string }[];
-      for (const { id } of ids) {
-        await db
-          .updateTable('orders')
-          .set({ public_token: randomBytes(16).toString('hex') })
-          .where('id', '=', id)
-          .execute();
-      }
-      await db.schema
-        .createIndex('orders_public_token')
-        .on('orders')
-        .column('public_token')
-        .unique()
-        .execute();
-    },
-  },
-
-  // Rate-limit counters shared by every API instance on one database (src/server/http/rate-limit-store.ts): one
-  // fixed window per key (route + client IP), `reset_ms` = Unix ms when the window ends.
-  '0009_rate_limits': {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('rate_limits')
-        .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('points', 'integer', (c) => c.notNull())
-        .addColumn('reset_ms', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('rate_limits_reset').on('rate_limits').column('reset_ms').execute();
-    },
-  },
-  '0008_seller_console': {
-    async up(db: Kysely<any>) {
-      // Sign-In-With-Solana nonces: single use (deleted when used), valid 5 minutes. In the store so that every
-      // instance agrees which nonces were issued and which were used.
-      await db.schema
-        .createTable('seller_nonces')
-        .addColumn('nonce', 'text', (c) => c.primaryKey())
-        .addColumn('issued_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('seller_nonces_issued').on('seller_nonces').column('issued_at').execute();
-      // Seller sessions: the cookie carries a random id, the store only its SHA-256 (a leaked table opens nothing).
-      await db.schema
-        .createTable('seller_sessions')
-        .addColumn('id_hash', 'text', (c) => c.primaryKey())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('seller_sessions_expires')
-        .on('seller_sessions')
-        .column('expires_at')
-        .execute();
-      // What the seller did to an order (shipped with a tracking number, delivered, refunded, an exception
-      // resolved), in order, with who (the payout address signed in) and when.
-      await db.schema
-        .createTable('seller_actions')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
-        .addColumn('action', 'text', (c) => c.notNull())
-        .addColumn('detail_json', 'text', (c) => c.notNull())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('seller_actions_order')
-        .on('seller_actions')
-        .columns(['order_id', 'at'])
-        .execute();
-      // The console lists a vendor's orders newest first.
-      await db.schema
-        .createIndex('orders_vendor_created')
-        .on('orders')
-        .columns(['vendor_id', 'created_at'])
-        .execute();
-    },
-  },
-  // Stock (issue 12): one line per product, or per variant of a product with variants (variant_id '' for none):
+  // Stock: one line per product, or per variant of a product with variants (variant_id '' for none):
   // on_hand units not yet sold, of which `reserved` are held by open orders. Sold out is derived (nothing
   // available), never a flag. Lines are seeded from the catalogue's `initialStock` when the store starts
   // (src/server/stock/repository.ts: a product new to the store gets its line; an existing line is never
@@ -452,6 +359,99 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // QR records first, and the buyer's order page. A QR page records its payment target before the QR
+  // is shown: an order without shipping details (shipping_json NULL) that the details attach to later, so
+  // shipping_json becomes nullable (add, copy, drop, rename as in 0003: not indexed, not referenced). Every
+  // order gets `public_token`, the capability token of its buyer page (/order/<token>): 128 random bits, hex,
+  // UNIQUE; existing orders get one here. `details_notified_at`: when the seller was told "paid, shipping
+  // details missing" (NULL: not yet / not needed).
+  '0007_qr_records': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('orders').addColumn('shipping_json_n', 'text').execute();
+      await db
+        .updateTable('orders')
+        .set((eb: any) => ({ shipping_json_n: eb.ref('shipping_json') }))
+        .execute();
+      await db.schema.alterTable('orders').dropColumn('shipping_json').execute();
+      await db.schema.alterTable('orders').renameColumn('shipping_json_n', 'shipping_json').execute();
+      await db.schema.alterTable('orders').addColumn('public_token', 'text').execute();
+      await db.schema.alterTable('orders').addColumn('details_notified_at', 'text').execute();
+      const ids = (await db.selectFrom('orders').select('id').execute()) as { id: string }[];
+      for (const { id } of ids) {
+        await db
+          .updateTable('orders')
+          .set({ public_token: randomBytes(16).toString('hex') })
+          .where('id', '=', id)
+          .execute();
+      }
+      await db.schema
+        .createIndex('orders_public_token')
+        .on('orders')
+        .column('public_token')
+        .unique()
+        .execute();
+    },
+  },
+  '0008_seller_console': {
+    async up(db: Kysely<any>) {
+      // Sign-In-With-Solana nonces: single use (deleted when used), valid 5 minutes. In the store so that every
+      // instance agrees which nonces were issued and which were used.
+      await db.schema
+        .createTable('seller_nonces')
+        .addColumn('nonce', 'text', (c) => c.primaryKey())
+        .addColumn('issued_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('seller_nonces_issued').on('seller_nonces').column('issued_at').execute();
+      // Seller sessions: the cookie carries a random id, the store only its SHA-256 (a leaked table opens nothing).
+      await db.schema
+        .createTable('seller_sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('seller_sessions_expires')
+        .on('seller_sessions')
+        .column('expires_at')
+        .execute();
+      // What the seller did to an order (shipped with a tracking number, delivered, refunded, an exception
+      // resolved), in order, with who (the payout address signed in) and when.
+      await db.schema
+        .createTable('seller_actions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('detail_json', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('seller_actions_order')
+        .on('seller_actions')
+        .columns(['order_id', 'at'])
+        .execute();
+      // The console lists a vendor's orders newest first.
+      await db.schema
+        .createIndex('orders_vendor_created')
+        .on('orders')
+        .columns(['vendor_id', 'created_at'])
+        .execute();
+    },
+  },
+  // Rate-limit counters shared by every API instance on one database (src/server/http/rate-limit-store.ts): one
+  // fixed window per key (route + client IP), `reset_ms` = Unix ms when the window ends.
+  '0009_rate_limits': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('points', 'integer', (c) => c.notNull())
+        .addColumn('reset_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_limits_reset').on('rate_limits').column('reset_ms').execute();
+    },
+  },
   '0010_rate_limits_unlogged': {
     async up(db: Kysely<any>) {
       // PostgreSQL: rate-limit counters need no crash durability, and every request of one client IP updates the
@@ -476,7 +476,7 @@ export const migrations: Record<string, Migration> = {
         where c.product_id = stock.product_id and c.variant_id = stock.variant_id), 0)`.execute(db);
     },
   },
-  // Watcher lag (issue 13): when the payment watcher last caught up with every vendor token account (listed up to
+  // Watcher lag: when the payment watcher last caught up with every vendor token account (listed up to
   // the chain's head and judged all it found). Written by the instance holding the watch, read by every instance's
   // /api/health/ready and /metrics (an instance that does not watch reports the holder's progress).
   '0012_watch_progress': {
