@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { paymentsService } from './payments/index';
 import { startServer } from './server';
-import { Connection } from '@solana/web3.js';
 import { demoKeys } from '../localnet/demo-keys';
 import { demoDefaults } from './demo-defaults';
 import { warnMissingVendorAccounts } from './ops/vendor-accounts';
@@ -63,9 +62,10 @@ async function main(): Promise<void> {
     `$CLAIM store on ${server.url}${settings.demo ? ' (demo mode)' : ''}; store: ${settings.database.kind === 'sqlite' ? settings.database.file : 'postgres'}`,
   );
 
-  // Start-up warning (issue 14): a vendor without a $CLAIM token account makes its first buyer create it.
-  warnMissingVendorAccounts(new Connection(settings.solana.rpcUrl, 'confirmed'), settings).catch(
-    (err: unknown) => console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
+  // Start-up warning: a vendor without a $CLAIM token account makes its first buyer create it. Read through the
+  // server's budgeted Connection, so it shares the process's RPC budget with the watcher.
+  warnMissingVendorAccounts(server.connection, settings).catch((err: unknown) =>
+    console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
   );
 
   const stop = async () => {

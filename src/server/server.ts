@@ -27,8 +27,9 @@ import { createRpcProbe } from './ops/rpc-probe';
 import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
 import { redactError } from './redact';
 import { stockRoutes } from './http/stock-routes';
-import { Connection } from '@solana/web3.js';
+import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
+import { budgetedConnection } from './payments/connection';
 import { connectionPaymentRpc } from './payments/rpc';
 import { createStockRepository, type StockRepository } from './stock/repository';
 
@@ -93,6 +94,8 @@ export interface RunningServer {
   outbox: OutboxWorker;
   price?: PriceService;
   transport: MailTransport;
+  /** The process's budgeted Solana Connection (payments/connection.ts): every server RPC call shares its budget. */
+  connection: Connection;
   close(): Promise<void>;
 }
 
@@ -120,17 +123,12 @@ export async function startServer(
     const stock = createStockRepository(store, catalog);
     await stock.seed(catalog, now().toISOString());
 
-    // One RPC budget for the process: the payment watcher (a service, given `budget`) and the seller console's
-    // refund check (the payments' RPC port over a Connection whose every request takes a slot from it).
+    // One RPC budget for the process: the payment watcher (a service, given `budget`), the seller console's
+    // refund check (the payments' RPC port over the budgeted Connection), the readiness probe and main.ts's
+    // start-up check of the vendors' token accounts (`connection`).
     const budget = new RpcBudget({ perWindow: settings.rpcBudget.per10s });
-    const rpc = connectionPaymentRpc(
-      new Connection(settings.solana.rpcUrl, {
-        commitment: 'confirmed',
-        fetch: budgetedFetch(budget, { deadlineMs: 5_000 }),
-        disableRetryOnRateLimit: true,
-      }),
-      { timeoutMs: 5_000 },
-    );
+    const connection = budgetedConnection(settings.solana, budget);
+    const rpc = connectionPaymentRpc(connection, { timeoutMs: 5_000 });
 
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
@@ -190,7 +188,11 @@ export async function startServer(
     const priceSource: PriceSource = overrides.priceSource ?? { current: () => price?.current() };
 
     // Health and metrics: the RPC is checked with one cached getSlot unless a service supplies a better probe.
-    const probes: OpsProbes = { rpcReachable: createRpcProbe(settings.solana.rpcUrl) };
+    const probes: OpsProbes = {
+      rpcReachable: createRpcProbe(settings.solana.rpcUrl, {
+        fetch: budgetedFetch(budget, { attempts: 1, deadlineMs: 2_000 }),
+      }),
+    };
     mergeProbes(probes, overrides.probes);
     const app = await buildApp({
       settings,
@@ -299,6 +301,7 @@ export async function startServer(
       outbox,
       ...(price ? { price } : {}),
       transport,
+      connection,
       close: closeAll,
     };
   } catch (err) {

@@ -1,22 +1,23 @@
 /**
- * Payments: verification (verify.ts), the RPC port (rpc.ts), the WebSocket feed (feed.ts) and the watcher
- * (watcher.ts). `startPayments` is the composition the server uses: one Connection, one feed, one watcher,
- * the order service's hint hook.
+ * Payments: verification (verify.ts), the RPC port (rpc.ts), the budgeted Connection (connection.ts, budget.ts),
+ * the WebSocket feed (feed.ts) and the watcher (watcher.ts and its parts in watch/). `startPayments` is the
+ * composition the server uses: one budgeted Connection, one feed, one watcher, the order service's hint hook.
  */
 import type { OpsProbes, WatcherLag } from '../ops/probes';
 import { createRpcProbe } from '../ops/rpc-probe';
-import { Connection } from '@solana/web3.js';
 import { randomUUID } from 'node:crypto';
 import type { OrderService } from '../orders/service';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import { budgetedFetch, RpcBudget, type RpcStats } from './budget';
+import { budgetedConnection } from './connection';
 import { WsLogsFeed } from './feed';
 import { connectionPaymentRpc } from './rpc';
 import { kyselyScanStore, type ScanStore } from './scan-store';
 import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from './watcher';
 
 export * from './budget';
+export * from './connection';
 export * from './rpc';
 export * from './verify';
 export * from './feed';
@@ -96,14 +97,8 @@ function defaultOnEvent(): (event: WatcherEvent) => void {
 export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPayments> {
   const timeoutMs = deps.rpcTimeoutMs ?? 5_000;
   const budget = deps.budget ?? new RpcBudget({ perWindow: deps.settings.rpcBudget?.per10s ?? 60 });
-  // Every request of this Connection takes its slot from the budget; web3.js's own 429 retry loop is off (the
-  // budget honours Retry-After for the whole process instead).
-  const connection = new Connection(deps.settings.solana.rpcUrl, {
-    commitment: 'confirmed',
-    wsEndpoint: deps.settings.solana.wsUrl,
-    fetch: budgetedFetch(budget, { deadlineMs: timeoutMs }),
-    disableRetryOnRateLimit: true,
-  });
+  // Every request of this Connection takes its slot from the process's budget (connection.ts).
+  const connection = budgetedConnection(deps.settings.solana, budget, { timeoutMs });
   const rpc = connectionPaymentRpc(connection, { timeoutMs });
   const onEvent = deps.onEvent ?? defaultOnEvent();
   const feed = new WsLogsFeed(deps.settings.solana.wsUrl, {

@@ -1,0 +1,28 @@
+/**
+ * The one way the server builds a Solana `Connection`: every HTTP request it makes takes a slot from the process's
+ * RPC budget (`budget.ts`: SOLANA_RPC_BUDGET per 10 s, 40 % per method, 429 pauses every caller), and web3.js's
+ * own 429 retry loop is off (the budget honours Retry-After for the whole process instead). The payment watcher,
+ * the seller console's refund check, the readiness probe and the start-up check of the vendors' token accounts
+ * all go through it, so every RPC call of the process shares one budget.
+ */
+import { Connection } from '@solana/web3.js';
+import type { Settings } from '../settings';
+import { budgetedFetch, type RpcBudget } from './budget';
+
+export interface BudgetedConnectionOptions {
+  /** Time limit of each request, waiting for a budget slot included (ms). Default 5000. */
+  timeoutMs?: number;
+}
+
+export function budgetedConnection(
+  solana: Pick<Settings['solana'], 'rpcUrl' | 'wsUrl'>,
+  budget: RpcBudget,
+  options: BudgetedConnectionOptions = {},
+): Connection {
+  return new Connection(solana.rpcUrl, {
+    commitment: 'confirmed',
+    wsEndpoint: solana.wsUrl,
+    fetch: budgetedFetch(budget, { deadlineMs: options.timeoutMs ?? 5_000 }),
+    disableRetryOnRateLimit: true,
+  });
+}
