@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import local from './eslint-rules/imports.js';
 
 const serverOnly = ['**/server/**', '**/localnet/**', '**/*.server', '**/*.server.ts'];
 const nodeBuiltins = [
@@ -36,6 +37,46 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // No import cycles anywhere; each web feature owns its calls, components and state and reaches another
+    // feature only through what they share (src/core, src/web/lib, src/web/components, src/web/api,
+    // src/web/checkout/shared). Pages compose features.
+    files: ['**/*.ts', '**/*.tsx', '**/*.js'],
+    plugins: { local },
+    rules: {
+      'local/no-cycle': 'error',
+      'local/feature-boundaries': [
+        'error',
+        [
+          {
+            from: 'src/web/seller',
+            forbid: ['src/web/checkout', 'src/web/pages'],
+            message: 'The seller console does not import the checkout or pages; share through src/web/lib.',
+          },
+          {
+            from: 'src/web/checkout',
+            forbid: ['src/web/seller', 'src/web/pages'],
+            message: 'The checkout does not import the seller console or pages.',
+          },
+          {
+            from: 'src/web/checkout/wallet',
+            forbid: ['src/web/checkout/qr'],
+            message: 'The wallet checkout reaches the QR checkout only through src/web/checkout/shared.',
+          },
+          {
+            from: 'src/web/checkout/qr',
+            forbid: ['src/web/checkout/wallet'],
+            message: 'The QR checkout reaches the wallet checkout only through src/web/checkout/shared.',
+          },
+          {
+            from: 'src/web/checkout/shared',
+            forbid: ['src/web/checkout/wallet', 'src/web/checkout/qr'],
+            message: 'What the checkouts share imports neither of them.',
+          },
+        ],
+      ],
     },
   },
   {

@@ -15,7 +15,7 @@ const load = {
   vendor: () => import('../pages/VendorPage'),
   product: () => import('../pages/ProductPage'),
   order: () => import('../pages/OrderPage'),
-  seller: () => import('../pages/SellerPage'),
+  seller: () => import('../seller/SellerPage'),
 };
 const HomePage = lazy(load.home);
 const GuidePage = lazy(load.guide);

@@ -5,7 +5,8 @@ import { explorerTxUrl } from '../../core/explorer';
 import { formatBaseUnits, formatCents } from '../../core/money';
 import { paths } from '../../core/routes';
 import { useConfig } from '../api/config';
-import { ApiRequestError, getOrderPage, isAbort } from '../api/orders';
+import { getOrderPage } from '../api/order-page';
+import { ApiRequestError, isAbort } from '../lib/call';
 import { usePageTitle } from '../lib/title';
 
 const POLL_MS = 2_000;

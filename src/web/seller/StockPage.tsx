@@ -5,7 +5,8 @@
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
-import { SellerApiError, sellerApi } from '../api/seller';
+import { ApiRequestError } from '../lib/call';
+import { sellerApi } from './api';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 const lineKey = (l: { productId: string; variantId?: string }) => `${l.productId}:${l.variantId ?? ''}`;
@@ -30,7 +31,7 @@ export function StockPage() {
       setStock(await sellerApi.stock());
       setError('');
     } catch (err) {
-      setError(err instanceof SellerApiError ? err.message : 'Something went wrong.');
+      setError(err instanceof ApiRequestError ? err.message : 'Something went wrong.');
     }
   }, []);
   useEffect(() => {
@@ -139,7 +140,7 @@ function StockRow(props: {
         props.name,
       );
     } catch (err) {
-      props.onError(err instanceof SellerApiError ? err.message : 'Something went wrong.');
+      props.onError(err instanceof ApiRequestError ? err.message : 'Something went wrong.');
     } finally {
       setBusy(false);
     }

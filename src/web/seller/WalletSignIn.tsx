@@ -4,8 +4,8 @@
  * then signs a Sign-In-With-Solana message: the wallet's `signIn` where the adapter offers it, else
  * `signMessage` of the standard SIWS text (src/core/siws.ts) built from the server's nonce.
  */
-import '../checkout/wallet/wallet-adapter-ui.css';
-import '../checkout/shared/buffer-global';
+import '../lib/wallet-adapter-ui.css';
+import '../lib/buffer-global';
 import { PhantomWalletAdapter } from '@solana/wallet-adapter-phantom';
 import { ConnectionProvider, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
 import { useWalletModal, WalletModalProvider } from '@solana/wallet-adapter-react-ui';
@@ -13,7 +13,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PublicConfig } from '../../core/api';
 import type { SellerMe } from '../../core/seller-api';
 import { formatSiwsMessage } from '../../core/siws';
-import { SellerApiError, sellerApi } from '../api/seller';
+import { ApiRequestError } from '../lib/call';
+import { sellerApi } from './api';
 
 export interface WalletSignInProps {
   config: PublicConfig;
@@ -80,12 +81,12 @@ function SignInFlow({ onSignedIn, onError }: WalletSignInProps) {
         message = formatSiwsMessage({ ...request, address: publicKey.toBase58() });
         signature = await signMessage(new TextEncoder().encode(message));
       } else {
-        throw new SellerApiError(0, 'no_signing', 'This wallet cannot sign messages.');
+        throw new ApiRequestError(0, 'no_signing', 'This wallet cannot sign messages.');
       }
       onSignedIn(await sellerApi.signIn({ message, signature: toBase64(signature) }));
     } catch (err) {
       onError(
-        err instanceof SellerApiError
+        err instanceof ApiRequestError
           ? err.message
           : 'The wallet did not sign the sign-in message. Please try again.',
       );

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { OrderPublic } from '../../../core/api';
-import { ApiRequestError, getOrder, isAbort } from '../../api/orders';
+import { ApiRequestError, isAbort } from '../../lib/call';
+import { getOrder } from '../shared/order-api';
 
 export const STATUS_POLL_MS = 2_000;
 

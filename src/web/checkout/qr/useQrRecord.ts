@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AnyQuoteResponse } from '../../../core/api';
-import { ApiRequestError, createQrOrder, newIdempotencyKey, requoteOrder } from '../../api/orders';
+import { ApiRequestError } from '../../lib/call';
+import { newIdempotencyKey } from '../shared/order-api';
+import { createQrOrder, requoteOrder } from './api';
 import { storedReferrer } from '../../lib/referral';
 import { saveQrOrder, type StoredQrOrder } from './order-store';
 

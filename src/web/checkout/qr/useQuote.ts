@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AnyQuoteResponse, QuoteRequest } from '../../../core/api';
-import { ApiRequestError, isAbort, requestQrQuote } from '../../api/orders';
+import { ApiRequestError, isAbort } from '../../lib/call';
+import { requestQrQuote } from './api';
 
 export type QuoteState =
   | { status: 'idle' }

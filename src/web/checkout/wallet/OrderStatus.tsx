@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import type { OrderPublic, PublicConfig } from '../../../core/api';
-import { getOrder } from '../../api/orders';
-import { QrImage } from '../qr/QrImage';
+import { getOrder } from '../shared/order-api';
+import { QrImage } from '../shared/QrImage';
 import { TimeLeft } from '../shared/TimeLeft';
 import { TIME_UP } from './messages';
-import { mailsDelivered } from './order-api';
+import { mailsDelivered } from './api';
 
 const POLL_MS = 1_500;
 

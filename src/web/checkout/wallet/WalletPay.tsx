@@ -7,8 +7,8 @@
  * Idempotency-Key kept per attempt) → pay it on chain (./pay.ts) → tell the server the signature → poll the
  * order until the server has verified the payment and delivered both e-mails.
  */
-import './wallet-adapter-ui.css';
-import '../shared/buffer-global';
+import '../../lib/wallet-adapter-ui.css';
+import '../../lib/buffer-global';
 import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
 import { PhantomWalletAdapter } from '@solana/wallet-adapter-phantom';
 import { ConnectionProvider, useConnection, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
@@ -17,7 +17,9 @@ import { PublicKey } from '@solana/web3.js';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { OrderCreated, PublicConfig, QuoteResponse, Shipping } from '../../../core/api';
 import { useConfig } from '../../api/config';
-import { ApiRequestError, createOrder, getOrder, newIdempotencyKey, requestQuote } from '../../api/orders';
+import { ApiRequestError } from '../../lib/call';
+import { getOrder, newIdempotencyKey } from '../shared/order-api';
+import { createOrder, requestQuote } from './api';
 import { storedReferrer } from '../../lib/referral';
 import type { CheckoutProps } from '../types';
 import {
@@ -42,8 +44,9 @@ import {
   type OpenOrder,
 } from './open-order';
 import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
-import { sendPaymentHint, waitForConfirmation } from './order-api';
-import { CheckoutStop, payOrder, preflight, targetOf, type Shortfall } from './pay';
+import { sendPaymentHint, waitForConfirmation } from './api';
+import { CheckoutStop, payOrder, preflight, targetOf } from './pay';
+import type { Shortfall } from './shortfall';
 import { paths } from '../../../core/routes';
 import {
   isTouchDevice,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiRequestError } from '../../api/orders';
+import { ApiRequestError } from '../../lib/call';
 import { formatSol, plainError, shortfallText } from './messages';
 
 describe('plain wallet-checkout messages', () => {

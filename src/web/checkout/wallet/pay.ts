@@ -5,7 +5,7 @@
  * order's reference as a read-only key, signed and sent by Phantom (the adapter's sendTransaction, which calls
  * the provider's signAndSendTransaction). The browser never decides that an order is paid: the server does.
  */
-import './../shared/buffer-global';
+import '../../lib/buffer-global';
 import type { Adapter } from '@solana/wallet-adapter-base';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
@@ -21,6 +21,7 @@ import {
   type TransactionInstruction,
 } from '@solana/web3.js';
 import { BLOCKHASH_FAILED, NO_TOKEN_ACCOUNT } from './messages';
+import type { Shortfall } from './shortfall';
 
 export const CLAIM_DECIMALS = 6;
 const RPC_TIMEOUT_MS = 15_000;
@@ -183,12 +184,6 @@ export function computeBudgetInstructions(units: number, microLamports: number):
 }
 /** Size of an SPL token account, for the rent of the seller's account when the buyer has to create it. */
 const TOKEN_ACCOUNT_SIZE = 165;
-
-/** What the buyer's wallet lacks for a payment, found before any order is created or the wallet is asked. */
-export type Shortfall =
-  | { kind: 'no-token-account' }
-  | { kind: 'claim'; have: bigint; need: bigint }
-  | { kind: 'sol'; haveLamports: number; needLamports: number; createsSellerAccount: boolean };
 
 /**
  * Checks the buyer's wallet before anything is created or signed: a $CLAIM token account, at least `amount`

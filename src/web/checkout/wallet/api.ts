@@ -1,23 +1,38 @@
 /**
- * Wallet-checkout calls not in src/web/api/orders.ts: POST /api/orders/:id/payment (the signature as a hint;
- * the server re-reads the chain) and the wait for the confirmation e-mails. Status comes from the server only.
+ * The wallet checkout's order calls: POST /api/quotes, POST /api/orders (Idempotency-Key), POST
+ * /api/orders/:id/payment (the signature as a hint; the server re-reads the chain) and the wait for the
+ * confirmation e-mails. Status comes from the server only.
  */
-import type { OrderPublic } from '../../../core/api';
-import { ApiRequestError, getOrder } from '../../api/orders';
+import type { OrderCreated, OrderPublic, OrderRequest, QuoteRequest, QuoteResponse } from '../../../core/api';
+import { call } from '../../lib/call';
+import { getOrder, isCreated, isQuote } from '../shared/order-api';
 
+/** POST /api/quotes: the server prices the items and issues a fresh reference and the Solana Pay URL. */
+export function requestQuote(req: QuoteRequest, signal?: AbortSignal): Promise<QuoteResponse> {
+  return call('POST', '/api/quotes', {
+    check: isQuote,
+    body: req,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** POST /api/orders. Re-sending the same body with the same key replays the first answer (no second order). */
+export function createOrder(
+  req: OrderRequest,
+  idempotencyKey: string,
+  signal?: AbortSignal,
+): Promise<OrderCreated> {
+  return call('POST', '/api/orders', {
+    check: isCreated,
+    body: req,
+    headers: { 'idempotency-key': idempotencyKey },
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** POST /api/orders/:id/payment: the transfer's signature as a hint (the server re-reads the chain). */
 export async function sendPaymentHint(orderId: string, signature: string): Promise<void> {
-  let res: Response;
-  try {
-    res = await fetch(`/api/orders/${encodeURIComponent(orderId)}/payment`, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body: JSON.stringify({ signature }),
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiRequestError(0, 'network', 'The store could not be reached.');
-  }
-  if (!res.ok) throw new ApiRequestError(res.status, 'http_error', `HTTP ${res.status}`);
+  await call<unknown>('POST', `/api/orders/${encodeURIComponent(orderId)}/payment`, { body: { signature } });
 }
 
 const PAID = new Set(['paid', 'final', 'paid_late', 'shipped', 'delivered']);

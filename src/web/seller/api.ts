@@ -1,8 +1,7 @@
 /**
  * The seller console's calls to /api/seller/* (same origin; the session cookie is HttpOnly, the browser sends
- * it). Each call returns the parsed body or throws SellerApiError with the server's message.
+ * it). Each call returns the parsed body or throws ApiRequestError (src/web/lib/call.ts) with the server's message.
  */
-import type { ApiError } from '../../core/api';
 import type {
   SellerMe,
   SellerOrderDetail,
@@ -14,41 +13,11 @@ import type {
   SellerStock,
   SellerStockBody,
 } from '../../core/seller-api';
+import { call as http } from '../lib/call';
 
-export class SellerApiError extends Error {
-  override name = 'SellerApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      credentials: 'same-origin',
-      cache: 'no-store',
-      headers: {
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch {
-    throw new SellerApiError(0, 'network', 'The store could not be reached. Please try again.');
-  }
-  const json = (await res.json().catch(() => null)) as unknown;
-  if (!res.ok) {
-    const e = (json ?? {}) as Partial<ApiError>;
-    throw new SellerApiError(res.status, e.error ?? 'http_error', e.message ?? `HTTP ${res.status}`);
-  }
-  return json as T;
-}
+const UNREACHABLE = 'The store could not be reached. Please try again.';
+const call = <T>(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<T> =>
+  http<T>(method, url, { unreachable: UNREACHABLE, ...(body !== undefined ? { body } : {}) });
 
 export interface OrderFilter {
   status?: SellerStatusFilter | '';

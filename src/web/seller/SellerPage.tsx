@@ -1,17 +1,18 @@
 /**
  * The seller console at /seller. Signed out: **Sign in with wallet** (the wallet code is a lazy chunk loaded on
  * the click) and, in demo mode only, a demo sign-in as a vendor without a wallet extension. Signed in: the
- * vendor's orders (./seller/SellerConsole).
+ * vendor's orders (SellerConsole.tsx).
  */
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import type { SellerMe } from '../../core/seller-api';
 import { useConfig } from '../api/config';
-import { SellerApiError, sellerApi } from '../api/seller';
+import { ApiRequestError } from '../lib/call';
+import { sellerApi } from './api';
 import { catalog } from '../catalog';
-import { SellerConsole } from '../seller/SellerConsole';
+import { SellerConsole } from './SellerConsole';
 import { usePageTitle } from '../lib/title';
 
-const WalletSignIn = lazy(() => import('../seller/WalletSignIn'));
+const WalletSignIn = lazy(() => import('./WalletSignIn'));
 
 type Session = { state: 'checking' } | { state: 'signed-out' } | { state: 'signed-in'; me: SellerMe };
 
@@ -54,7 +55,7 @@ export default function SellerPage() {
     try {
       signedIn(await sellerApi.demoSignIn(demoVendor));
     } catch (err) {
-      failed(err instanceof SellerApiError ? err.message : 'The demo sign-in failed.');
+      failed(err instanceof ApiRequestError ? err.message : 'The demo sign-in failed.');
     }
   };
 

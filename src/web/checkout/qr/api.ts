@@ -1,0 +1,94 @@
+/**
+ * The QR checkout's order calls: quotes that may be unpriced, the QR record (POST /api/orders without details),
+ * its renewed quote, and the details with "Send Order Confirmation".
+ */
+import type {
+  AnyOrderCreated,
+  AnyQuoteResponse,
+  OrderCreated,
+  OrderPublic,
+  OrderRequest,
+  QuoteRequest,
+  ShippingUS,
+} from '../../../core/api';
+import { call, isObject } from '../../lib/call';
+import { isCreated, isOrder, isQuote } from '../shared/order-api';
+
+/** An unpriced QR quote (no price known): no amount and no payment link. */
+function isUnpricedQuote(b: unknown): b is AnyQuoteResponse {
+  return (
+    isObject(b) &&
+    typeof b.quote === 'string' &&
+    b.solanaPayUrl === null &&
+    b.amountBaseUnits === null &&
+    b.amount === null &&
+    typeof b.reference === 'string' &&
+    typeof b.expiresAt === 'string' &&
+    typeof b.totalCents === 'number'
+  );
+}
+
+function isAnyCreated(b: unknown): b is AnyOrderCreated {
+  return (
+    isCreated(b) ||
+    (isObject(b) &&
+      typeof b.orderId === 'string' &&
+      typeof b.reference === 'string' &&
+      b.solanaPayUrl === null &&
+      b.amount === null)
+  );
+}
+
+/**
+ * POST /api/quotes from a QR page: priced, or unpriced (`unpriced: true`, no price known) for a confirmation
+ * with 'N/A'. `renew` (an earlier token) keeps that quote's payment reference.
+ */
+export function requestQrQuote(req: QuoteRequest, signal?: AbortSignal): Promise<AnyQuoteResponse> {
+  return call('POST', '/api/quotes', {
+    check: (b): b is AnyQuoteResponse => isQuote(b) || isUnpricedQuote(b),
+    body: req,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** POST /api/orders from a QR page: the order may be unpriced (amount and link null). Same idempotency. */
+export function createQrOrder(
+  req: OrderRequest,
+  idempotencyKey: string,
+  signal?: AbortSignal,
+): Promise<AnyOrderCreated> {
+  return call('POST', '/api/orders', {
+    check: isAnyCreated,
+    body: req,
+    headers: { 'idempotency-key': idempotencyKey },
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/**
+ * POST /api/orders/:id/confirmation: QR pages' "Send Order Confirmation" (seller then buyer, once). `shipping`
+ * attaches the details to a QR record that has none yet (the record was made when the QR was first shown).
+ */
+export function requestConfirmation(
+  orderId: string,
+  shipping?: ShippingUS,
+  signal?: AbortSignal,
+): Promise<OrderPublic> {
+  return call('POST', `/api/orders/${encodeURIComponent(orderId)}/confirmation`, {
+    check: isOrder,
+    body: shipping ? { shipping } : {},
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/**
+ * PUT /api/orders/:id/quote: a QR record with nothing paid and no details yet takes a renewed quote (same
+ * reference; the quantity changed or the quote is about to expire). 409 once anything was paid or sent.
+ */
+export function requoteOrder(orderId: string, quote: string, signal?: AbortSignal): Promise<OrderCreated> {
+  return call('PUT', `/api/orders/${encodeURIComponent(orderId)}/quote`, {
+    check: isCreated,
+    body: { quote },
+    ...(signal ? { signal } : {}),
+  });
+}

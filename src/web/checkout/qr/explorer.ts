@@ -1,1 +1,0 @@
-export { explorerTxUrl } from '../../../core/explorer';
