@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { connectionPaymentRpc, type PaymentRpc } from '../../src/server/payments/rpc.js';
-import { verifyHint, verifyPayment, type ExpectedPayment } from '../../src/server/payments/verify.js';
+import {
+  classifyTransaction,
+  listSignatures,
+  verifyHint,
+  type ExpectedPayment,
+} from '../../src/server/payments/verify.js';
 import {
   computeBudgetIxs,
   createOtherMint,
@@ -13,9 +18,10 @@ import {
   transferIx,
 } from './payments-support.js';
 
-// Real transactions on the local SVM, read back through the real JSON-RPC with @solana/web3.js.
+// Real transactions on the local SVM, read back through the real JSON-RPC with @solana/web3.js, judged by what
+// production runs: verifyHint (one reported signature) and classifyTransaction over listSignatures (the sweeps).
 
-describe('verifyPayment against the localnet', () => {
+describe('payment verification against the localnet', () => {
   let net: Localnet;
   let connection: Connection;
   let rpc: PaymentRpc;
@@ -51,8 +57,8 @@ describe('verifyPayment against the localnet', () => {
     };
   };
 
-  it('finds nothing before anyone pays', async () => {
-    expect(await verifyPayment(rpc, order())).toEqual({ kind: 'NotFound', reason: 'no_transactions' });
+  it('lists nothing before anyone pays', async () => {
+    expect(await listSignatures(rpc, order().reference)).toEqual([]);
   });
 
   it('accepts the exact payment (Paid, not overpaid, with slot and blockTime)', async () => {
@@ -64,7 +70,7 @@ describe('verifyPayment against the localnet', () => {
       amount: PRICE,
       references: [o.ref],
     });
-    const out = await verifyPayment(rpc, o);
+    const out = await verifyHint(rpc, o, signature);
     expect(out).toMatchObject({ kind: 'Paid', signature, receivedBaseUnits: PRICE, overpaid: false });
     if (out.kind !== 'Paid') throw new Error('unreachable');
     expect(out.slot).toBeGreaterThan(0);
@@ -74,14 +80,14 @@ describe('verifyPayment against the localnet', () => {
 
   it('flags an overpayment and keeps the amount received', async () => {
     const o = order();
-    await pay(connection, {
+    const signature = await pay(connection, {
       from: buyer,
       recipientOwner: coopers,
       mint,
       amount: PRICE + 1n,
       references: [o.ref],
     });
-    expect(await verifyPayment(rpc, o)).toMatchObject({
+    expect(await verifyHint(rpc, o, signature)).toMatchObject({
       kind: 'Paid',
       receivedBaseUnits: PRICE + 1n,
       overpaid: true,
@@ -97,7 +103,7 @@ describe('verifyPayment against the localnet', () => {
       amount: PRICE - 1n,
       references: [o.ref],
     });
-    expect(await verifyPayment(rpc, o)).toMatchObject({
+    expect(await verifyHint(rpc, o, signature)).toMatchObject({
       kind: 'Underpaid',
       signature,
       receivedBaseUnits: PRICE - 1n,
@@ -115,7 +121,7 @@ describe('verifyPayment against the localnet', () => {
       references: [o.ref],
       createRecipientAta: true,
     });
-    expect(await verifyPayment(rpc, o)).toEqual({ kind: 'WrongMint', signature });
+    expect(await verifyHint(rpc, o, signature)).toEqual({ kind: 'WrongMint', signature });
   });
 
   it('rejects a payment to another wallet (WrongRecipient)', async () => {
@@ -129,7 +135,7 @@ describe('verifyPayment against the localnet', () => {
       references: [o.ref],
       createRecipientAta: true,
     });
-    expect(await verifyPayment(rpc, o)).toEqual({ kind: 'WrongRecipient', signature });
+    expect(await verifyHint(rpc, o, signature)).toEqual({ kind: 'WrongRecipient', signature });
   });
 
   it('reports a transaction that landed with an error (Failed)', async () => {
@@ -149,7 +155,7 @@ describe('verifyPayment against the localnet', () => {
       maxSupportedTransactionVersion: 0,
     });
     expect(tx?.meta?.err).not.toBeNull();
-    expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Failed', signature });
+    expect(await verifyHint(rpc, o, signature)).toMatchObject({ kind: 'Failed', signature });
   });
 
   it('does not let one signature pay two orders (AlreadyUsed)', async () => {
@@ -164,14 +170,19 @@ describe('verifyPayment against the localnet', () => {
       references: [a.ref, b.ref],
     });
     const owners = new Map<string, string>();
-    const first = await verifyPayment(rpc, {
-      ...a,
-      usedSignature: (s) => owners.has(s) && owners.get(s) !== 'a',
-    });
+    const first = await verifyHint(
+      rpc,
+      { ...a, usedSignature: (s) => owners.has(s) && owners.get(s) !== 'a' },
+      signature,
+    );
     expect(first).toMatchObject({ kind: 'Paid', signature });
     owners.set(signature, 'a');
     expect(
-      await verifyPayment(rpc, { ...b, usedSignature: async (s) => owners.has(s) && owners.get(s) !== 'b' }),
+      await verifyHint(
+        rpc,
+        { ...b, usedSignature: async (s) => owners.has(s) && owners.get(s) !== 'b' },
+        signature,
+      ),
     ).toEqual({
       kind: 'AlreadyUsed',
       signature,
@@ -204,15 +215,23 @@ describe('verifyPayment against the localnet', () => {
       references: [o.ref],
     });
     expect(dust1).not.toBe(real);
-    // Page size 1: the verifier must follow `before` through every page, not stop at the oldest.
-    expect(await verifyPayment(rpc, o, { pageSize: 1 })).toMatchObject({ kind: 'Paid', signature: real });
-    expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Paid', signature: real });
-    // With the real payment taken by another order, the best partial is what is left.
-    expect(await verifyPayment(rpc, { ...o, usedSignature: (s) => s === real })).toMatchObject({
-      kind: 'Underpaid',
-      signature: dust2,
-      receivedBaseUnits: 2n,
-    });
+    // Page size 1: the listing must follow `before` through every page, not stop at the oldest.
+    const listed = await listSignatures(rpc, o.reference, { pageSize: 1 });
+    expect(listed.map((s) => s.signature)).toEqual([dust1, dust2, real]);
+    const judged = await Promise.all(
+      listed.map(async (s) => {
+        const tx = await rpc.getTransaction(s.signature);
+        if (!tx) throw new Error('listed but not served');
+        return classifyTransaction(tx, o);
+      }),
+    );
+    // Each is judged by its own balance change: the dust as the dust it is, the real payment in full.
+    expect(judged).toEqual([
+      { kind: 'Transfer', receivedBaseUnits: 1n },
+      { kind: 'Transfer', receivedBaseUnits: 2n },
+      { kind: 'Transfer', receivedBaseUnits: PRICE },
+    ]);
+    expect(await verifyHint(rpc, o, real)).toMatchObject({ kind: 'Paid', signature: real });
   });
 
   it('finds the transfer among wallet instructions before and after it (ComputeBudget, memo)', async () => {
@@ -226,7 +245,7 @@ describe('verifyPayment against the localnet', () => {
       before: [...computeBudgetIxs(), memoIx('wallet safety note', buyer.publicKey)],
       after: [memoIx('order 42', buyer.publicKey)],
     });
-    expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Paid', signature, overpaid: false });
+    expect(await verifyHint(rpc, o, signature)).toMatchObject({ kind: 'Paid', signature, overpaid: false });
   });
 
   it('accepts a payment into a recipient token account created in the same transaction', async () => {
@@ -245,7 +264,11 @@ describe('verifyPayment against the localnet', () => {
       references: [o.ref],
       createRecipientAta: true,
     });
-    expect(await verifyPayment(rpc, o)).toMatchObject({ kind: 'Paid', signature, receivedBaseUnits: PRICE });
+    expect(await verifyHint(rpc, o, signature)).toMatchObject({
+      kind: 'Paid',
+      signature,
+      receivedBaseUnits: PRICE,
+    });
   });
 
   it('treats the browser hint as a hint: re-reads the chain and requires the order reference', async () => {

@@ -3,7 +3,7 @@ import bs58 from 'bs58';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { describe, expect, it } from 'vitest';
 import { PaymentRpcTimeoutError, type PaymentRpc, type PaymentTransaction, type SignatureInfo } from './rpc';
-import { classifyTransaction, isSignature, listSignatures, verifyHint, verifyPayment } from './verify';
+import { classifyTransaction, isSignature, listSignatures, verifyHint } from './verify';
 
 // Unit level: the port driven by an in-memory ledger. Real transactions are in test/integration/payments*.
 
@@ -133,61 +133,30 @@ describe('classifyTransaction', () => {
   });
 });
 
-describe('verifyPayment (port level)', () => {
-  it('pages past a screenful of dust to find the real payment', async () => {
+describe('listSignatures (port level)', () => {
+  it('pages past a screenful of dust, oldest first, and the real payment is judged a transfer', async () => {
     const dust = Array.from({ length: 25 }, (_, i) => transfer({ amount: 1n, slot: i + 1 }));
     const real = transfer({ amount: 5_000_000n, slot: 100 });
-    const rpc = fakeRpc([...dust, real, transfer({ amount: 3n, slot: 101 })]);
-    const out = await verifyPayment(rpc, expected, { pageSize: 10 });
-    expect(out).toMatchObject({
-      kind: 'Paid',
-      signature: real.info.signature,
-      receivedBaseUnits: 5_000_000n,
-      overpaid: false,
-    });
+    const last = transfer({ amount: 3n, slot: 101 });
+    const rpc = fakeRpc([...dust, real, last]);
+    const listed = await listSignatures(rpc, reference, { pageSize: 10 });
+    expect(listed.map((s) => s.signature)).toEqual([...dust, real, last].map((e) => e.info.signature));
     expect(rpc.calls.filter((c) => c.startsWith('sigs')).length).toBe(3);
-  });
-
-  it('picks the earliest full payment, deterministically', async () => {
-    const first = transfer({ amount: 6_000_000n, slot: 5 });
-    const second = transfer({ amount: 5_000_000n, slot: 9 });
-    const out = await verifyPayment(
-      fakeRpc([second, first].sort((a, b) => a.info.slot - b.info.slot)),
-      expected,
-    );
-    expect(out).toMatchObject({ kind: 'Paid', signature: first.info.signature, overpaid: true });
-  });
-
-  it('skips a used signature and reports the best unused partial, else AlreadyUsed', async () => {
-    const full = transfer({ amount: 5_000_000n, slot: 1 });
-    const small = transfer({ amount: 10n, slot: 2 });
-    const bigger = transfer({ amount: 20n, slot: 3 });
-    const usedSignature = (s: string) => s === full.info.signature;
-    expect(await verifyPayment(fakeRpc([full, small, bigger]), { ...expected, usedSignature })).toMatchObject(
-      {
-        kind: 'Underpaid',
-        signature: bigger.info.signature,
-        receivedBaseUnits: 20n,
-      },
-    );
-    expect(
-      await verifyPayment(fakeRpc([full]), { ...expected, usedSignature: async (s) => usedSignature(s) }),
-    ).toEqual({
-      kind: 'AlreadyUsed',
-      signature: full.info.signature,
+    expect(classifyTransaction(real.tx, expected)).toEqual({
+      kind: 'Transfer',
+      receivedBaseUnits: 5_000_000n,
     });
   });
 
-  it('reports failures and absence as typed outcomes', async () => {
+  it('stops at maxSignatures (spam bound)', async () => {
+    const dust = Array.from({ length: 30 }, (_, i) => transfer({ amount: 1n, slot: i + 1 }));
+    const listed = await listSignatures(fakeRpc(dust), reference, { pageSize: 10, maxSignatures: 20 });
+    expect(listed).toHaveLength(20);
+  });
+
+  it('judges a transaction that landed with an error as Failed', () => {
     const failed = transfer({ amount: 5_000_000n, slot: 1, err: { InstructionError: [0, { Custom: 1 }] } });
-    expect(await verifyPayment(fakeRpc([failed]), expected)).toMatchObject({
-      kind: 'Failed',
-      signature: failed.info.signature,
-    });
-    expect(await verifyPayment(fakeRpc([]), expected)).toEqual({
-      kind: 'NotFound',
-      reason: 'no_transactions',
-    });
+    expect(classifyTransaction(failed.tx, expected)).toMatchObject({ kind: 'Failed' });
   });
 
   it('times out a hanging RPC with a typed error', async () => {

@@ -6,14 +6,13 @@
  * order's ledger payments (those transactions are read too). Then it is recorded as a seller action
  * (`refunded`: signature, amount in base units, the exception it settles), once per signature.
  */
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey } from '@solana/web3.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { SELLER_EXCEPTIONS, type SellerException } from '../../core/seller-api';
 import { PaymentRpcError, withTimeout, type PaymentRpc, type PaymentTransaction } from '../payments/rpc';
 import { RpcBudgetExhaustedError } from '../payments/budget';
 import { isSignature } from '../payments/verify';
+import { associatedTokenAccount, heldBy, tokenChanges, tokenDelta } from '../payments/token-delta';
 import type { Database } from '../store/schema';
 import type { Store } from '../store/store';
 import { DomainError } from '../../core/errors';
@@ -35,43 +34,6 @@ export type RefundVerdict =
   | { kind: 'not_to_payer' }
   | { kind: 'wrong_mint' }
   | { kind: 'no_transfer' };
-
-function raw(s: string): bigint {
-  return /^\d+$/.test(s) ? BigInt(s) : 0n;
-}
-
-function ataOf(mint: string, owner: string): string | null {
-  try {
-    return getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
-  } catch {
-    return null;
-  }
-}
-
-interface AccountChange {
-  address: string | undefined;
-  mint: string;
-  owner: string | null;
-  delta: bigint;
-}
-
-/** Each token account's raw balance change in a transaction (an account created in it counts from zero). */
-function tokenChanges(tx: PaymentTransaction): AccountChange[] {
-  const byIndex = new Map<number, { mint: string; owner: string | null; pre: bigint; post: bigint }>();
-  for (const b of tx.preTokenBalances)
-    byIndex.set(b.accountIndex, { mint: b.mint, owner: b.owner, pre: raw(b.amount), post: 0n });
-  for (const b of tx.postTokenBalances) {
-    const seen = byIndex.get(b.accountIndex);
-    if (seen) seen.post = raw(b.amount);
-    else byIndex.set(b.accountIndex, { mint: b.mint, owner: b.owner, pre: 0n, post: raw(b.amount) });
-  }
-  return [...byIndex].map(([i, a]) => ({
-    address: tx.accountKeys[i],
-    mint: a.mint,
-    owner: a.owner,
-    delta: a.post - a.pre,
-  }));
-}
 
 /** The payers of one ledger payment: the accounts of `mint` it debited (and their owners). Pure. */
 export function payersOf(tx: PaymentTransaction, mint: string, into: Payers = emptyPayers()): Payers {
@@ -97,8 +59,9 @@ export function judgeRefund(
   expected: { mint: string; vendorOwner: string; payers: Payers },
 ): RefundVerdict {
   if (tx.err !== null && tx.err !== undefined) return { kind: 'failed' };
-  const vendorAta = ataOf(expected.mint, expected.vendorOwner);
-  let vendor = 0n;
+  // The vendor's side is the payments' rule (token-delta.ts): its raw balance change of the mint.
+  const vendor = tokenDelta(tx, expected.vendorOwner, expected.mint);
+  const vendorAta = associatedTokenAccount(expected.mint, expected.vendorOwner);
   let payer = 0n;
   let movedToOthers = false;
   let otherMint = false;
@@ -108,15 +71,11 @@ export function judgeRefund(
       otherMint = true;
       continue;
     }
-    const isVendor =
-      c.owner !== null
-        ? c.owner === expected.vendorOwner
-        : c.address !== undefined && c.address === vendorAta;
+    if (heldBy(c, expected.vendorOwner, vendorAta)) continue;
     const isPayer =
       (c.owner !== null && expected.payers.owners.has(c.owner)) ||
       (c.address !== undefined && expected.payers.accounts.has(c.address));
-    if (isVendor) vendor += c.delta;
-    else if (isPayer) payer += c.delta;
+    if (isPayer) payer += c.delta;
     else if (c.delta > 0n) movedToOthers = true;
   }
   if (vendor < 0n && payer > 0n)
