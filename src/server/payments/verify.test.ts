@@ -190,7 +190,7 @@ describe('verifyHint', () => {
   });
 });
 
-describe('processed-only statuses and a node that does not serve the transaction (issue 9 ledger invariants)', () => {
+describe('processed-only statuses and a node that does not serve the transaction (ledger invariants)', () => {
   it('a hinted signature only processed is not a payment, even when the node already serves its transaction', async () => {
     const real = transfer({ amount: 5_000_000n, slot: 1 });
     real.info.confirmationStatus = 'processed';
