@@ -1,6 +1,6 @@
 import { formatBaseUnits } from '../../../core/money';
 import { ApiRequestError } from '../../lib/call';
-import type { Shortfall } from './shortfall';
+import type { Shortfall } from './stops';
 /** The wallet checkout's user-visible texts. Alerts are the spec's (§8), to the letter. */
 export const NO_PHANTOM = 'Please install Phantom Wallet.';
 export const BLOCKHASH_FAILED = 'Failed to get a valid blockhash. Try again.';

@@ -21,7 +21,7 @@ import {
   type TransactionInstruction,
 } from '@solana/web3.js';
 import { BLOCKHASH_FAILED, NO_TOKEN_ACCOUNT } from './messages';
-import type { Shortfall } from './shortfall';
+import { CheckoutStop, type Shortfall } from './stops';
 
 export const CLAIM_DECIMALS = 6;
 const RPC_TIMEOUT_MS = 15_000;
@@ -33,11 +33,6 @@ export interface PaymentTarget {
   recipient: PublicKey;
   reference: PublicKey;
   amountBaseUnits: bigint;
-}
-
-/** A stop with one of the spec's own alerts (not the generic 'Transaction or email logic failed: …'). */
-export class CheckoutStop extends Error {
-  override name = 'CheckoutStop';
 }
 
 export interface PayDeps {

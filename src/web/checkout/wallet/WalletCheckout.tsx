@@ -1,0 +1,324 @@
+/**
+ * The wallet checkout's column: Buy Now: check the form → a wallet present and connected (through the adapter;
+ * the modal when the adapter cannot connect directly) → the server records the order (attempt.ts: quote, then
+ * POST /api/orders with an Idempotency-Key kept per attempt) → pay it on chain (./pay.ts) → tell the server the
+ * signature → poll the order until the server has verified the payment and delivered both e-mails.
+ */
+import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
+import { useConnection, useWallet } from '@solana/wallet-adapter-react';
+import { useWalletModal, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
+import { PublicKey } from '@solana/web3.js';
+import { useCallback, useRef, useState } from 'react';
+import type { PublicConfig, Shipping } from '../../../core/api';
+import { paths } from '../../../core/routes';
+import { storedReferrer } from '../../lib/referral';
+import { getOrder, newIdempotencyKey } from '../shared/order-api';
+import type { CheckoutProps } from '../types';
+import { createOrder, requestQuote, sendPaymentHint, waitForConfirmation } from './api';
+import { OrderAttempt, type Attempt, type Payable } from './attempt';
+import { connectAdapter, isUserRejection } from './connect';
+import {
+  CONFIRMATION_FAILED,
+  CONFIRMATION_SENT,
+  DECLINED_NOTE,
+  flowFailed,
+  MAIL_PENDING_NOTE,
+  NO_PHANTOM,
+  NO_TOKEN_ACCOUNT,
+  paymentSuccessful,
+  plainError,
+  SELLER_ACCOUNT_NOTE,
+  shortfallText,
+} from './messages';
+import { clearOpenOrder, loadOpenOrder, orderPathOf, saveOpenOrder, type OpenOrder } from './open-order';
+import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
+import { payOrder, preflight, targetOf } from './pay';
+import { CheckoutStop, ShortfallStop, type Shortfall } from './stops';
+import { isTouchDevice, offeredWallets, PHANTOM_NAME, usePhoneOptions } from './WalletModal';
+
+/** How long the page waits for the server to verify the payment and deliver both e-mails before it says so. */
+const CONFIRMATION_TIMEOUT_MS = 30_000;
+
+function referrer(): string | undefined {
+  try {
+    return storedReferrer(window.localStorage);
+  } catch {
+    return undefined;
+  }
+}
+
+export function WalletCheckout({
+  product,
+  variantId,
+  quantity,
+  claimBaseUnits,
+  validateShipping,
+  startOver,
+  config,
+}: CheckoutProps & { config: PublicConfig }) {
+  const { connection } = useConnection();
+  const { wallets, wallet, select } = useWallet();
+  const { setVisible } = useWalletModal();
+  const [busy, setBusy] = useState(false);
+  const busyRef = useRef(false);
+  const [note, setNote] = useState<string | null>(null);
+  const [shortfall, setShortfall] = useState<Shortfall | null>(null);
+  const [initial] = useState(() => {
+    const open = loadOpenOrder(product.id);
+    // A reload keeps the unpaid order's attempt, so Buy Now with the same inputs pays that order (no second one).
+    const attempt: Attempt | null =
+      open?.unpaid && !open.signature
+        ? { fingerprint: open.unpaid.inputHash, key: open.unpaid.key, order: open.unpaid.order }
+        : null;
+    return { open, attempt };
+  });
+  const [openOrder, setOpenOrder] = useState<OpenOrder | null>(initial.open);
+  const [kick, setKick] = useState(0);
+  const [focusStatus, setFocusStatus] = useState(false);
+  const view = useOrderStatus(openOrder?.orderId ?? null, kick);
+  // Finished: a transfer was sent from this page, or the server has a payment for the open order. Buy Now then
+  // gives way to "Buy another", so a repeated click can never pay a second time.
+  const finished =
+    Boolean(openOrder?.signature) ||
+    (view.status === 'known' &&
+      view.order.orderId === openOrder?.orderId &&
+      view.order.status !== 'awaiting_payment' &&
+      view.order.status !== 'expired');
+  // The order attempt survives re-renders (and a reload, through the open order's `unpaid`).
+  const [attempts] = useState(
+    () =>
+      new OrderAttempt(
+        { requestQuote, createOrder, getOrder, newKey: newIdempotencyKey, now: () => Date.now() },
+        initial.attempt,
+      ),
+  );
+  /** The server records the order before any money moves (attempt.ts decides which order that is). */
+  const ensureOrder = (shipping: Shipping, qty: number, check: (what: Payable) => Promise<void>) =>
+    attempts.ensure({
+      productId: product.id,
+      variantId,
+      quantity: qty,
+      shipping,
+      referrer: referrer(),
+      mint: config.claimMint,
+      check,
+    });
+  const ready = claimBaseUnits !== null && claimBaseUnits > 0n;
+
+  const remember = useCallback(
+    (o: OpenOrder) => {
+      saveOpenOrder(product.id, o);
+      setOpenOrder(o);
+    },
+    [product.id],
+  );
+
+  /**
+   * Step 2: a wallet connected — the one chosen in the modal, else Phantom, else the only wallet the browser has.
+   * Null when the buyer has to choose in the modal first (several wallets, none chosen).
+   */
+  const ensureConnected = async (): Promise<{ adapter: Adapter; buyer: PublicKey } | null> => {
+    const usable = offeredWallets(wallets).filter((w) => w.readyState === WalletReadyState.Installed);
+    const chosen =
+      usable.find((w) => w.adapter.name === wallet?.adapter.name) ??
+      usable.find((w) => w.adapter.name === PHANTOM_NAME) ??
+      (usable.length === 1 ? usable[0] : undefined);
+    if (!chosen) {
+      setVisible(true);
+      setNote('Choose your wallet in the window that opened, then click Buy Now again.');
+      return null;
+    }
+    if (wallet?.adapter.name !== chosen.adapter.name) select(chosen.adapter.name);
+    const buyer = await connectAdapter(chosen.adapter);
+    return { adapter: chosen.adapter, buyer };
+  };
+
+  const onBuy = async () => {
+    if (busyRef.current || !ready || quantity === null) return;
+    const shipping = validateShipping();
+    if (!shipping) return;
+    if (!offeredWallets(wallets).some((w) => w.readyState === WalletReadyState.Installed)) {
+      // A phone without a wallet in its browser: the modal offers Phantom's in-app browser and the payment link.
+      // A desktop with no wallet at all: the spec's alert.
+      if (isTouchDevice()) setVisible(true);
+      else window.alert(NO_PHANTOM);
+      return;
+    }
+    busyRef.current = true;
+    setBusy(true);
+    setNote(null);
+    setShortfall(null);
+    let sent = false;
+    try {
+      const conn = await ensureConnected();
+      if (!conn) return;
+      const check = async (what: Payable) => {
+        if (what.mint !== config.claimMint)
+          throw new Error('the store named a different token mint than its settings');
+        const lack = await preflight(connection, conn.buyer, {
+          mint: new PublicKey(what.mint),
+          recipient: new PublicKey(what.recipient),
+          amountBaseUnits: BigInt(what.amountBaseUnits),
+        });
+        if (lack?.kind === 'no-token-account') throw new CheckoutStop(NO_TOKEN_ACCOUNT);
+        if (lack) throw new ShortfallStop(lack);
+      };
+      const order = await ensureOrder(shipping, quantity, check);
+      setFocusStatus(true);
+      const attempt = attempts.current;
+      const orderPath = orderPathOf(order.orderUrl);
+      remember({
+        orderId: order.orderId,
+        savedAt: Date.now(),
+        ...(orderPath ? { orderPath } : {}),
+        ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}),
+      });
+      const signature = await payOrder(
+        {
+          connection,
+          adapter: conn.adapter,
+          buyer: conn.buyer,
+          onStep: (step) => {
+            // The extra approval is announced before Phantom asks for it.
+            if (step === 'create-seller-account') setNote(SELLER_ACCOUNT_NOTE);
+          },
+          onSent: (sig) => {
+            sent = true;
+            attempts.paid(); // this order is paid for: never send for it again
+            remember({
+              orderId: order.orderId,
+              signature: sig,
+              savedAt: Date.now(),
+              ...(orderPath ? { orderPath } : {}),
+            });
+            sendPaymentHint(order.orderId, sig).catch(() => undefined); // a hint: the watcher finds it anyway
+          },
+        },
+        targetOf(order),
+      );
+      setKick((k) => k + 1);
+      window.alert(paymentSuccessful(order.amount, signature));
+      const outcome = await waitForConfirmation(order.orderId, CONFIRMATION_TIMEOUT_MS);
+      setKick((k) => k + 1);
+      if (outcome.delivered) {
+        window.alert(CONFIRMATION_SENT);
+      } else {
+        window.alert(CONFIRMATION_FAILED);
+        setNote(MAIL_PENDING_NOTE);
+      }
+    } catch (err) {
+      console.warn('Wallet checkout stopped:', err); // the raw detail, for support; the buyer reads plain words
+      if (err instanceof ShortfallStop) {
+        setShortfall(err.shortfall);
+      } else if (err instanceof CheckoutStop) {
+        window.alert(err.message);
+        if (err.message === NO_TOKEN_ACCOUNT) setShortfall({ kind: 'no-token-account' });
+      } else {
+        window.alert(flowFailed(plainError(err, sent)));
+        if (!sent && isUserRejection(err)) setNote(DECLINED_NOTE);
+      }
+      setKick((k) => k + 1);
+    } finally {
+      busyRef.current = false;
+      setBusy(false);
+    }
+  };
+
+  /**
+   * A phone with no wallet in its browser (from the modal): the order is recorded as for Buy Now, and the column
+   * shows its Solana Pay link (opens any wallet app on the phone) and QR code (another device), with the time
+   * left. The server's watcher finds the payment by the order's reference, as for every order. No wallet is read,
+   * so there are no balance checks: the wallet app shows what is missing itself.
+   */
+  const onPayByLink = async () => {
+    if (busyRef.current || !ready || quantity === null) return;
+    const shipping = validateShipping();
+    if (!shipping) return;
+    busyRef.current = true;
+    setBusy(true);
+    setNote(null);
+    setShortfall(null);
+    try {
+      const order = await ensureOrder(shipping, quantity, () => Promise.resolve());
+      const attempt = attempts.current;
+      const orderPath = orderPathOf(order.orderUrl);
+      remember({
+        orderId: order.orderId,
+        savedAt: Date.now(),
+        ...(orderPath ? { orderPath } : {}),
+        payLink: order.solanaPayUrl,
+        ...(attempt ? { unpaid: { inputHash: attempt.fingerprint, key: attempt.key, order } } : {}),
+      });
+      setFocusStatus(true);
+      setKick((k) => k + 1);
+    } catch (err) {
+      console.warn('Payment link checkout stopped:', err);
+      window.alert(flowFailed(plainError(err, false)));
+    } finally {
+      busyRef.current = false;
+      setBusy(false);
+    }
+  };
+  usePhoneOptions({ onPayByLink: () => void onPayByLink() });
+
+  /** A new purchase: the finished order leaves the column, the form is cleared and takes focus. */
+  const onBuyAnother = () => {
+    if (busyRef.current) return;
+    clearOpenOrder(product.id);
+    attempts.reset();
+    setOpenOrder(null);
+    setNote(null);
+    setFocusStatus(false);
+    startOver?.();
+  };
+
+  return (
+    <div className="pay">
+      <div className="wallet-connect">
+        <WalletMultiButton />
+      </div>
+      {finished ? (
+        <button
+          type="button"
+          className="button big buy-another"
+          disabled={busy}
+          aria-busy={busy}
+          onClick={onBuyAnother}
+        >
+          Buy another
+        </button>
+      ) : (
+        // While busy the button stays focusable (aria-disabled, the handler ignores clicks), so keyboard focus is
+        // not dropped to the page; it moves to the order status once the order exists.
+        <button
+          type="button"
+          className="button big buy-now"
+          disabled={!ready}
+          aria-disabled={busy || undefined}
+          aria-busy={busy}
+          onClick={() => void onBuy()}
+        >
+          {!ready ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
+        </button>
+      )}
+      {shortfall && (
+        <p className="error checkout-problem" role="alert" data-testid="checkout-problem">
+          {shortfallText(shortfall)} <a href={paths.guide}>How to get $CLAIM and SOL (guide)</a>
+        </p>
+      )}
+      {note && (
+        <p className="note checkout-note" role="status" data-testid="checkout-note">
+          {note}
+        </p>
+      )}
+      <OrderStatusPanel
+        view={view}
+        config={config}
+        paymentSent={Boolean(openOrder?.signature)}
+        focus={focusStatus}
+        orderPath={openOrder?.orderPath}
+        payLink={openOrder?.payLink}
+      />
+    </div>
+  );
+}
