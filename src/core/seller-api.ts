@@ -21,6 +21,22 @@ export interface SellerMe {
   expiresAt: string;
 }
 
+/** One open session of the signed-in wallet. `id` is its handle (not the cookie); `current` is the asking one. */
+export interface SellerSession {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+  /** "Firefox on Linux", from the sign-in's browser; null when unknown. */
+  device: string | null;
+  current: boolean;
+}
+
+/** GET /api/seller/sessions → 200 (newest first). DELETE /api/seller/sessions/:id ends one;
+ * POST /api/seller/sessions/end-others ends all but the current one → { ended }. */
+export interface SellerSessionList {
+  sessions: SellerSession[];
+}
+
 /** Something about an order the seller has to look at and resolve. */
 export type SellerException =
   'underpaid' | 'paid_late' | 'extra_payment' | 'no_shipping_details' | 'oversold';

@@ -1,8 +1,7 @@
 /**
- * Sign-In-With-Solana message text (the Wallet Standard `solana:signIn` format, after EIP-4361), pure and
- * browser-safe. The seller console asks the wallet to sign it (its `signIn` where offered, which builds this
- * same text, else `signMessage` of `formatSiwsMessage`); the server parses the signed text back and checks
- * every field.
+ * Sign-In-With-Solana message text: the Wallet Standard `solana:signIn` format (after EIP-4361 and CAIP-122),
+ * formatted and parsed by the standard's own code (`@solana/wallet-standard-util`, the library wallets and
+ * verifiers use), so the console, the wallet and the server agree byte for byte. Pure and browser-safe.
  *
  *   ${domain} wants you to sign in with your Solana account:
  *   ${address}
@@ -15,7 +14,15 @@
  *   Nonce: ${nonce}
  *   Issued At: ${issuedAt}
  *   Expiration Time: ${expirationTime}
+ *   Not Before: ${notBefore}
+ *   Request ID: ${requestId}
+ *   Resources:
+ *   - ${resources[0]}
+ *
+ * The parser accepts every field as optional, a `Resources:` section and trailing newlines, as the standard's
+ * parser does; the server then requires each field to equal the one it issued (src/server/seller/auth.ts).
  */
+import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-standard-util';
 
 export interface SiwsFields {
   domain: string;
@@ -29,18 +36,19 @@ export interface SiwsFields {
   expirationTime?: string;
   notBefore?: string;
   requestId?: string;
+  resources?: string[];
 }
 
-/** The fields the console asks for (GET /api/seller/nonce), minus the address the wallet fills in. */
+/** The fields the console asks the wallet to sign (GET /api/seller/nonce), minus the address the wallet fills in. */
 export type SiwsRequest = Omit<SiwsFields, 'address'> & {
   nonce: string;
   issuedAt: string;
   expirationTime: string;
 };
 
-const HEADER = ' wants you to sign in with your Solana account:';
-
-const TAGS: [keyof SiwsFields, string][] = [
+/** Every field of a sign-in message but the domain and address, in the standard's order, with its label. */
+export const SIWS_FIELDS: readonly (readonly [Exclude<keyof SiwsFields, 'domain' | 'address'>, string])[] = [
+  ['statement', 'statement'],
   ['uri', 'URI'],
   ['version', 'Version'],
   ['chainId', 'Chain ID'],
@@ -49,52 +57,35 @@ const TAGS: [keyof SiwsFields, string][] = [
   ['expirationTime', 'Expiration Time'],
   ['notBefore', 'Not Before'],
   ['requestId', 'Request ID'],
+  ['resources', 'Resources'],
 ];
 
+/** The standard text of a sign-in request for an address (`createSignInMessageText`). */
 export function formatSiwsMessage(f: SiwsFields): string {
-  let text = `${f.domain}${HEADER}\n${f.address}`;
-  if (f.statement) text += `\n\n${f.statement}`;
-  const lines = TAGS.filter(([k]) => f[k] !== undefined).map(([k, tag]) => `${tag}: ${f[k]}`);
-  if (lines.length) text += `\n\n${lines.join('\n')}`;
-  return text;
+  return createSignInMessageText(f);
 }
 
 export class SiwsParseError extends Error {
   override name = 'SiwsParseError';
 }
 
-/** Parses a signed SIWS text; throws SiwsParseError when it is not one (unknown line, missing address…). */
+/** Parses a signed sign-in text (`parseSignInMessageText`); throws SiwsParseError when it is not one. */
 export function parseSiwsMessage(text: string): SiwsFields {
-  const lines = text.split('\n');
-  const first = lines[0] ?? '';
-  if (!first.endsWith(HEADER)) throw new SiwsParseError('not a Sign-In-With-Solana message');
-  const domain = first.slice(0, -HEADER.length);
-  const address = lines[1] ?? '';
-  if (!domain || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address))
-    throw new SiwsParseError('the message names no domain or no address');
-  const fields: SiwsFields = { domain, address };
-  let i = 2;
-  // Optional statement: a blank line, the statement, and (if tags follow) another blank line.
-  if (
-    lines[i] === '' &&
-    lines[i + 1] !== undefined &&
-    !TAGS.some(([, t]) => lines[i + 1]!.startsWith(`${t}: `))
-  ) {
-    fields.statement = lines[i + 1];
-    i += 2;
-  }
-  if (i < lines.length) {
-    if (lines[i] !== '') throw new SiwsParseError('unexpected text after the address');
-    i += 1;
-  }
-  let lastTag = -1;
-  for (; i < lines.length; i++) {
-    const line = lines[i]!;
-    const at = TAGS.findIndex(([, tag]) => line.startsWith(`${tag}: `));
-    if (at < 0 || at <= lastTag) throw new SiwsParseError(`unexpected line '${line.slice(0, 40)}'`);
-    lastTag = at;
-    const [key, tag] = TAGS[at]!;
-    fields[key] = line.slice(tag.length + 2);
+  const parsed = parseSignInMessageText(text);
+  if (!parsed) throw new SiwsParseError('not a Sign-In-With-Solana message');
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(parsed.address))
+    throw new SiwsParseError('the message names no Solana address');
+  const fields: SiwsFields = { domain: parsed.domain, address: parsed.address };
+  for (const [key] of SIWS_FIELDS) {
+    const value = parsed[key];
+    if (value === undefined) continue;
+    if (key === 'resources') fields.resources = [...(value as readonly string[])];
+    else fields[key] = value as string;
   }
   return fields;
+}
+
+/** The standard text with the trailing newlines the standard's parser tolerates removed. */
+export function canonicalSiwsText(text: string): string {
+  return text.replace(/\n+$/, '');
 }

@@ -32,6 +32,7 @@ import { budgetedFetch, RpcBudget } from './payments/budget';
 import { budgetedConnection } from './payments/connection';
 import { connectionPaymentRpc } from './payments/rpc';
 import { createStockRepository, type StockRepository } from './stock/repository';
+import { purgeExpiredSignIns } from './seller/auth';
 
 export interface ServerOverrides {
   catalog?: Catalog;
@@ -50,7 +51,8 @@ export interface ServerOverrides {
   outbox?: Partial<Omit<OutboxWorkerOptions, 'store' | 'transport'>>;
   /** Don't start the worker (tests drive it with runOnce). */
   startOutbox?: boolean;
-  /** Interval of expireOrders (ms). Default 30 s; 0 disables. */
+  /** Interval of the housekeeping (expire orders, missing details, QR records, expired seller sessions and
+   * nonces), ms. Default 30 s; 0 disables. */
   expireEveryMs?: number;
   onPaymentHint?: PaymentHintHandler;
   /** More route plugins (payments, …). They get the order service. */
@@ -287,6 +289,9 @@ export async function startServer(
         orders
           .cleanupRecords()
           .catch((err: unknown) => console.error('QR record cleanup:', redactError(err)));
+        purgeExpiredSignIns({ store, now }).catch((err: unknown) =>
+          console.error('seller sign-in purge:', redactError(err)),
+        );
       }, expireEvery);
       t.unref();
       cleanups.push(() => clearInterval(t));

@@ -22,7 +22,10 @@ import type { SellerMe } from '../../core/seller-api';
 import type { Catalog } from '../../core/catalog';
 import { demoRecipientKeypair } from '../../localnet/demo-keys';
 import {
+  endOtherSessions,
+  endSession,
   issueSignInRequest,
+  listSessions,
   sellerOfSession,
   SESSION_TTL_MS,
   signIn,
@@ -30,6 +33,7 @@ import {
   type SellerAuthDeps,
   type SellerPrincipal,
 } from '../seller/auth';
+import { deviceOf } from '../seller/device';
 import {
   allOrders,
   listOrders,
@@ -157,7 +161,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
       const { sessionId, seller } = await signIn(
         auth,
         { message: body.message, signature: new Uint8Array(signature) },
-        { domain: site().domain },
+        { replacing: cookieOf(req), device: deviceOf(req.headers['user-agent']) },
       );
       setSession(reply, sessionId, SESSION_TTL_MS / 1000);
       return meOf(seller);
@@ -174,7 +178,11 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
         const request = await issueSignInRequest(auth, site());
         const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
         const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
-        const { sessionId, seller } = await signIn(auth, { message, signature }, { domain: site().domain });
+        const { sessionId, seller } = await signIn(
+          auth,
+          { message, signature },
+          { replacing: cookieOf(req), device: deviceOf(req.headers['user-agent']) },
+        );
         setSession(reply, sessionId, SESSION_TTL_MS / 1000);
         return meOf(seller);
       });
@@ -187,6 +195,18 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     });
 
     scope.get('/api/seller/me', async (req) => meOf(req.seller!));
+
+    // The wallet's open sessions (every device it signed in on); the seller can end any of them.
+    scope.get('/api/seller/sessions', async (req) => ({ sessions: await listSessions(auth, req.seller!) }));
+    scope.delete('/api/seller/sessions/:id', async (req, reply) => {
+      const id = String((req.params as { id: string }).id);
+      await endSession(auth, req.seller!, id);
+      if (id === req.seller!.session) setSession(reply, '', 0);
+      return { ok: true };
+    });
+    scope.post('/api/seller/sessions/end-others', async (req) => ({
+      ended: await endOtherSessions(auth, req.seller!),
+    }));
 
     const vendorIds = (req: FastifyRequest) => req.seller!.vendors.map((v) => v.id);
     const actor = (req: FastifyRequest) => ({ address: req.seller!.address, vendorIds: vendorIds(req) });

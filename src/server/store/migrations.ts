@@ -489,4 +489,17 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Seller sign-in checked against what was issued: each nonce keeps the whole request issued for it, and each
+  // session the device it was opened on (the console lists the wallet's open sessions and can end them).
+  '0013_seller_sign_in_requests': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('seller_nonces').addColumn('request_json', 'text').execute();
+      await db.schema.alterTable('seller_sessions').addColumn('device', 'text').execute();
+      await db.schema
+        .createIndex('seller_sessions_address')
+        .on('seller_sessions')
+        .columns(['address', 'created_at'])
+        .execute();
+    },
+  },
 };

@@ -161,6 +161,8 @@ export interface RateLimitsTable {
 export interface SellerNoncesTable {
   nonce: string;
   issued_at: string;
+  /** The whole request issued for the nonce (SiwsRequest JSON; migration 0013): a sign-in must match it. */
+  request_json: string | null;
 }
 
 /** Seller console sessions (migration 0008): the cookie's id is stored as its SHA-256 hex only. */
@@ -170,6 +172,8 @@ export interface SellerSessionsTable {
   address: string;
   created_at: string;
   expires_at: string;
+  /** Browser and system of the sign-in ("Firefox on Linux"; migration 0013), for the console's session list. */
+  device: string | null;
 }
 
 /** What a seller did to an order (migration 0008). */
