@@ -22,10 +22,17 @@ async function serve(): Promise<void> {
   );
   const body = JSON.stringify({
     schemaVersion: '1.0.0',
-    pairs: [{ chainId: 'solana', pairAddress: settings.price.pairAddress, priceUsd: '0.0042' }],
+    pairs: [
+      {
+        chainId: 'solana',
+        pairAddress: settings.price.pairAddress,
+        priceUsd: '0.0042',
+        liquidity: { usd: 48210.55, base: 5739350, quote: 171.3 },
+      },
+    ],
   });
   const fakeFetch: typeof fetch = async () => new Response(body, { status: 200 });
-  const service = createPriceService(settings.price, { fetch: fakeFetch });
+  const service = createPriceService(settings.price, { fetch: fakeFetch, claimMint: settings.claimMint });
   await service.start();
   const app = await buildApp({ settings, catalog });
   await app.register(pricePlugin, { service });

@@ -15,7 +15,10 @@ export interface PublicConfig {
 
 /** GET /api/price → 200 */
 export interface PriceOk {
-  priceUsd: string; // exact decimal string as DexScreener sent it, e.g. "0.000123"
+  /** The reference price quotes use: min(spot, the recent window's average), an exact decimal, e.g. "0.000123". */
+  priceUsd: string;
+  spotUsd: string; // DexScreener's spot price of the last refresh, exact as sent
+  liquidityUsd?: string; // the pool's liquidity in USD (the lowest reading of the sources)
   fetchedAt: string; // ISO time of the upstream fetch
   ageSeconds: number;
   source: 'dexscreener' | 'demo';
@@ -25,8 +28,15 @@ export interface PriceUnavailable {
   error: 'price_unavailable';
   message: string;
 }
+/** GET /api/price → 503 while quotes are refused: too little liquidity, or the two sources disagree. */
+export interface PriceUntrusted {
+  error: 'price_untrusted';
+  reason: 'low_liquidity' | 'sources_disagree';
+  message: string;
+  fetchedAt: string;
+}
 
-/** GET /api/price/history → 200: one point per refresh over the last 24 h. */
+/** GET /api/price/history → 200: the last 24 h of spot samples, at most 288 points (bucket closes). */
 export interface PriceHistory {
   points: { t: string; priceUsd: string }[];
 }

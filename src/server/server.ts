@@ -17,7 +17,13 @@ import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from 
 import type { MailTransport } from './mail/types';
 import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
 import type { PriceSource } from './orders/quotes';
-import { createPriceService, demoPriceFeedPlugin, pricePlugin, type PriceService } from './price/index';
+import {
+  createDemoMarket,
+  createPriceService,
+  demoPriceFeedPlugin,
+  pricePlugin,
+  type PriceService,
+} from './price/index';
 import { createKyselyPriceHistoryStore } from './price/kysely-history';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';
@@ -166,22 +172,26 @@ export async function startServer(
     // rewritten to the address we actually bound (PORT=0).
     let price: PriceService | undefined;
     let boundUrl = '';
+    // Demo mode: the market the demo feeds answer from (pushed by /dev/price and `npm run demo:price`).
+    const demoMarket = createDemoMarket();
     if (!overrides.priceSource) {
-      const configured = settings.price.apiUrl;
+      // Demo mode: the configured sources are our own demo feeds, reached at the address actually bound.
+      const demoFeeds: [string, string][] = [[settings.price.apiUrl, '/demo/dexscreener']];
+      if (settings.price.secondSourceUrl)
+        demoFeeds.push([settings.price.secondSourceUrl, '/demo/geckoterminal']);
       price = createPriceService(settings.price, {
         source: settings.demo ? 'demo' : 'dexscreener',
+        claimMint: settings.claimMint,
         store: createKyselyPriceHistoryStore(store.db), // history survives a restart
         ...(overrides.logger ? { log: console } : {}),
         ...(settings.demo
           ? {
               fetch: ((input: string | URL | Request, init?: RequestInit) => {
                 const u = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-                return fetch(
-                  boundUrl && u.startsWith(configured)
-                    ? `${boundUrl}/demo/dexscreener${u.slice(configured.length)}`
-                    : u,
-                  init,
-                );
+                const feed = boundUrl
+                  ? demoFeeds.find(([configured]) => u.startsWith(configured))
+                  : undefined;
+                return fetch(feed ? `${boundUrl}${feed[1]}${u.slice(feed[0].length)}` : u, init);
               }) as typeof fetch,
             }
           : {}),
@@ -237,7 +247,13 @@ export async function startServer(
             ]
           : []),
         ...(settings.demo
-          ? [async (a: FastifyInstance) => void (await a.register(demoPriceFeedPlugin, {}))]
+          ? [
+              async (a: FastifyInstance) =>
+                void (await a.register(demoPriceFeedPlugin, {
+                  market: demoMarket,
+                  mint: settings.claimMint,
+                })),
+            ]
           : []),
         ...(settings.demo && settings.mail.transport === 'file' && !overrides.transport
           ? [async (a: FastifyInstance) => void (await a.register(devMailPlugin, { dir: settings.mail.dir }))]

@@ -115,6 +115,53 @@ describe('settings', () => {
     expect(p.some((x) => x.startsWith(`${name}:`))).toBe(true);
   });
 
+  it('price guards: defaults, the second source off outside demo mode unless set, bad values named', () => {
+    const prod = loadSettings(production, demo);
+    expect(prod.price).toMatchObject({
+      reference: { rule: 'median', windowMs: 600_000 },
+      minLiquidityUsd: 5_000,
+      maxSpreadBps: 1_000,
+    });
+    expect(prod.price.secondSourceUrl).toBeUndefined();
+    expect(loadSettings({}, demo).price.secondSourceUrl).toMatch(/\/demo\/geckoterminal$/);
+    const set = loadSettings(
+      {
+        ...production,
+        PRICE_REFERENCE_RULE: 'twap',
+        PRICE_REFERENCE_WINDOW_MS: '300000',
+        PRICE_MIN_LIQUIDITY_USD: '20000',
+        PRICE_SECOND_SOURCE_URL: 'https://api.geckoterminal.com/api/v2/',
+        PRICE_MAX_SPREAD: '7.5%',
+      },
+      demo,
+    ).price;
+    expect(set).toMatchObject({
+      reference: { rule: 'twap', windowMs: 300_000 },
+      minLiquidityUsd: 20_000,
+      secondSourceUrl: 'https://api.geckoterminal.com/api/v2',
+      maxSpreadBps: 750,
+    });
+    const bad = problems({
+      ...production,
+      PRICE_REFERENCE_RULE: 'mean',
+      PRICE_REFERENCE_WINDOW_MS: '1000',
+      PRICE_MIN_LIQUIDITY_USD: '-5',
+      PRICE_SECOND_SOURCE_URL: 'ftp://x',
+      PRICE_MAX_SPREAD: '0.1',
+    });
+    for (const name of [
+      'PRICE_REFERENCE_RULE',
+      'PRICE_REFERENCE_WINDOW_MS',
+      'PRICE_MIN_LIQUIDITY_USD',
+      'PRICE_SECOND_SOURCE_URL',
+      'PRICE_MAX_SPREAD',
+    ])
+      expect(
+        bad.some((p) => p.startsWith(`${name}:`)),
+        name,
+      ).toBe(true);
+  });
+
   it('reports every bad setting at once', () => {
     const p = problems({ PORT: 'x', MAIL_TRANSPORT: 'y', QUOTE_SECRET: 'z' });
     expect(p).toHaveLength(3);

@@ -53,7 +53,27 @@ export interface Settings {
   claimMint: string;
   /** Payout wallet per payout group (every group of the catalogue has one). */
   recipients: Record<PayoutGroup, string>;
-  price: { apiUrl: string; pairAddress: string; refreshMs: number; maxAgeMs: number; timeoutMs: number };
+  price: {
+    apiUrl: string;
+    pairAddress: string;
+    refreshMs: number;
+    maxAgeMs: number;
+    timeoutMs: number;
+    /**
+     * Quotes use the reference price: min(spot, the rule's time-weighted average of the last `windowMs`)
+     * (PRICE_REFERENCE_RULE, PRICE_REFERENCE_WINDOW_MS; docs/decisions/price-and-mail.md).
+     */
+    reference: { rule: 'median' | 'twap'; windowMs: number };
+    /** Quotes are refused while the pool holds less than this many USD (PRICE_MIN_LIQUIDITY_USD; 0: off). */
+    minLiquidityUsd: number;
+    /**
+     * The second, independent source: GeckoTerminal's API base (PRICE_SECOND_SOURCE_URL, e.g.
+     * https://api.geckoterminal.com/api/v2); undefined: one source, the agreement check is off.
+     */
+    secondSourceUrl?: string;
+    /** Quotes are refused while the two sources differ by more than this, in basis points (PRICE_MAX_SPREAD). */
+    maxSpreadBps: number;
+  };
   quote: { secret: string; ttlMs: number };
   mail: {
     transport: MailTransportName;
@@ -119,6 +139,13 @@ export interface Settings {
    */
   privacy: { dataKeys: DataKey[]; demoKey: boolean; retentionMs: number };
 }
+
+/** The price guards' defaults (docs/decisions/price-and-mail.md has the arithmetic behind them). */
+export const PRICE_GUARD_DEFAULTS = {
+  reference: { rule: 'median', windowMs: 600_000 },
+  minLiquidityUsd: 5_000,
+  maxSpreadBps: 1_000,
+} as const satisfies Pick<Settings['price'], 'reference' | 'minLiquidityUsd' | 'maxSpreadBps'>;
 
 export class SettingsError extends Error {
   readonly problems: string[];
@@ -187,6 +214,18 @@ export function loadSettings(
       );
       return undefined;
     }
+  };
+  /** A percentage ('10%' or '10', up to two decimals) as basis points. */
+  const percentBps = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const m = /^(\d{1,3})(?:\.(\d{1,2}))?\s*%?$/.exec(raw);
+    const bps = m ? Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0')) : NaN;
+    if (!(bps >= min && bps <= max)) {
+      problems.push(`${name}: must be a percentage from ${min / 100} % to ${max / 100} % (got '${raw}')`);
+      return fallback;
+    }
+    return bps;
   };
   const pubkey = (name: string, fallback: string | undefined): string => {
     const raw = get(name) ?? fallback;
@@ -440,6 +479,26 @@ export function loadSettings(
 
   const priceRefreshMs = int('PRICE_REFRESH_MS', 10_000, 10_000, 3_600_000);
   const priceTimeoutMs = int('PRICE_TIMEOUT_MS', 5_000, 100, 60_000);
+  const referenceWindowMs = int(
+    'PRICE_REFERENCE_WINDOW_MS',
+    PRICE_GUARD_DEFAULTS.reference.windowMs,
+    60_000,
+    3_600_000,
+  );
+  const referenceRule = get('PRICE_REFERENCE_RULE') ?? PRICE_GUARD_DEFAULTS.reference.rule;
+  if (referenceRule !== 'median' && referenceRule !== 'twap')
+    problems.push(`PRICE_REFERENCE_RULE: must be 'median' or 'twap' (got '${referenceRule}')`);
+  const minLiquidityUsd = int(
+    'PRICE_MIN_LIQUIDITY_USD',
+    PRICE_GUARD_DEFAULTS.minLiquidityUsd,
+    0,
+    1_000_000_000,
+  );
+  const secondSourceUrl = httpUrl(
+    'PRICE_SECOND_SOURCE_URL',
+    isDemo ? `http://127.0.0.1:${port}/demo/geckoterminal` : undefined,
+  );
+  const maxSpreadBps = percentBps('PRICE_MAX_SPREAD', PRICE_GUARD_DEFAULTS.maxSpreadBps, 100, 10_000);
 
   if (problems.length) throw new SettingsError(problems);
   return {
@@ -457,6 +516,10 @@ export function loadSettings(
       refreshMs: priceRefreshMs,
       maxAgeMs: 60_000,
       timeoutMs: priceTimeoutMs,
+      reference: { rule: referenceRule === 'twap' ? 'twap' : 'median', windowMs: referenceWindowMs },
+      minLiquidityUsd,
+      ...(secondSourceUrl !== undefined ? { secondSourceUrl } : {}),
+      maxSpreadBps,
     },
     quote: { secret: quoteSecret ?? '', ttlMs: 15 * 60_000 },
     mail,

@@ -43,9 +43,18 @@ beforeAll(async () => {
     },
   );
   const upstream = JSON.stringify({
-    pairs: [{ pairAddress: settings.price.pairAddress, priceUsd: '0.0042' }],
+    pairs: [
+      {
+        pairAddress: settings.price.pairAddress,
+        priceUsd: '0.0042',
+        liquidity: { usd: 48210.55, base: 5739350, quote: 171.3 },
+      },
+    ],
   });
-  price = createPriceService(settings.price, { fetch: (async () => new Response(upstream)) as typeof fetch });
+  price = createPriceService(settings.price, {
+    fetch: (async () => new Response(upstream)) as typeof fetch,
+    claimMint: settings.claimMint,
+  });
   await price.start();
   server = await startServer(settings, {
     listen: false,

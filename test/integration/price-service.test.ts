@@ -11,7 +11,7 @@ import {
   pricePlugin,
   type PriceService,
 } from '../../src/server/price';
-import type { Settings } from '../../src/server/settings';
+import { PRICE_GUARD_DEFAULTS, type Settings } from '../../src/server/settings';
 
 const PAIR = 'DemoPair111111111111111111111111111111111111';
 
@@ -41,7 +41,11 @@ class FakeDex {
   }
 }
 
-const okBody = (priceUsd: unknown, pairAddress = PAIR) =>
+const okBody = (
+  priceUsd: unknown,
+  pairAddress = PAIR,
+  liquidity: unknown = { usd: 48210.55, base: 5739350, quote: 171.3 },
+) =>
   JSON.stringify({
     schemaVersion: '1.0.0',
     pairs: [
@@ -58,6 +62,7 @@ const okBody = (priceUsd: unknown, pairAddress = PAIR) =>
         },
         priceNative: '0.0000009',
         priceUsd,
+        liquidity,
       },
     ],
     pair: null,
@@ -72,6 +77,8 @@ const priceSettings = (over: Partial<Settings['price']> = {}): Settings['price']
   refreshMs: 10_000,
   maxAgeMs: 60_000,
   timeoutMs: 1_000,
+  ...PRICE_GUARD_DEFAULTS,
+  minLiquidityUsd: 0, // these bodies carry no liquidity: the floor has its own tests
   ...over,
 });
 
@@ -91,7 +98,7 @@ describe('DexScreener adapter against a fake on loopback', () => {
   };
 
   it('fetches the pairs endpoint for solana and the pair, and reads priceUsd exactly', async () => {
-    expect(await call()).toEqual({ ok: true, priceUsd: '0.0001234' });
+    expect(await call()).toEqual({ ok: true, priceUsd: '0.0001234', liquidityUsd: '48210.55' });
     expect(fake.requests).toEqual([`/latest/dex/pairs/solana/${PAIR}`]);
   });
   it('no matching pair', async () => {
@@ -205,6 +212,8 @@ describe('price service and GET /api/price', () => {
     expect(Number(/max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '')?.[1])).toBeLessThanOrEqual(5);
     expect((await res.json()) as PriceOk).toEqual({
       priceUsd: '0.0001234',
+      spotUsd: '0.0001234',
+      liquidityUsd: '48210.55',
       fetchedAt,
       ageSeconds: 0,
       source: 'dexscreener',
@@ -224,7 +233,14 @@ describe('price service and GET /api/price', () => {
     }
     clock += 50_000;
     const stale = (await (await fetch(`${base}/api/price`)).json()) as PriceOk;
-    expect(stale).toEqual({ priceUsd: '0.0001234', fetchedAt, ageSeconds: 62, source: 'dexscreener' });
+    expect(stale).toEqual({
+      priceUsd: '0.0001234',
+      spotUsd: '0.0001234',
+      liquidityUsd: '48210.55',
+      fetchedAt,
+      ageSeconds: 62,
+      source: 'dexscreener',
+    });
     expect(service.current()?.priceUsd).toBe('0.0001234');
     expect(service.currentFresh()).toBeUndefined(); // quotes refuse > 60 s
     expect(service.currentFresh(120_000)?.priceUsd).toBe('0.0001234');
@@ -234,8 +250,10 @@ describe('price service and GET /api/price', () => {
     expect((await fetch(`${base}/api/price`)).status).toBe(503); // beyond the serve limit
 
     fake.handler = (_q, r) => fake.json(r, 200, okBody('0.0002'));
-    expect(await service.refresh()).toEqual({ ok: true, priceUsd: '0.0002' });
-    expect(((await (await fetch(`${base}/api/price`)).json()) as PriceOk).priceUsd).toBe('0.0002');
+    expect(await service.refresh()).toMatchObject({ ok: true, priceUsd: '0.0002' });
+    // After 15 minutes without a sample the window holds only this one: the reference is the spot.
+    const risen = (await (await fetch(`${base}/api/price`)).json()) as PriceOk;
+    expect([risen.spotUsd, risen.priceUsd]).toEqual(['0.0002', '0.0002']);
   });
 
   it('history: one point per good refresh, persisted to the injected store and reloaded', async () => {
@@ -308,7 +326,14 @@ describe('demo feed', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/dexscreener`;
     const service = createPriceService(
-      { apiUrl, pairAddress: PAIR, refreshMs: 10_000, maxAgeMs: 60_000, timeoutMs: 1_000 },
+      {
+        apiUrl,
+        pairAddress: PAIR,
+        refreshMs: 10_000,
+        maxAgeMs: 60_000,
+        timeoutMs: 1_000,
+        ...PRICE_GUARD_DEFAULTS,
+      },
       { source: 'demo' },
     );
     await service.start();

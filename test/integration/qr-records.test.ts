@@ -271,6 +271,25 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       expect((await page(r.orderUrl)).json<OrderPageView>().status).toBe('paid_late');
     });
 
+    it('late, during a spike: valued with the reference price at the block time, not the spiked spot', async () => {
+      const r = await record(1); // 100 $CLAIM
+      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      clock.advance(20 * 60_000);
+      await server.orders.expireOrders();
+      // Ten minutes at $0.40 (a sample every 10 s), then 3× for the last 30 s before the block.
+      const blockTime = Math.floor(clock.ms / 1000) - 30;
+      const rows = [];
+      for (let s = blockTime - 600; s < blockTime - 30; s += 10)
+        rows.push({ t: new Date(s * 1000).toISOString(), price_usd: '0.4' });
+      for (let s = blockTime - 30; s <= blockTime; s += 10)
+        rows.push({ t: new Date(s * 1000).toISOString(), price_usd: '1.2' });
+      await server.store.db.insertInto('price_history').values(rows).execute();
+      expect(await pay(r.orderId, 100_000_000n, blockTime)).toMatchObject({ ok: true, status: 'paid_late' });
+      await sendAll();
+      const late = transport.sent.filter((m) => m.kind === 'paid_late' && m.role === 'seller');
+      expect(late.map((m) => m.payload.usdAtPayment)).toEqual(['40.00']); // the spot would say $120.00
+    });
+
     it('dust e-mails nobody; expired unpaid records without details are cleaned up, nothing else', async () => {
       const dusty = await record(1);
       await pay(dusty.orderId, 100_000_000n);

@@ -63,7 +63,7 @@ describe('parseDexScreenerPairs', () => {
       { chainId: 'solana', pairAddress: 'Other111111111111111111111111111111111111111', priceUsd: '9.99' },
       { chainId: 'solana', pairAddress: PAIR, priceUsd: '0.0001234' },
     ]);
-    expect(parseDexScreenerPairs(text, PAIR)).toEqual({ ok: true, priceUsd: '0.0001234' });
+    expect(parseDexScreenerPairs(text, PAIR)).toMatchObject({ ok: true, priceUsd: '0.0001234' });
   });
   it('classifies each failure', () => {
     expect(parseDexScreenerPairs(body(null), PAIR)).toMatchObject({ ok: false, kind: 'no_matching_pair' });

@@ -7,6 +7,7 @@
  * (0.2.x returned PublicKey and BigNumber). We check the number equals the exact decimal and, exactly, the
  * amount text in the URL (what a wallet reads) as a BigNumber against an independently computed value.
  */
+import { PRICE_GUARD_DEFAULTS } from '../../src/server/settings';
 import { parseURL, type TransferRequestURL } from '@solana/pay';
 import { Keypair } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
@@ -105,7 +106,14 @@ describe('server quotes for the QR pages', () => {
       recipients,
       claimMint: mint,
       quote: { secret: 'q'.repeat(32), ttlMs: 15 * 60_000 },
-      price: { apiUrl: '', pairAddress: '', refreshMs: 10_000, maxAgeMs: 60_000, timeoutMs: 1000 },
+      price: {
+        apiUrl: '',
+        pairAddress: '',
+        refreshMs: 10_000,
+        maxAgeMs: 60_000,
+        timeoutMs: 1000,
+        ...PRICE_GUARD_DEFAULTS,
+      },
     },
     priceSource: { current: () => ({ priceUsd, fetchedAt: t0 }) },
     now: () => t0,

@@ -3,8 +3,8 @@
  * through the pure transition function (src/core/order-status.ts), finality, and expiry of unpaid quotes; the
  * e-mails a change causes go to the outbox in the same transaction.
  */
-import { divRoundHalfUp, parsePriceUsd } from '../../core/money';
 import { FULLY_PAID, transition } from '../../core/order-status';
+import { usdCentsAt } from '../price/reference-at';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { dustThreshold, enqueue } from './notifications';
@@ -12,7 +12,6 @@ import { publicOf } from './public-view';
 import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
 import {
   SIGNATURE,
-  type Db,
   type OrderContext,
   type PaymentReport,
   type PaymentTarget,
@@ -173,7 +172,13 @@ export async function recordPayment(
         added += await enqueue(ctx, trx, updated, 'payment_oversold', true, at);
       } else if (completes && FULLY_PAID.has(t.next)) {
         if (t.next === 'paid_late') {
-          const usdAtPaymentCents = await usdCentsAt(trx, report.receivedBaseUnits, paidAtMs);
+          // Valued like a quote: the reference price at the block time, from the stored price history.
+          const usdAtPaymentCents = await usdCentsAt(
+            trx,
+            report.receivedBaseUnits,
+            paidAtMs,
+            ctx.deps.settings.price.reference,
+          );
           added += await enqueue(ctx, trx, updated, 'paid_late', true, at, undefined, { usdAtPaymentCents });
         } else if (o.payment_method === 'wallet') {
           added += await enqueue(ctx, trx, updated, 'order_confirmation', true, at);
@@ -283,28 +288,3 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
   if (added > 0) ctx.deps.onOutboxChange?.();
   return n;
 }
-
-/**
- * The USD value (cents) of `baseUnits` at `atMs` from the stored price history: the last price point at or
- * before that time, if it is at most 15 minutes older; null when there is none.
- */
-async function usdCentsAt(q: Db, baseUnits: bigint, atMs: number): Promise<number | null> {
-  const at = new Date(atMs).toISOString();
-  const point = await q
-    .selectFrom('price_history')
-    .select(['t', 'price_usd'])
-    .where('t', '<=', at)
-    .orderBy('t', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!point || atMs - Date.parse(point.t) > PRICE_POINT_MAX_AGE_MS) return null;
-  try {
-    const p = parsePriceUsd(point.price_usd);
-    // baseUnits / 10^6 tokens × num/den USD × 100 cents
-    return Number(divRoundHalfUp(baseUnits * p.num * 100n, p.den * 1_000_000n));
-  } catch {
-    return null;
-  }
-}
-
-const PRICE_POINT_MAX_AGE_MS = 15 * 60_000;

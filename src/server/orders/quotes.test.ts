@@ -1,3 +1,4 @@
+import { PRICE_GUARD_DEFAULTS } from '../settings';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Keypair } from '@solana/web3.js';
@@ -19,7 +20,14 @@ const deps = (priceUsd: string, over: Partial<QuoteDeps> = {}): QuoteDeps => ({
     },
     claimMint: Keypair.generate().publicKey.toBase58(),
     quote: { secret: 's'.repeat(32), ttlMs: 15 * 60_000 },
-    price: { apiUrl: '', pairAddress: '', refreshMs: 10_000, maxAgeMs: 60_000, timeoutMs: 1000 },
+    price: {
+      apiUrl: '',
+      pairAddress: '',
+      refreshMs: 10_000,
+      maxAgeMs: 60_000,
+      timeoutMs: 1000,
+      ...PRICE_GUARD_DEFAULTS,
+    },
   },
   priceSource: { current: () => ({ priceUsd, fetchedAt: t0 }) },
   now: () => t0,

@@ -14,9 +14,12 @@ import { encodeTransferRequestUrl, quantityMessage } from '../../core/solana-pay
 import type { Settings } from '../settings';
 import { DomainError } from '../../core/errors';
 
-/** The price port (b)'s price service satisfies. */
+/**
+ * The price port the price service satisfies: `priceUsd` is the reference price quotes use; `refusal` is set
+ * while the price guards refuse quotes (too little liquidity, sources disagree), with the buyer's message.
+ */
 export interface PriceSource {
-  current(): { priceUsd: string; fetchedAt: Date } | undefined;
+  current(): { priceUsd: string; fetchedAt: Date; refusal?: { reason: string; message: string } } | undefined;
 }
 
 const QuoteItemSchema = z
@@ -260,8 +263,9 @@ export function issueQuote(
   const mint = deps.settings.claimMint;
   const totalCents = items.reduce((n, i) => n + i.lineCents, 0);
 
-  // Price: known and fresh, or no priced quote.
-  const price = freshPrice(deps, now);
+  // Price: known, fresh and trusted, or no priced quote (an untrusted price is no price for the QR fallback).
+  const fresh = freshPrice(deps, now);
+  const price = fresh && 'refusal' in fresh ? undefined : fresh;
   let priced: { priceUsd: string; amount: bigint; solanaPayUrl: string } | null = null;
   if (req.data.unpriced === true) {
     // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
@@ -281,6 +285,8 @@ export function issueQuote(
         field: 'unpriced',
       });
   } else {
+    if (fresh && 'refusal' in fresh)
+      throw new DomainError('unavailable', 'price_untrusted', fresh.refusal.message);
     if (!price) throw new DomainError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
     const amount = tokenBaseUnitsForCents(totalCents, price);
     if (amount <= 0n) throw new DomainError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
@@ -347,10 +353,14 @@ export function issueQuote(
 }
 
 /** The current price when known, fresh (spec: at most `price.maxAgeMs` old) and usable; undefined otherwise. */
-function freshPrice(deps: QuoteDeps, now: Date): ReturnType<typeof parsePriceUsd> | undefined {
+function freshPrice(
+  deps: QuoteDeps,
+  now: Date,
+): ReturnType<typeof parsePriceUsd> | { refusal: { message: string } } | undefined {
   const current = deps.priceSource.current();
   if (!current || now.getTime() - current.fetchedAt.getTime() > deps.settings.price.maxAgeMs)
     return undefined;
+  if (current.refusal) return { refusal: current.refusal };
   try {
     return parsePriceUsd(current.priceUsd);
   } catch (err) {

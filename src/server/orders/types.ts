@@ -109,7 +109,7 @@ export interface OrderService {
 export interface OrderServiceDeps {
   store: Store;
   catalog: Catalog;
-  settings: Pick<Settings, 'quote' | 'mail' | 'qr' | 'notes' | 'solana' | 'publicUrl'>;
+  settings: Pick<Settings, 'quote' | 'mail' | 'qr' | 'notes' | 'solana' | 'publicUrl' | 'price'>;
   /** The base of the buyer's order page links; default settings.publicUrl (tests on port 0: the bound URL). */
   publicUrl?: () => string;
   now: () => Date;

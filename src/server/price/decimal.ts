@@ -11,25 +11,44 @@ const MAX_LENGTH = 64;
 export type DecimalCheck = { ok: true; value: string } | { ok: false; reason: string };
 
 /** Accepts a positive decimal string (plain, or in e-notation which is rewritten as plain). */
-export function parsePositiveDecimal(raw: unknown): DecimalCheck {
+export function parsePositiveDecimal(raw: unknown, field = 'priceUsd'): DecimalCheck {
   if (typeof raw !== 'string')
     return {
       ok: false,
-      reason: `priceUsd is ${raw === undefined ? 'missing' : `not a string (${raw === null ? 'null' : typeof raw})`}`,
+      reason: `${field} is ${raw === undefined ? 'missing' : `not a string (${raw === null ? 'null' : typeof raw})`}`,
     };
   const s = raw.trim();
-  if (s === '') return { ok: false, reason: 'priceUsd is empty' };
-  if (s.length > MAX_LENGTH) return { ok: false, reason: 'priceUsd is too long' };
-  if (s.startsWith('-')) return { ok: false, reason: `priceUsd is negative ('${s}')` };
+  if (s === '') return { ok: false, reason: `${field} is empty` };
+  if (s.length > MAX_LENGTH) return { ok: false, reason: `${field} is too long` };
+  if (s.startsWith('-')) return { ok: false, reason: `${field} is negative ('${s}')` };
   let plain: string;
   if (PLAIN.test(s)) plain = s;
   else {
     const m = SCIENTIFIC.exec(s);
-    if (!m) return { ok: false, reason: `priceUsd is not a decimal number ('${s.slice(0, 32)}')` };
+    if (!m) return { ok: false, reason: `${field} is not a decimal number ('${s.slice(0, 32)}')` };
     plain = fromScientific(m[1] ?? '0', m[2] ?? '', Number(m[3]));
   }
-  if (!/[1-9]/.test(plain)) return { ok: false, reason: `priceUsd is zero ('${s}')` };
+  if (!/[1-9]/.test(plain)) return { ok: false, reason: `${field} is zero ('${s}')` };
   return { ok: true, value: plain };
+}
+
+/**
+ * A USD amount that the source sends as a JSON number (DexScreener's `liquidity.usd`) or a decimal string
+ * (GeckoTerminal's `reserve_in_usd`). A number is taken through its shortest round-trip decimal text
+ * (`String(n)`: the literal itself for up to 15 significant digits), then checked as text like a price:
+ * NaN, infinities, zero, negatives and non-numbers are refused. No arithmetic on the float.
+ */
+export function parseLiquidityUsd(raw: unknown, field: string): DecimalCheck {
+  if (typeof raw === 'number') {
+    if (!Number.isFinite(raw)) return { ok: false, reason: `${field} is not a finite number` };
+    return parsePositiveDecimal(String(raw), field);
+  }
+  return parsePositiveDecimal(raw, field);
+}
+
+/** Whole US dollars (rounded down) of a plain positive decimal string. */
+export function wholeDollars(plain: string): bigint {
+  return BigInt(plain.split('.')[0] ?? '0');
 }
 
 function fromScientific(intPart: string, fracPart: string, exp: number): string {

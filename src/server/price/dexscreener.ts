@@ -1,17 +1,27 @@
-import { parsePositiveDecimal } from './decimal';
+import { parseLiquidityUsd, parsePositiveDecimal } from './decimal';
 
 /**
  * The DexScreener pairs endpoint, behind one small adapter:
  * GET {apiUrl}/latest/dex/pairs/solana/{pairAddress} →
- * {"schemaVersion":"1.0.0","pairs":[{"chainId":"solana","pairAddress":"…","priceUsd":"0.0001234",…}] | null,"pair":{…}}
- * The entry whose pairAddress matches is taken and its priceUsd kept as the exact decimal string.
+ * {"schemaVersion":"1.0.0","pairs":[{"chainId":"solana","pairAddress":"…","priceUsd":"0.0001234",
+ *   "liquidity":{"usd":48210.55,"base":5739350,"quote":171.3},…}] | null,"pair":{…}}
+ * The entry whose pairAddress matches is taken and its priceUsd kept as the exact decimal string. Its
+ * `liquidity.usd` (a JSON number: the pool's both sides in USD) is kept as a decimal string too, or, when it is
+ * missing or not a positive finite number, left out with the reason (the price guards then refuse quotes).
  */
 
 export type PriceFetchErrorKind =
   'http' | 'timeout' | 'network' | 'malformed_json' | 'no_matching_pair' | 'bad_price';
 
 export type PriceFetchResult =
-  | { ok: true; priceUsd: string }
+  | {
+      ok: true;
+      priceUsd: string;
+      /** The pool's liquidity in USD as a plain decimal string, when the answer had a valid one. */
+      liquidityUsd?: string;
+      /** Why there is no liquidityUsd (missing, zero, negative, not a number). */
+      liquidityProblem?: string;
+    }
   | {
       ok: false;
       kind: PriceFetchErrorKind;
@@ -96,5 +106,12 @@ export function parseDexScreenerPairs(text: string, pairAddress: string): PriceF
     return { ok: false, kind: 'no_matching_pair', message: `DexScreener returned no pair ${pairAddress}` };
   const price = parsePositiveDecimal(entry.priceUsd);
   if (!price.ok) return { ok: false, kind: 'bad_price', message: price.reason };
-  return { ok: true, priceUsd: price.value };
+  const liquidity = entry.liquidity;
+  const usd =
+    typeof liquidity === 'object' && liquidity !== null && !Array.isArray(liquidity)
+      ? parseLiquidityUsd((liquidity as { usd?: unknown }).usd, 'liquidity.usd')
+      : { ok: false as const, reason: 'liquidity is missing' };
+  return usd.ok
+    ? { ok: true, priceUsd: price.value, liquidityUsd: usd.value }
+    : { ok: true, priceUsd: price.value, liquidityProblem: usd.reason };
 }

@@ -63,3 +63,28 @@ export function createMemoryPriceHistoryStore(capacity = HISTORY_CAPACITY): Pric
     },
   };
 }
+
+/** At most this many points go to the page's chart (one per 5 minutes over 24 h). */
+export const CHART_MAX_POINTS = 288;
+
+/**
+ * The chart's points: all of them up to `max`; beyond, the last point of each equal time bucket over their span
+ * (the closing price of each bucket), and always the newest point. Oldest first, like the input.
+ */
+export function downsample(points: readonly PricePoint[], max = CHART_MAX_POINTS): PricePoint[] {
+  if (points.length <= max) return [...points];
+  const first = (points[0] as PricePoint).t.getTime();
+  const last = (points[points.length - 1] as PricePoint).t.getTime();
+  const width = Math.max(1, Math.ceil((last - first + 1) / max));
+  const out: PricePoint[] = [];
+  let bucket = -1;
+  for (const p of points) {
+    const b = Math.floor((p.t.getTime() - first) / width);
+    if (b === bucket) out[out.length - 1] = p;
+    else {
+      out.push(p);
+      bucket = b;
+    }
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ export {
 export { parsePositiveDecimal } from './decimal';
 export {
   createMemoryPriceHistoryStore,
+  downsample,
   RingBuffer,
   type PriceHistoryStore,
   type PricePoint,
@@ -19,6 +20,25 @@ export {
   type PriceServiceDeps,
   type CurrentPrice,
   type PriceSource,
+  type DisagreementEvent,
 } from './service';
+export { fetchGeckoTerminalPrice, parseGeckoTerminalPool, geckoTerminalPoolUrl } from './geckoterminal';
+export {
+  judgePrice,
+  spreadBps,
+  LOW_LIQUIDITY_MESSAGE,
+  SOURCES_DISAGREE_MESSAGE,
+  type PriceRefusal,
+  type RefusalReason,
+} from './guards';
+export { referencePrice, type ReferenceConfig, type ReferencePrice, type ReferenceRule } from './reference';
+export { referencePriceAt, usdCentsAt } from './reference-at';
 export { pricePlugin, type PricePluginOptions } from './plugin';
-export { demoPriceFeedPlugin, demoPriceAt } from './demo-feed';
+export {
+  demoPriceFeedPlugin,
+  demoPriceAt,
+  createDemoMarket,
+  DEMO_MARKET_MODES,
+  type DemoMarket,
+  type DemoMarketMode,
+} from './demo-feed';

@@ -1,19 +1,35 @@
 import type { PriceHistory } from '../../core/api';
 import type { Settings } from '../settings';
 import { fetchDexScreenerPrice, type PriceFetchErrorKind, type PriceFetchResult } from './dexscreener';
-import { HISTORY_CAPACITY, RingBuffer, type PriceHistoryStore, type PricePoint } from './history';
+import { fetchGeckoTerminalPrice } from './geckoterminal';
+import { judgePrice, type PriceRefusal } from './guards';
+import { downsample, HISTORY_CAPACITY, RingBuffer, type PriceHistoryStore, type PricePoint } from './history';
+import { referencePrice } from './reference';
 
 /**
- * The server's $CLAIM/USD price: a background timer refreshes it from DexScreener (single-flight, at most once
- * per `refreshMs`, never faster than every 10 s); requests only read the last good value, never call upstream.
+ * The server's $CLAIM/USD price: a background timer refreshes it from DexScreener (and, when configured, the
+ * second source, GeckoTerminal) (single-flight, at most once per `refreshMs`, never faster than every 10 s);
+ * requests only read the last precomputed value, never call upstream. Each refresh keeps the spot sample (in
+ * memory and in the store) and computes the reference price quotes use (reference.ts) and the guards' verdict
+ * (guards.ts: liquidity floor, agreement of the sources).
  */
 
 export type PriceSource = 'dexscreener' | 'demo';
 
 export interface CurrentPrice {
+  /** The reference price: what quotes use (min of spot and the window's average). */
   priceUsd: string;
+  /** DexScreener's spot price of this refresh. */
+  spotUsd: string;
   fetchedAt: Date;
   source: PriceSource;
+  /** The lowest valid liquidity reading of this refresh (USD). */
+  liquidityUsd?: string;
+  /** The second source's fresh price, when configured and answering. */
+  secondUsd?: string;
+  spreadBps?: number;
+  /** Set while quotes must be refused (too little liquidity, sources disagree). */
+  refusal?: PriceRefusal;
 }
 
 export interface PriceFailure {
@@ -22,6 +38,18 @@ export interface PriceFailure {
   status?: number;
   at: Date;
 }
+
+/** A disagreement episode of the two sources starts or ends (the seller is alerted once per episode). */
+export type DisagreementEvent =
+  | {
+      state: 'started';
+      at: Date;
+      spotUsd: string;
+      secondUsd: string;
+      spreadBps: number;
+      maxSpreadBps: number;
+    }
+  | { state: 'ended'; at: Date };
 
 export interface PriceService {
   /** Last good price, whatever its age (undefined before the first success). */
@@ -32,7 +60,7 @@ export interface PriceService {
   lastFailure(): PriceFailure | undefined;
   /** Body of GET /api/price at time `nowMs`: 200 with a precomputed JSON string, or 503. */
   priceResponse(nowMs?: number): { status: 200 | 503; body: string };
-  /** Body of GET /api/price/history (precomputed per refresh). */
+  /** Body of GET /api/price/history (precomputed per refresh, downsampled). */
   historyResponse(): string;
   history(): PriceHistory;
   /** One upstream refresh; joins the one in flight if there is one. */
@@ -41,7 +69,7 @@ export interface PriceService {
   start(): Promise<void>;
   /** Stops the timer and aborts a call in flight. */
   stop(): Promise<void>;
-  /** Number of upstream calls made (diagnostics and tests). */
+  /** Number of upstream calls made to the primary source (diagnostics and tests). */
   readonly upstreamCalls: number;
 }
 
@@ -51,8 +79,12 @@ export interface PriceServiceDeps {
   store?: PriceHistoryStore;
   /** 'demo' in demo mode (settings.demo). Default 'dexscreener'. */
   source?: PriceSource;
+  /** The $CLAIM mint: the second source's pool side. Required when settings.secondSourceUrl is set. */
+  claimMint?: string;
   /** GET /api/price answers 503 once the last good price is older than this. Default 15 min. */
   serveMaxAgeMs?: number;
+  /** Called when the sources start or stop disagreeing (errors are logged, never thrown at the refresh). */
+  onDisagreement?: (event: DisagreementEvent) => void | Promise<void>;
   log?: { warn(msg: string): void };
 }
 
@@ -70,11 +102,19 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
   const serveMaxAgeMs = deps.serveMaxAgeMs ?? DEFAULT_SERVE_MAX_AGE_MS;
   const refreshMs = Math.max(settings.refreshMs, MIN_REFRESH_MS);
   const ring = new RingBuffer<PricePoint>(HISTORY_CAPACITY);
+  const second =
+    settings.secondSourceUrl !== undefined
+      ? { apiUrl: settings.secondSourceUrl, mint: deps.claimMint ?? '' }
+      : undefined;
+  if (second && !second.mint) throw new Error('price service: a second source needs the $CLAIM mint');
 
   let cur: CurrentPrice | undefined;
   let bodyPrefix = '';
+  let refusedBody = '';
   let historyBody = JSON.stringify({ points: [] } satisfies PriceHistory);
   let failure: PriceFailure | undefined;
+  let secondLast: { priceUsd: string; liquidityUsd?: string; at: number } | undefined;
+  let disagreeing = false;
   let inFlight: Promise<PriceFetchResult> | undefined;
   let calls = 0;
   let running = false;
@@ -85,41 +125,131 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
   const historyPoints = (): PriceHistory => {
     const from = now() - DAY_MS;
     return {
-      points: ring
-        .toArray()
-        .filter((p) => p.t.getTime() >= from)
-        .map((p) => ({ t: p.t.toISOString(), priceUsd: p.priceUsd })),
+      points: downsample(ring.toArray().filter((p) => p.t.getTime() >= from)).map((p) => ({
+        t: p.t.toISOString(),
+        priceUsd: p.priceUsd,
+      })),
     };
   };
 
-  const accept = (priceUsd: string): void => {
+  const notify = (event: DisagreementEvent): void => {
+    if (!deps.onDisagreement) return;
+    Promise.resolve()
+      .then(() => deps.onDisagreement?.(event))
+      .catch((err: unknown) => deps.log?.warn(`price alert failed: ${(err as Error).message}`));
+  };
+
+  const accept = (result: Extract<PriceFetchResult, { ok: true }>): void => {
     const fetchedAt = new Date(now());
-    cur = { priceUsd, fetchedAt, source };
-    failure = undefined;
-    const head = JSON.stringify({ priceUsd, fetchedAt: fetchedAt.toISOString(), source });
-    bodyPrefix = `${head.slice(0, -1)},"ageSeconds":`;
-    const point = { t: fetchedAt, priceUsd };
+    const point = { t: fetchedAt, priceUsd: result.priceUsd };
     ring.push(point);
+    const ref = referencePrice(ring.toArray(), fetchedAt.getTime(), settings.reference, result.priceUsd);
+    const secondFresh =
+      secondLast && fetchedAt.getTime() - secondLast.at <= settings.maxAgeMs ? secondLast : undefined;
+    // DexScreener's reading is required; the second source's can only lower it.
+    const liquidities =
+      result.liquidityUsd === undefined
+        ? []
+        : [result.liquidityUsd, secondFresh?.liquidityUsd].filter((l): l is string => l !== undefined);
+    const verdict = judgePrice({
+      minLiquidityUsd: settings.minLiquidityUsd,
+      maxSpreadBps: settings.maxSpreadBps,
+      liquiditiesUsd: liquidities,
+      spotUsd: result.priceUsd,
+      ...(secondFresh ? { secondUsd: secondFresh.priceUsd } : {}),
+    });
+    cur = {
+      priceUsd: ref?.priceUsd ?? result.priceUsd,
+      spotUsd: result.priceUsd,
+      fetchedAt,
+      source,
+      ...(verdict.liquidityUsd !== undefined ? { liquidityUsd: verdict.liquidityUsd } : {}),
+      ...(secondFresh ? { secondUsd: secondFresh.priceUsd } : {}),
+      ...(verdict.spreadBps !== undefined ? { spreadBps: verdict.spreadBps } : {}),
+      ...(verdict.refusal ? { refusal: verdict.refusal } : {}),
+    };
+    failure = undefined;
+    const head = JSON.stringify({
+      priceUsd: cur.priceUsd,
+      spotUsd: cur.spotUsd,
+      fetchedAt: fetchedAt.toISOString(),
+      source,
+      ...(cur.liquidityUsd !== undefined ? { liquidityUsd: cur.liquidityUsd } : {}),
+    });
+    bodyPrefix = `${head.slice(0, -1)},"ageSeconds":`;
+    refusedBody = verdict.refusal
+      ? JSON.stringify({
+          error: 'price_untrusted',
+          reason: verdict.refusal.reason,
+          message: verdict.refusal.message,
+          fetchedAt: fetchedAt.toISOString(),
+        })
+      : '';
+    if (verdict.refusal && result.liquidityProblem && verdict.refusal.reason === 'low_liquidity')
+      deps.log?.warn(`price: no usable liquidity from DexScreener (${result.liquidityProblem})`);
     historyBody = JSON.stringify(historyPoints());
     if (deps.store) {
       Promise.resolve()
         .then(() => deps.store?.append(point))
         .catch((err: unknown) => deps.log?.warn(`price history: append failed: ${(err as Error).message}`));
     }
+    // Disagreement episodes: one 'started' when the spread first exceeds the limit, one 'ended' when the two
+    // sources agree again (a refresh without a fresh second price neither starts nor ends one).
+    if (verdict.spreadBps !== undefined && secondFresh) {
+      const over = verdict.spreadBps > settings.maxSpreadBps;
+      if (over && !disagreeing) {
+        disagreeing = true;
+        notify({
+          state: 'started',
+          at: fetchedAt,
+          spotUsd: result.priceUsd,
+          secondUsd: secondFresh.priceUsd,
+          spreadBps: verdict.spreadBps,
+          maxSpreadBps: settings.maxSpreadBps,
+        });
+      } else if (!over && disagreeing) {
+        disagreeing = false;
+        notify({ state: 'ended', at: fetchedAt });
+      }
+    }
   };
 
-  const doRefresh = async (): Promise<PriceFetchResult> => {
-    calls++;
-    const result = await fetchDexScreenerPrice(
+  const refreshSecond = async (): Promise<void> => {
+    if (!second) return;
+    const r = await fetchGeckoTerminalPrice(
       {
-        apiUrl: settings.apiUrl,
-        pairAddress: settings.pairAddress,
+        apiUrl: second.apiUrl,
+        poolAddress: settings.pairAddress,
+        mint: second.mint,
         timeoutMs: settings.timeoutMs,
         signal: stopController.signal,
       },
       fetchImpl,
     );
-    if (result.ok) accept(result.priceUsd);
+    if (r.ok)
+      secondLast = {
+        priceUsd: r.priceUsd,
+        ...(r.liquidityUsd !== undefined ? { liquidityUsd: r.liquidityUsd } : {}),
+        at: now(),
+      };
+    else deps.log?.warn(`second price source failed (${r.kind}): ${r.message}`);
+  };
+
+  const doRefresh = async (): Promise<PriceFetchResult> => {
+    calls++;
+    const [result] = await Promise.all([
+      fetchDexScreenerPrice(
+        {
+          apiUrl: settings.apiUrl,
+          pairAddress: settings.pairAddress,
+          timeoutMs: settings.timeoutMs,
+          signal: stopController.signal,
+        },
+        fetchImpl,
+      ),
+      refreshSecond(),
+    ]);
+    if (result.ok) accept(result);
     else {
       failure = {
         kind: result.kind,
@@ -173,6 +303,7 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
       if (!cur) return { status: 503, body: UNAVAILABLE_BODY };
       const ageMs = Math.max(0, nowMs - cur.fetchedAt.getTime());
       if (ageMs > serveMaxAgeMs) return { status: 503, body: UNAVAILABLE_BODY };
+      if (cur.refusal) return { status: 503, body: refusedBody };
       return { status: 200, body: `${bodyPrefix}${Math.floor(ageMs / 1000)}}` };
     },
     historyResponse: () => historyBody,

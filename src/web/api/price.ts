@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { PriceHistory, PriceOk } from '../../core/api';
+import type { PriceHistory, PriceOk, PriceUntrusted } from '../../core/api';
 
 /**
  * GET /api/price: the $CLAIM USD price. One file: the reply check, the fetcher and the hook.
@@ -8,7 +8,10 @@ import type { PriceHistory, PriceOk } from '../../core/api';
 export type PriceState =
   | { status: 'loading' }
   | { status: 'known'; priceUsd: string; fetchedAt: string }
-  | { status: 'unavailable' }
+  | {
+      status: 'unavailable';
+      /** The server's reason when it does not trust the price (GET /api/price 503). */ message?: string;
+    }
   | { status: 'error' };
 
 const REFRESH_MS = 30_000;
@@ -27,13 +30,25 @@ export async function fetchPrice(signal?: AbortSignal): Promise<PriceState> {
   } catch {
     return { status: 'error' };
   }
-  if (!res.ok) return { status: 'unavailable' };
+  if (!res.ok) return { status: 'unavailable', ...(await untrustedMessage(res)) };
   try {
     const body: unknown = await res.json();
     if (!isPriceOk(body)) return { status: 'unavailable' };
     return { status: 'known', priceUsd: body.priceUsd, fetchedAt: String(body.fetchedAt ?? '') };
   } catch {
     return { status: 'unavailable' };
+  }
+}
+
+/** The message of a `price_untrusted` answer (too little liquidity, sources disagree), if that is what it is. */
+async function untrustedMessage(res: Response): Promise<{ message?: string }> {
+  try {
+    const body = (await res.json()) as Partial<PriceUntrusted>;
+    return body.error === 'price_untrusted' && typeof body.message === 'string' && body.message.length < 300
+      ? { message: body.message }
+      : {};
+  } catch {
+    return {};
   }
 }
 

@@ -19,7 +19,9 @@ export function PriceCard() {
           </p>
         )}
         {price.status === 'unavailable' && (
-          <p className="error">Failed to load $CLAIM price. Try again later.</p>
+          <p className="error" data-testid="price-unavailable">
+            {price.message ?? 'Failed to load $CLAIM price. Try again later.'}
+          </p>
         )}
         {price.status === 'error' && <p className="error">Error loading price.</p>}
       </div>
