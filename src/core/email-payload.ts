@@ -72,6 +72,8 @@ export interface OrderEmailFacts {
   transactionUrls?: string[];
   /** paid_late: USD cents of the received amount at the payment's block time (null: no price known then). */
   usdAtPaymentCents?: number | null;
+  /** order_shipped: the seller's tracking number (and carrier, when named). */
+  shipment?: { trackingNumber: string; carrier?: string };
 }
 
 export interface OrderEmail {
@@ -120,8 +122,9 @@ export function buildOrderEmailPayload(
  * The messages an order event causes, seller first: order_confirmation → seller then buyer; payment_received →
  * seller, then the buyer when the details are known (an extra payment's note: the seller only, with that
  * transfer's amount and signature); paid_late → seller (with the USD value at payment time), then the buyer;
- * payment_underpaid, details_missing and payment_oversold → seller only, with the amount received. No buyer message without the
- * buyer's address.
+ * payment_underpaid, details_missing and payment_oversold → seller only, with the amount received;
+ * order_shipped → the buyer only, with the tracking number (and carrier). No buyer message without the buyer's
+ * address.
  */
 export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
   const seller: OrderEmail = {
@@ -167,18 +170,9 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
       received(seller);
       return [seller];
     case 'order_shipped':
-      return []; // the seller's action, with its tracking number: buildShippedEmail
+      if (!buyer || !facts.shipment) return [];
+      buyer.payload.trackingNumber = facts.shipment.trackingNumber;
+      if (facts.shipment.carrier) buyer.payload.carrier = facts.shipment.carrier;
+      return [buyer];
   }
-}
-
-/** The buyer's note that the parcel is on its way (seller console: Mark shipped). */
-export function buildShippedEmail(
-  facts: OrderEmailFacts,
-  shipment: { trackingNumber: string; carrier?: string },
-): OrderEmail {
-  if (!facts.shipping) throw new Error('buildShippedEmail: the order has no shipping details');
-  const payload = buildOrderEmailPayload(facts, 'buyer', '');
-  payload.trackingNumber = shipment.trackingNumber;
-  if (shipment.carrier) payload.carrier = shipment.carrier;
-  return { role: 'buyer', to: facts.shipping.email, payload };
 }

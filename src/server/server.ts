@@ -230,12 +230,12 @@ export async function startServer(
         (a) =>
           sellerRoutes(a, {
             store,
+            orders,
             catalog,
             settings,
             now,
             origin: () =>
               boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl,
-            onOutboxChange: () => outbox.nudge(),
             stock,
             rpc,
           }),

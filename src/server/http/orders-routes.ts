@@ -51,11 +51,14 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
       );
     }
     const result = await deps.orders.createOrder(req.body, key);
-    return reply
-      .header('cache-control', 'no-store')
-      .header('idempotent-replayed', String(result.replayed))
-      .status(result.status)
-      .send(result.body);
+    return (
+      reply
+        .header('cache-control', 'no-store')
+        .header('idempotent-replayed', String(result.outcome === 'replayed'))
+        // A replay answers as the creation it repeats did.
+        .status(201)
+        .send(result.body)
+    );
   });
 
   app.get('/api/orders/:id', async (req, reply) => {

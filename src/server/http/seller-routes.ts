@@ -34,37 +34,38 @@ import {
   type SellerPrincipal,
 } from '../seller/auth';
 import { deviceOf } from '../seller/device';
-import {
-  allOrders,
-  listOrders,
-  markDelivered,
-  markRefunded,
-  markShipped,
-  orderDetail,
-  ordersCsv,
-  parseOrderQuery,
-  parseShipBody,
-  resendEmail,
-  resolveException,
-  type SellerOrdersDeps,
-} from '../seller/orders';
-import { parseStockBody, sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
+import { ordersCsv } from '../seller/csv';
+import { markRefunded } from '../seller/mark-refunded';
+import { sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
+import { allOrders, listOrders, orderDetail, type SellerViewDeps } from '../seller/views';
+import type { OrderService } from '../orders/service';
 import type { PaymentRpc } from '../payments/rpc';
 import type { Settings } from '../settings';
 import type { StockRepository } from '../stock/repository';
 import type { Store } from '../store/store';
 import { DomainError } from '../../core/errors';
+import {
+  DemoSessionBody,
+  parseOrderQuery,
+  parseRefundBody,
+  parseResolveBody,
+  parseShipBody,
+  parseStockBody,
+  SessionBody,
+} from './seller-schemas';
+import { parseWith } from './validate';
 
 export const SESSION_COOKIE = 'claim_seller';
 
 export interface SellerRoutesDeps {
   store: Store;
+  /** The order service: every seller action on an order is its (ship, deliver, resolve, refund, resend). */
+  orders: OrderService;
   catalog: Catalog;
   settings: Settings;
   now: () => Date;
   /** This site's origin as browsers see it (PUBLIC_URL, or the bound address when PUBLIC_URL has port 0). */
   origin: () => string;
-  onOutboxChange?: () => void;
   /** Stock lines and their change log (the same repository as `npm run stock`). */
   stock: StockRepository;
   /** The payments' RPC port on the process's RPC budget: "Mark refunded" reads the refund on chain with it. */
@@ -97,13 +98,8 @@ declare module 'fastify' {
 
 export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps): Promise<void> {
   const auth: SellerAuthDeps = deps;
-  const ordersDeps: SellerOrdersDeps = {
-    store: deps.store,
-    now: deps.now,
-    ...(deps.onOutboxChange ? { onOutboxChange: deps.onOutboxChange } : {}),
-    origin: deps.origin,
-    ...(deps.rpc ? { rpc: deps.rpc } : {}),
-  };
+  const views: SellerViewDeps = { store: deps.store };
+  const refunds = { orders: deps.orders, ...(deps.rpc ? { rpc: deps.rpc } : {}) };
   const stockDeps: SellerStockDeps = { stock: deps.stock, catalog: deps.catalog, now: deps.now };
   const secure = deps.settings.publicUrl.startsWith('https:');
   const setSession = (reply: FastifyReply, id: string, maxAgeS: number) =>
@@ -147,16 +143,9 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     scope.get('/api/seller/nonce', async () => issueSignInRequest(auth, site()));
 
     scope.post('/api/seller/session', async (req, reply) => {
-      const body = req.body as { message?: unknown; signature?: unknown } | null;
-      if (
-        typeof body !== 'object' ||
-        body === null ||
-        typeof body.message !== 'string' ||
-        typeof body.signature !== 'string' ||
-        body.message.length > 2_000 ||
-        body.signature.length > 200
-      )
-        throw new DomainError('invalid', 'invalid_request', 'Send the signed message and its signature.');
+      const body = parseWith(SessionBody, req.body, {
+        whole: 'Send the signed message and its signature.',
+      });
       const signature = Buffer.from(body.signature, 'base64');
       const { sessionId, seller } = await signIn(
         auth,
@@ -169,7 +158,10 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
 
     if (deps.settings.demo) {
       scope.post('/api/seller/demo-session', async (req, reply) => {
-        const vendorId = (req.body as { vendorId?: unknown } | null)?.vendorId;
+        const { vendorId } = parseWith(DemoSessionBody, req.body, {
+          whole: 'Name the vendor.',
+          codes: { vendorId: 'unknown_vendor' },
+        });
         const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
         if (!vendor)
           throw new DomainError('invalid', 'unknown_vendor', 'No such vendor.', { field: 'vendorId' });
@@ -212,44 +204,49 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     const actor = (req: FastifyRequest) => ({ address: req.seller!.address, vendorIds: vendorIds(req) });
     const idOf = (req: FastifyRequest) => String((req.params as { id: string }).id);
 
+    const detail = (req: FastifyRequest) => orderDetail(views, vendorIds(req), idOf(req));
+
     scope.get('/api/seller/orders', async (req) =>
-      listOrders(ordersDeps, vendorIds(req), parseOrderQuery(req.query as Record<string, unknown>)),
+      listOrders(views, vendorIds(req), parseOrderQuery(req.query)),
     );
 
     scope.get('/api/seller/orders.csv', async (req, reply) => {
-      const rows = await allOrders(
-        ordersDeps,
-        vendorIds(req),
-        parseOrderQuery(req.query as Record<string, unknown>),
-      );
+      const rows = await allOrders(views, vendorIds(req), parseOrderQuery(req.query));
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="orders.csv"')
         .send(ordersCsv(rows));
     });
 
-    scope.get('/api/seller/orders/:id', async (req) => orderDetail(ordersDeps, vendorIds(req), idOf(req)));
+    scope.get('/api/seller/orders/:id', async (req) => detail(req));
 
-    scope.post('/api/seller/orders/:id/ship', async (req) =>
-      markShipped(ordersDeps, actor(req), idOf(req), parseShipBody(req.body)),
-    );
-    scope.post('/api/seller/orders/:id/delivered', async (req) =>
-      markDelivered(ordersDeps, actor(req), idOf(req)),
-    );
-    scope.post('/api/seller/orders/:id/resolve', async (req) =>
-      resolveException(ordersDeps, actor(req), idOf(req), req.body),
-    );
-    scope.post('/api/seller/orders/:id/refund', async (req) =>
-      markRefunded(ordersDeps, actor(req), idOf(req), req.body),
-    );
+    // The seller's actions are the order service's; each answers with the order's detail after it.
+    scope.post('/api/seller/orders/:id/ship', async (req) => {
+      await deps.orders.markShipped(actor(req), idOf(req), parseShipBody(req.body));
+      return detail(req);
+    });
+    scope.post('/api/seller/orders/:id/delivered', async (req) => {
+      await deps.orders.markDelivered(actor(req), idOf(req));
+      return detail(req);
+    });
+    scope.post('/api/seller/orders/:id/resolve', async (req) => {
+      await deps.orders.resolveException(actor(req), idOf(req), parseResolveBody(req.body));
+      return detail(req);
+    });
+    scope.post('/api/seller/orders/:id/refund', async (req) => {
+      await markRefunded(refunds, actor(req), idOf(req), parseRefundBody(req.body));
+      return detail(req);
+    });
+    scope.post('/api/seller/orders/:id/emails/:emailId/resend', async (req) => {
+      const emailId = String((req.params as { emailId: string }).emailId);
+      await deps.orders.resendEmail(actor(req), idOf(req), emailId);
+      return detail(req);
+    });
 
     // Stock page: the vendor's own lines; setting one records `seller:<address>` and the time.
     scope.get('/api/seller/stock', async (req) => sellerStock(stockDeps, vendorIds(req)));
     scope.post('/api/seller/stock', async (req) =>
       setSellerStock(stockDeps, actor(req), parseStockBody(req.body)),
-    );
-    scope.post('/api/seller/orders/:id/emails/:emailId/resend', async (req) =>
-      resendEmail(ordersDeps, actor(req), idOf(req), String((req.params as { emailId: string }).emailId)),
     );
   });
 }

@@ -9,11 +9,11 @@ import { FULLY_PAID } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
 import { shippingProblem } from './create';
 import { DomainError } from '../../core/errors';
-import { enqueue } from './notifications';
+import { queueEmails } from './notifications';
 import { orderPageOf, publicOf } from './public-view';
 import { verifyQuote } from './quotes';
 import { addHistory, checkOrderId, isPriced, ledgerOf, loadOrder, orderUrlOf, toWatched } from './rows';
-import { SIGNATURE, type OrderContext, type PaymentHintHandler } from './types';
+import { SIGNATURE, type OrderContext } from './types';
 
 export async function getOrder(ctx: OrderContext, orderId: string): Promise<OrderPublic | undefined> {
   checkOrderId(orderId);
@@ -158,7 +158,13 @@ export async function requestConfirmation(
         .where('id', '=', o.id)
         .execute();
     }
-    added = await enqueue(ctx, trx, current, 'order_confirmation', FULLY_PAID.has(o.status), at);
+    added = await queueEmails(
+      ctx,
+      trx,
+      current,
+      { type: 'confirmation_requested' },
+      { at, paymentSeen: FULLY_PAID.has(o.status) },
+    );
     return publicOf(ctx, trx, current);
   });
   if (added > 0) ctx.deps.onOutboxChange?.();
@@ -169,8 +175,8 @@ export async function paymentHint(
   ctx: OrderContext,
   orderId: string,
   signature: string,
-  handler: PaymentHintHandler | undefined,
 ): Promise<OrderPublic> {
+  const handler = ctx.hintHandler;
   checkOrderId(orderId);
   if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
     throw new DomainError(

@@ -57,12 +57,15 @@ async function replayOrConflict(
       },
     );
   }
-  return {
-    status: Number(row.status_code),
-    body: JSON.parse(row.response_json) as AnyOrderCreated,
-    replayed: true,
-  };
+  // Every stored row is a created order (status_code 201 in rows old and new): the replay is of that creation.
+  return { outcome: 'replayed', body: JSON.parse(row.response_json) as AnyOrderCreated };
 }
+
+/**
+ * `idempotency_keys.status_code` is what rows have always held for a created order (the only response stored).
+ * Written unchanged so every row reads the same; the outcome, not this number, is what the service returns.
+ */
+const STORED_CREATED = 201;
 
 export function shippingProblem(
   quote: Pick<SignedQuote, 'payment'>,
@@ -216,7 +219,7 @@ export async function createOrder(
         .values({
           key: idempotencyKey,
           request_hash: hash,
-          status_code: 201,
+          status_code: STORED_CREATED,
           response_json: JSON.stringify(created),
           order_id: orderId,
           created_at: at,
@@ -244,5 +247,5 @@ export async function createOrder(
     }
     throw err;
   }
-  return { status: 201, body: created, replayed: false };
+  return { outcome: 'created', body: created };
 }

@@ -7,7 +7,7 @@ import { FULLY_PAID, transition } from '../../core/order-status';
 import { usdCentsAt } from '../price/reference-at';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
-import { dustThreshold, enqueue } from './notifications';
+import { dustThreshold, queueEmails } from './notifications';
 import { publicOf } from './public-view';
 import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
 import {
@@ -161,53 +161,29 @@ export async function recordPayment(
         .execute();
       if (t.next !== o.status)
         await addHistory(trx, o.id, t.next, role === 'top_up' ? 'top_up' : 'payment', at);
-      // The payment that completes the amount (first time, or a top-up of an underpaid order) causes the
-      // e-mails. After the quote expired (paid_late): a distinct 'review before shipping' note to the seller with
-      // the USD value at the payment's block time, and the buyer is told the seller will confirm. On time: wallet
-      // orders get the confirmation pair; QR orders 'payment received' (seller, and the buyer whose details are
-      // known). A QR record paid before its details: nothing yet (the details bring the confirmation pair saying
-      // it is paid; without them the seller is told after the grace delay: notifyMissingDetails).
-      if (completes && t.next === 'oversold') {
-        // The seller's exception: paid, but sold out meanwhile: refund (the buyer's page says so).
-        added += await enqueue(ctx, trx, updated, 'payment_oversold', true, at);
-      } else if (completes && FULLY_PAID.has(t.next)) {
-        if (t.next === 'paid_late') {
+      // The e-mails this transfer causes (src/core/order-emails.ts): the completing payment's confirmation,
+      // "paid late" or oversold exception; a note about an extra payment; "payment short" once the window closed.
+      added += await queueEmails(
+        ctx,
+        trx,
+        updated,
+        {
+          type: 'payment',
+          role,
+          from: o.status,
+          to: t.next,
+          paymentMethod: o.payment_method,
+          hasShipping: o.shipping_json !== null,
+          sumAboveDust: sum >= dustThreshold(ctx, updated),
+        },
+        {
+          at,
+          payment: { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits },
           // Valued like a quote: the reference price at the block time, from the stored price history.
-          const usdAtPaymentCents = await usdCentsAt(
-            trx,
-            report.receivedBaseUnits,
-            paidAtMs,
-            ctx.deps.settings.price.reference,
-          );
-          added += await enqueue(ctx, trx, updated, 'paid_late', true, at, undefined, { usdAtPaymentCents });
-        } else if (o.payment_method === 'wallet') {
-          added += await enqueue(ctx, trx, updated, 'order_confirmation', true, at);
-        } else if (o.shipping_json !== null) {
-          added += await enqueue(ctx, trx, updated, 'payment_received', true, at);
-        }
-      }
-      // After the full amount: the seller is told of extra payments (to refund or credit); dust is not, and notes
-      // are batched (at most one per hour per order).
-      if (role === 'extra') {
-        added += await enqueue(ctx, trx, updated, 'payment_received', true, at, {
-          signature: report.signature,
-          receivedBaseUnits: report.receivedBaseUnits,
-          extra: true,
-        });
-      }
-      // A short sum once the window has closed is never dropped: the seller is told what arrived, once when the
-      // order becomes underpaid and again for later partial transfers (not for dust; batched).
-      if (role === 'partial' && t.next === 'underpaid') {
-        if (o.status === 'underpaid') {
-          added += await enqueue(ctx, trx, updated, 'payment_underpaid', true, at, {
-            signature: report.signature,
-            receivedBaseUnits: report.receivedBaseUnits,
-            extra: false,
-          });
-        } else if (sum >= dustThreshold(ctx, updated)) {
-          added += await enqueue(ctx, trx, updated, 'payment_underpaid', true, at);
-        }
-      }
+          usdAtPaymentCents: () =>
+            usdCentsAt(trx, report.receivedBaseUnits, paidAtMs, ctx.deps.settings.price.reference),
+        },
+      );
       return { ok: true, changed: true, status: t.next, role, order: await publicOf(ctx, trx, updated) };
     })
     .catch(async (err: unknown): Promise<RecordPaymentResult> => {
@@ -254,16 +230,13 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
       await addHistory(trx, id, t.next, 'expire', at);
       // The quote's window closed unpaid: its reserved stock goes back on sale.
       await ctx.stock.release(trx, id, at);
-      if (t.next === 'underpaid' && received >= dustThreshold(ctx, o)) {
-        added += await enqueue(
-          ctx,
-          trx,
-          { ...o, status: t.next, received_base_units: received.toString() },
-          'payment_underpaid',
-          true,
-          at,
-        );
-      }
+      added += await queueEmails(
+        ctx,
+        trx,
+        { ...o, status: t.next, received_base_units: received.toString() },
+        { type: 'expire', to: t.next, receivedAboveDust: received >= dustThreshold(ctx, o) },
+        { at },
+      );
       return true;
     });
     if (changed) n++;

@@ -13,20 +13,20 @@ import {
   type OrderEmailFacts,
   type OrderEmailPayload,
 } from '../../core/email-payload';
+import { emailsFor, type OrderChange } from '../../core/order-emails';
 import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
-import type { ShippingInput } from '../../core/order';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow, PaymentRow } from '../store/schema';
-import { ledgerOf, orderNumberOf, orderUrlOf } from './rows';
-import type { Db, OrderContext, StoredItem } from './types';
+import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, shippingOf } from './rows';
+import type { Db, OrderContext } from './types';
 
 export function factsOf(
   ctx: OrderContext,
   o: OrderRow,
   ledger: PaymentRow[],
-  extra: Pick<OrderEmailFacts, 'extraPayment' | 'usdAtPaymentCents'> = {},
+  extra: Pick<OrderEmailFacts, 'extraPayment' | 'usdAtPaymentCents' | 'shipment'> = {},
 ): OrderEmailFacts {
-  const items = JSON.parse(o.items_json) as StoredItem[];
+  const items = itemsOf(o);
   const cluster = { cluster: ctx.deps.settings.solana.cluster, rpcUrl: ctx.deps.settings.solana.rpcUrl };
   return {
     items: items.map((i) => ({
@@ -37,7 +37,7 @@ export function factsOf(
     totalCents: o.total_cents,
     // Unpriced QR order: 'N/A' for both (spec §3 keeps the field list).
     amountBaseUnits: o.amount_base_units === null ? undefined : BigInt(o.amount_base_units),
-    shipping: o.shipping_json === null ? undefined : (JSON.parse(o.shipping_json) as ShippingInput),
+    shipping: shippingOf(o),
     paymentMethod: o.payment_method,
     solanaPayUrl: o.solana_pay_url ?? 'N/A',
     ...(o.received_base_units !== null ? { receivedBaseUnits: BigInt(o.received_base_units) } : {}),
@@ -84,7 +84,7 @@ export async function enqueue(
   paymentSeen: boolean,
   at: string,
   payment?: NoteAbout,
-  extraFacts: Pick<OrderEmailFacts, 'usdAtPaymentCents'> = {},
+  extraFacts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment'> = {},
 ): Promise<number> {
   if (payment && payment.receivedBaseUnits < dustThreshold(ctx, o)) return 0;
   const ledger = await ledgerOf(q, o.id);
@@ -183,6 +183,39 @@ export async function enqueue(
       .executeTakeFirst();
     if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) added++;
     if (mail.role === 'seller') sellerId = id;
+  }
+  return added;
+}
+
+export interface QueueOptions {
+  at: string;
+  /** The outbox row's `payment_seen` (the message may say the payment was seen). Default true. */
+  paymentSeen?: boolean;
+  /** The transfer the change is about (payments): notes about it name it, skip dust and are batched. */
+  payment?: { signature: string; receivedBaseUnits: bigint };
+  /** paid_late: the transfer's USD value at its block time (read only when a message states it). */
+  usdAtPaymentCents?: () => Promise<number | null>;
+  /** order_shipped: the tracking number (and carrier). */
+  shipment?: { trackingNumber: string; carrier?: string };
+}
+
+/** Queues the e-mails `change` causes (src/core/order-emails.ts decides which) in the caller's transaction. */
+export async function queueEmails(
+  ctx: OrderContext,
+  q: Db,
+  o: OrderRow,
+  change: OrderChange,
+  opts: QueueOptions,
+): Promise<number> {
+  let added = 0;
+  for (const email of emailsFor(change)) {
+    const note =
+      email.about && opts.payment ? { ...opts.payment, extra: email.about === 'extra' } : undefined;
+    const facts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment'> = {};
+    if (email.usdAtPayment && opts.usdAtPaymentCents)
+      facts.usdAtPaymentCents = await opts.usdAtPaymentCents();
+    if (opts.shipment) facts.shipment = opts.shipment;
+    added += await enqueue(ctx, q, o, email.kind, opts.paymentSeen ?? true, opts.at, note, facts);
   }
   return added;
 }

@@ -6,8 +6,8 @@ import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../cor
 import { formatBaseUnits } from '../../core/money';
 import { encodeTransferRequestUrl } from '../../core/solana-pay';
 import type { OrderRow, PaymentRow } from '../store/schema';
-import { ledgerOf, orderNumberOf, orderUrlOf, sumOf } from './rows';
-import type { Db, OrderContext, StoredItem } from './types';
+import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, sumOf } from './rows';
+import type { Db, OrderContext } from './types';
 
 export function shippingDetailsOf(o: OrderRow): ShippingDetailsState {
   if (o.shipping_json !== null) return 'given';
@@ -26,7 +26,7 @@ const paymentsOf = (ledger: PaymentRow[]) =>
 export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<OrderPageView> {
   const ledger = await ledgerOf(q, o.id);
   const received = sumOf(ledger);
-  const items = JSON.parse(o.items_json) as StoredItem[];
+  const items = itemsOf(o);
   const vendorName = ctx.deps.catalog.vendors.find((v) => v.id === o.vendor_id)?.name ?? o.vendor_id;
   const view: OrderPageView = {
     number: orderNumberOf(o.id),

@@ -5,7 +5,7 @@
  * recorded for them). Both run on the server's expiry timer.
  */
 import { FULLY_PAID } from '../../core/order-status';
-import { enqueue } from './notifications';
+import { queueEmails } from './notifications';
 import { ledgerOf, loadOrder } from './rows';
 import type { OrderContext } from './types';
 
@@ -36,7 +36,13 @@ export async function notifyMissingDetails(ctx: OrderContext, now: Date = ctx.de
         .set({ details_notified_at: at, updated_at: at })
         .where('id', '=', id)
         .execute();
-      added += await enqueue(ctx, trx, { ...o, details_notified_at: at }, 'details_missing', true, at);
+      added += await queueEmails(
+        ctx,
+        trx,
+        { ...o, details_notified_at: at },
+        { type: 'details_overdue' },
+        { at },
+      );
       return true;
     });
     if (told) n++;

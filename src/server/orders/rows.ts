@@ -2,9 +2,17 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { OrderStatus } from '../../core/api';
+import type { ShippingInput } from '../../core/order';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { DomainError } from '../../core/errors';
-import { ORDER_ID, type Db, type OrderContext, type PaymentTarget, type WatchedOrder } from './types';
+import {
+  ORDER_ID,
+  type Db,
+  type StoredItem,
+  type OrderContext,
+  type PaymentTarget,
+  type WatchedOrder,
+} from './types';
 
 /** Unpriced QR orders (no amount) are never payment-watched: nothing to verify a payment against. */
 export const toWatched = (
@@ -104,4 +112,14 @@ export function orderUrlOf(ctx: OrderContext, o: Pick<OrderRow, 'public_token'>)
 /** The short order number the pages and e-mails show: the id's first 8 characters, upper case. */
 export function orderNumberOf(orderId: string): string {
   return orderId.slice(0, 8).toUpperCase();
+}
+
+/** The order's items as stored at creation. */
+export function itemsOf(o: Pick<OrderRow, 'items_json'>): StoredItem[] {
+  return JSON.parse(o.items_json) as StoredItem[];
+}
+
+/** The buyer's shipping details; undefined for a QR record paid before its details arrived (NULL). */
+export function shippingOf(o: Pick<OrderRow, 'shipping_json'>): ShippingInput | undefined {
+  return o.shipping_json === null ? undefined : (JSON.parse(o.shipping_json) as ShippingInput);
 }

@@ -1,22 +1,33 @@
 /**
- * The order service: the one place that writes orders, composed of single-purpose parts:
- * - create.ts: creating an order (signed quote, shipping form, Idempotency-Key);
+ * The order service: the one writer of orders, their payments, history, the seller's actions on them and their
+ * e-mails (the outbox rows). Every operation is a function of the order context in one part:
+ * - create.ts: creating an order (signed quote, shipping form, Idempotency-Key: created or replayed);
  * - ledger.ts: recording verified payments and expiring unpaid quotes (the pure transition function of
  *   src/core/order-status.ts; every transition stored with its time);
- * - notifications.ts: the e-mails a change causes, written to the outbox in the same transaction;
- * - public-view.ts: the public view of an order;
+ * - notifications.ts: the e-mails a change causes (decided by src/core/order-emails.ts), written to the outbox
+ *   in the same transaction;
  * - buyer-actions.ts: the buyer's pages (view, "Send Order Confirmation" with a QR record's details, requote of
  *   an open QR record, the order page by capability token, the wallet's payment hint);
  * - records.ts: QR records over time ("paid, shipping details missing" after the grace delay; cleanup);
+ * - fulfilment.ts: the seller's actions (ship, deliver, resolve an exception, record a refund, resend an e-mail);
  * - watch.ts: what the payment watcher reads.
- * Refusals are domain errors (errors.ts); the HTTP edge maps them to statuses.
+ * Refusals are DomainErrors (src/core/errors.ts); the HTTP edge maps them to statuses. The OrderService
+ * interface (types.ts) documents each operation.
  */
 import { createStockRepository } from '../stock/repository';
-import { createOrder } from './create';
 import { getOrder, getOrderPage, paymentHint, requestConfirmation, requote } from './buyer-actions';
-import { cleanupRecords, notifyMissingDetails } from './records';
+import { createOrder } from './create';
+import {
+  markDelivered,
+  markShipped,
+  recordRefund,
+  refundTarget,
+  resendEmail,
+  resolveException,
+} from './fulfilment';
 import { expireOrders, recordPayment } from './ledger';
-import type { OrderContext, OrderService, OrderServiceDeps, PaymentHintHandler } from './types';
+import { cleanupRecords, notifyMissingDetails } from './records';
+import type { OrderContext, OrderService, OrderServiceDeps } from './types';
 import { findOrder, isSignatureUsed, ordersByReferences, ordersToWatch, unfinalizedPayments } from './watch';
 
 export type {
@@ -29,7 +40,37 @@ export type {
   RecordPaymentResult,
   WatchedOrder,
 } from './types';
+export type { CheckedRefund, RefundTarget, SellerActor, Shipment } from './fulfilment';
 export { ORDER_ID } from './types';
+
+const OPERATIONS = {
+  createOrder,
+  getOrder,
+  findOrder,
+  recordPayment,
+  requestConfirmation,
+  requote,
+  getOrderPage,
+  notifyMissingDetails,
+  cleanupRecords,
+  expireOrders,
+  ordersToWatch,
+  isSignatureUsed,
+  ordersByReferences,
+  unfinalizedPayments,
+  paymentHint,
+  markShipped,
+  markDelivered,
+  resolveException,
+  refundTarget,
+  recordRefund,
+  resendEmail,
+};
+
+/** Each operation without its first parameter, the context (the compiler checks these against OrderService). */
+type Bound<T> = {
+  [K in keyof T]: T[K] extends (ctx: OrderContext, ...args: infer A) => infer R ? (...args: A) => R : never;
+};
 
 export function createOrderService(deps: OrderServiceDeps): OrderService {
   const ctx: OrderContext = {
@@ -37,26 +78,18 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     db: deps.store.db,
     isPg: deps.store.dialect === 'postgres',
     stock: deps.stock ?? createStockRepository(deps.store, deps.catalog),
+    hintHandler: deps.onPaymentHint,
   };
-  let hintHandler: PaymentHintHandler | undefined = deps.onPaymentHint;
+  const bound = Object.fromEntries(
+    Object.entries(OPERATIONS).map(([name, op]) => [
+      name,
+      (...args: unknown[]) => (op as (c: OrderContext, ...a: unknown[]) => unknown)(ctx, ...args),
+    ]),
+  ) as Bound<typeof OPERATIONS>;
   return {
-    createOrder: (body, key) => createOrder(ctx, body, key),
-    getOrder: (orderId) => getOrder(ctx, orderId),
-    findOrder: (target) => findOrder(ctx, target),
-    recordPayment: (target, report) => recordPayment(ctx, target, report),
-    requestConfirmation: (orderId, shipping) => requestConfirmation(ctx, orderId, shipping),
-    requote: (orderId, quote) => requote(ctx, orderId, quote),
-    getOrderPage: (token) => getOrderPage(ctx, token),
-    notifyMissingDetails: (now) => notifyMissingDetails(ctx, now),
-    cleanupRecords: (now) => cleanupRecords(ctx, now),
-    expireOrders: (now) => expireOrders(ctx, now),
-    ordersToWatch: (opts) => ordersToWatch(ctx, opts),
-    isSignatureUsed: (signature, exceptOrderId) => isSignatureUsed(ctx, signature, exceptOrderId),
-    ordersByReferences: (references) => ordersByReferences(ctx, references),
-    unfinalizedPayments: (limit) => unfinalizedPayments(ctx, limit),
-    paymentHint: (orderId, signature) => paymentHint(ctx, orderId, signature, hintHandler),
+    ...bound,
     setPaymentHintHandler(handler) {
-      hintHandler = handler;
+      ctx.hintHandler = handler;
     },
   };
 }

@@ -3,6 +3,8 @@ import type { StockRepository } from '../stock/repository';
 import type { Kysely, Transaction } from 'kysely';
 import type { AnyOrderCreated, OrderPageView, OrderPublic, OrderStatus, PaymentRole } from '../../core/api';
 import type { Catalog } from '../../core/catalog';
+import type { SellerException } from '../../core/seller-api';
+import type { CheckedRefund, RefundTarget, SellerActor, Shipment } from './fulfilment';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import type { Database } from '../store/schema';
@@ -52,11 +54,13 @@ export type RecordPaymentResult =
   | { ok: false; reason: 'signature_used'; otherOrderId: string }
   | { ok: false; reason: 'refused'; status: OrderStatus; order: OrderPublic };
 
+/**
+ * `created`: a new order. `replayed`: the stored answer of an earlier request with the same Idempotency-Key
+ * (the same body; nothing new is written).
+ */
 export interface CreateOrderResult {
-  status: number;
+  outcome: 'created' | 'replayed';
   body: AnyOrderCreated;
-  /** True when this is the stored response of an earlier request with the same Idempotency-Key. */
-  replayed: boolean;
 }
 
 export type PaymentHintHandler = (order: WatchedOrder, signature: string) => void | Promise<void>;
@@ -104,6 +108,28 @@ export interface OrderService {
   /** The wallet page's "I sent it" hint: hands it to the verifier; never marks anything paid. */
   paymentHint(orderId: string, signature: string): Promise<OrderPublic>;
   setPaymentHintHandler(handler: PaymentHintHandler | undefined): void;
+
+  // Fulfilment, by the signed-in seller on its own orders (./fulfilment.ts). Each checks, then writes the order,
+  // its history, the seller's action and the e-mails it causes in one transaction; a refusal changes nothing.
+  /** Mark shipped with the tracking number; the buyer is e-mailed. */
+  markShipped(seller: SellerActor, orderId: string, shipment: Shipment): Promise<void>;
+  markDelivered(seller: SellerActor, orderId: string): Promise<void>;
+  /** Records what the seller did about one of the order's exceptions. */
+  resolveException(
+    seller: SellerActor,
+    orderId: string,
+    input: { exception: SellerException; note: string },
+  ): Promise<void>;
+  /** "Mark refunded" before the chain is read: refuses what needs no RPC; returns what the check needs. */
+  refundTarget(
+    seller: SellerActor,
+    orderId: string,
+    input: { exception: SellerException; signature: string },
+  ): Promise<RefundTarget>;
+  /** Records a refund the chain confirmed (once per signature). */
+  recordRefund(seller: SellerActor, orderId: string, refund: CheckedRefund): Promise<void>;
+  /** Sends a failed e-mail of the order again. */
+  resendEmail(seller: SellerActor, orderId: string, emailId: string): Promise<void>;
 }
 
 export interface OrderServiceDeps {
@@ -140,4 +166,6 @@ export interface OrderContext {
   stock: StockRepository;
   db: Kysely<Database>;
   isPg: boolean;
+  /** Who hears of the wallet's "I sent it" hints (the payment watcher, once it runs). */
+  hintHandler: PaymentHintHandler | undefined;
 }

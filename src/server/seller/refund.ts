@@ -3,18 +3,12 @@
  * decides. The transaction is read through the payments' RPC port (src/server/payments/rpc.ts, the process's
  * RPC budget) and must be a confirmed, successful transaction that moved the order's mint from the vendor's
  * token account to the payer: the owner of a token account whose balance of that mint went down in one of the
- * order's ledger payments (those transactions are read too). Then it is recorded as a seller action
- * (`refunded`: signature, amount in base units, the exception it settles), once per signature.
+ * order's ledger payments (those transactions are read too). The order service then records it
+ * (src/server/orders/fulfilment.ts: a seller action `refunded`, once per signature).
  */
-import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
-import { SELLER_EXCEPTIONS, type SellerException } from '../../core/seller-api';
 import { PaymentRpcError, withTimeout, type PaymentRpc, type PaymentTransaction } from '../payments/rpc';
 import { RpcBudgetExhaustedError } from '../payments/budget';
-import { isSignature } from '../payments/verify';
 import { associatedTokenAccount, heldBy, tokenChanges, tokenDelta } from '../payments/token-delta';
-import type { Database } from '../store/schema';
-import type { Store } from '../store/store';
 import { DomainError } from '../../core/errors';
 
 /** At most this many ledger payments are read to learn who paid (each is one getTransaction). */
@@ -100,32 +94,6 @@ const REFUSALS: Record<Exclude<RefundVerdict['kind'], 'refund'>, [string, string
   no_transfer: ['refund_no_transfer', 'That transaction moved no $CLAIM from the vendor.'],
 };
 
-export function parseRefundBody(raw: unknown): { exception: SellerException; signature: string } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new DomainError('invalid', 'invalid_request', 'Send the refund transaction signature as JSON.');
-  const body = raw as Record<string, unknown>;
-  const extra = Object.keys(body).filter((k) => k !== 'exception' && k !== 'signature');
-  if (extra.length)
-    throw new DomainError('invalid', 'invalid_request', `Unknown field ${extra[0]}.`, { field: extra[0] });
-  if (!SELLER_EXCEPTIONS.includes(body.exception as SellerException))
-    throw new DomainError(
-      'invalid',
-      'invalid_exception',
-      `exception must be one of ${SELLER_EXCEPTIONS.join(', ')}.`,
-      { field: 'exception' },
-    );
-  const signature = typeof body.signature === 'string' ? body.signature.trim() : '';
-  if (!signature)
-    throw new DomainError('invalid', 'signature_required', 'The refund transaction signature is required.', {
-      field: 'signature',
-    });
-  if (!isSignature(signature))
-    throw new DomainError('invalid', 'invalid_signature', 'That is not a Solana transaction signature.', {
-      field: 'signature',
-    });
-  return { exception: body.exception as SellerException, signature };
-}
-
 function unreachable(err: unknown): never {
   if (err instanceof PaymentRpcError || err instanceof RpcBudgetExhaustedError)
     throw new DomainError(
@@ -142,21 +110,6 @@ async function read(rpc: PaymentRpc, signature: string): Promise<PaymentTransact
   } catch (err) {
     return unreachable(err);
   }
-}
-
-/** A refund signature recorded before (for any order). */
-export async function recordedRefund(
-  db: Kysely<Database> | Transaction<Database>,
-  signature: string,
-): Promise<boolean> {
-  // The signature is base58 (checked): no LIKE wildcard or quote can be in it.
-  const row = await db
-    .selectFrom('seller_actions')
-    .select('id')
-    .where('action', '=', 'refunded')
-    .where('detail_json', 'like', `%"signature":"${signature}"%`)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export interface RefundCheckInput {
@@ -211,47 +164,4 @@ export async function checkRefund(rpc: PaymentRpc, input: RefundCheckInput): Pro
       { field: 'signature' },
     );
   return verdict.amountBaseUnits;
-}
-
-/**
- * Records a checked refund as the seller's action on the order, in one transaction that re-checks the signature
- * was not recorded meanwhile (on PostgreSQL the order row is locked, so two clicks on one order are serialised).
- */
-export async function recordRefund(
-  store: Store,
-  input: {
-    orderId: string;
-    exception: SellerException;
-    signature: string;
-    amountBaseUnits: bigint;
-    address: string;
-    at: string;
-  },
-): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
-    if (store.dialect === 'postgres')
-      await trx.selectFrom('orders').select('id').where('id', '=', input.orderId).forUpdate().execute();
-    if (await recordedRefund(trx, input.signature))
-      throw new DomainError(
-        'conflict',
-        'refund_already_recorded',
-        'This refund transaction is already recorded.',
-        { field: 'signature' },
-      );
-    await trx
-      .insertInto('seller_actions')
-      .values({
-        id: randomUUID(),
-        order_id: input.orderId,
-        action: 'refunded',
-        detail_json: JSON.stringify({
-          exception: input.exception,
-          signature: input.signature,
-          amountBaseUnits: input.amountBaseUnits.toString(),
-        }),
-        address: input.address,
-        at: input.at,
-      })
-      .execute();
-  });
 }

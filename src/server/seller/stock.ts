@@ -5,7 +5,7 @@
  */
 import type { Catalog } from '../../core/catalog';
 import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
-import { availableOf, isStockCount, stockKey, type StockKey } from '../../core/stock';
+import { availableOf, stockKey, type StockKey } from '../../core/stock';
 import { DomainError } from '../../core/errors';
 import type { StockRepository } from '../stock/repository';
 
@@ -17,8 +17,6 @@ export interface SellerStockDeps {
 
 /** How many changes the page shows. */
 export const RECENT_STOCK_CHANGES = 50;
-
-const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export function sellerActor(address: string): string {
   return `seller:${address}`;
@@ -68,28 +66,6 @@ export async function sellerStock(deps: SellerStockDeps, vendorIds: readonly str
       at: c.at,
     })),
   };
-}
-
-/** The body of POST /api/seller/stock: { productId, variantId?, onHand }. Refuses anything else with 400. */
-export function parseStockBody(raw: unknown): { key: StockKey; onHand: number } {
-  const bad = (code: string, message: string, field?: string) =>
-    new DomainError('invalid', code, message, { field: field });
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw bad('invalid_request', 'Send the product and its stock as JSON.');
-  const body = raw as Record<string, unknown>;
-  const extra = Object.keys(body).filter((k) => k !== 'productId' && k !== 'variantId' && k !== 'onHand');
-  if (extra.length) throw bad('invalid_request', `Unknown field ${extra[0]}.`, extra[0]);
-  const { productId, variantId, onHand } = body;
-  if (typeof productId !== 'string' || !ID.test(productId) || productId.length > 100)
-    throw bad('invalid_product', 'Name the product (its id).', 'productId');
-  if (
-    variantId !== undefined &&
-    (typeof variantId !== 'string' || !ID.test(variantId) || variantId.length > 100)
-  )
-    throw bad('invalid_variant', 'The variant must be one of the product’s variant ids.', 'variantId');
-  if (!isStockCount(onHand))
-    throw bad('invalid_stock', 'The stock must be a whole number from 0 to 1000000.', 'onHand');
-  return { key: variantId !== undefined ? { productId, variantId } : { productId }, onHand };
 }
 
 /** Sets one of the vendor's lines; records `seller:<address>` and the time. Returns the page's new state. */

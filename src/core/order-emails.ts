@@ -1,0 +1,74 @@
+/**
+ * Which e-mails an order change causes: one pure decision, the order module's only rule for it
+ * (src/server/orders/notifications.ts writes what it says to the outbox in the change's transaction). Browser-safe.
+ *
+ * - A payment that completes the amount: oversold → the seller's refund exception; paid late → "review before
+ *   shipping" (seller, with the USD value at payment time) and the buyer; on time, a wallet order → the
+ *   confirmation pair; a QR order with details → "payment received"; a QR record without details → nothing yet
+ *   (the details bring the confirmation pair, or the seller hears after the grace delay).
+ * - An extra payment (after the full amount) → a note to the seller about that transfer.
+ * - A short sum once the window has closed → "payment short" to the seller: once when the order becomes
+ *   underpaid (not for dust), then a note per later partial transfer.
+ * - The quote's window closing on a partial sum → "payment short" (not for dust).
+ * - A paid QR record still without details after the grace delay → "details missing" to the seller.
+ * - The buyer's details arriving ("Send Order Confirmation") → the confirmation pair.
+ * - The seller marking the order shipped → the buyer's "shipped" note with the tracking number.
+ * Notes about one transfer (`about: 'transfer'` or `'extra'`) are skipped for dust and batched by the writer.
+ */
+import type { EmailKind } from './email-payload';
+import type { OrderStatus, PaymentRole } from './api';
+import { FULLY_PAID } from './order-status';
+
+export type OrderChange =
+  | {
+      type: 'payment';
+      role: PaymentRole;
+      /** The status before and after the transfer. */
+      from: OrderStatus;
+      to: OrderStatus;
+      paymentMethod: 'wallet' | 'qr';
+      hasShipping: boolean;
+      /** The ledger sum with this transfer is at least the dust threshold. */
+      sumAboveDust: boolean;
+    }
+  | { type: 'expire'; to: OrderStatus; receivedAboveDust: boolean }
+  | { type: 'details_overdue' }
+  | { type: 'confirmation_requested' }
+  | { type: 'shipped' };
+
+export interface EmailToQueue {
+  kind: EmailKind;
+  /** A note about the one transfer of the change (`extra`: an overpayment), not about the order as a whole. */
+  about?: 'transfer' | 'extra';
+  /** paid_late: the seller's message states the transfer's USD value at its block time. */
+  usdAtPayment?: true;
+}
+
+export function emailsFor(change: OrderChange): EmailToQueue[] {
+  switch (change.type) {
+    case 'payment': {
+      const out: EmailToQueue[] = [];
+      const completes = change.role === 'payment' || change.role === 'top_up';
+      if (completes && change.to === 'oversold') out.push({ kind: 'payment_oversold' });
+      else if (completes && FULLY_PAID.has(change.to)) {
+        if (change.to === 'paid_late') out.push({ kind: 'paid_late', usdAtPayment: true });
+        else if (change.paymentMethod === 'wallet') out.push({ kind: 'order_confirmation' });
+        else if (change.hasShipping) out.push({ kind: 'payment_received' });
+      }
+      if (change.role === 'extra') out.push({ kind: 'payment_received', about: 'extra' });
+      if (change.role === 'partial' && change.to === 'underpaid') {
+        if (change.from === 'underpaid') out.push({ kind: 'payment_underpaid', about: 'transfer' });
+        else if (change.sumAboveDust) out.push({ kind: 'payment_underpaid' });
+      }
+      return out;
+    }
+    case 'expire':
+      return change.to === 'underpaid' && change.receivedAboveDust ? [{ kind: 'payment_underpaid' }] : [];
+    case 'details_overdue':
+      return [{ kind: 'details_missing' }];
+    case 'confirmation_requested':
+      return [{ kind: 'order_confirmation' }];
+    case 'shipped':
+      return [{ kind: 'order_shipped' }];
+  }
+}

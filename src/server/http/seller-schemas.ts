@@ -1,0 +1,180 @@
+/**
+ * The seller console's request bodies and list query, validated at the edge (./validate.ts) with the ApiError
+ * codes the console has always answered.
+ */
+import { z } from 'zod';
+import { ORDER_STATUSES } from '../../core/order-status';
+import { SELLER_EXCEPTIONS, type SellerException, type SellerStatusFilter } from '../../core/seller-api';
+import { isStockCount, type StockKey } from '../../core/stock';
+import { isSignature } from '../payments/verify';
+import type { OrderQuery } from '../seller/query';
+import { MAX_PAGE_SIZE } from '../seller/query';
+import { parseWith } from './validate';
+
+/** 1–64 printable ASCII characters, no space at either end (tracking numbers, carriers). */
+const PRINTABLE = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
+/** A catalogue id (product or variant). */
+const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A required text field: trimmed; empty → `required`; not matching → `invalid`. */
+function text(
+  required: [code: string, message: string],
+  invalid: [code: string, message: string],
+  ok: (v: string) => boolean,
+) {
+  return z
+    .unknown()
+    .transform((v) => (typeof v === 'string' ? v.trim() : ''))
+    .superRefine((v, ctx) => {
+      if (!v) ctx.addIssue({ code: 'custom', message: required[1], params: { code: required[0] } });
+      else if (!ok(v)) ctx.addIssue({ code: 'custom', message: invalid[1], params: { code: invalid[0] } });
+    });
+}
+
+const exception = z.enum(SELLER_EXCEPTIONS as [SellerException, ...SellerException[]], {
+  errorMap: () => ({ message: `exception must be one of ${SELLER_EXCEPTIONS.join(', ')}.` }),
+});
+
+const ShipBody = z
+  .object({
+    trackingNumber: text(
+      ['tracking_required', 'The tracking number is required.'],
+      ['invalid_tracking_number', 'The tracking number must be 1–64 printable characters.'],
+      (v) => PRINTABLE.test(v),
+    ),
+    carrier: z
+      .string({ invalid_type_error: 'The carrier must be text.' })
+      .transform((v) => v.trim())
+      .refine((v) => v === '' || PRINTABLE.test(v), 'The carrier must be 1–64 printable characters.')
+      .optional(),
+  })
+  .strict();
+
+export function parseShipBody(raw: unknown): { trackingNumber: string; carrier?: string } {
+  const b = parseWith(ShipBody, raw, {
+    whole: 'Send the tracking number as JSON.',
+    codes: { carrier: 'invalid_carrier' },
+  });
+  return { trackingNumber: b.trackingNumber, ...(b.carrier ? { carrier: b.carrier } : {}) };
+}
+
+const ResolveBody = z
+  .object({
+    exception,
+    note: z
+      .unknown()
+      .transform((v) => (typeof v === 'string' ? v.trim() : ''))
+      .refine((v) => v.length > 0 && v.length <= 500, 'Say what you did (1–500 characters).'),
+  })
+  .strict();
+
+export function parseResolveBody(raw: unknown): { exception: SellerException; note: string } {
+  return parseWith(ResolveBody, raw, {
+    whole: 'Send the exception and what you did as JSON.',
+    codes: { exception: 'invalid_exception', note: 'note_required' },
+  });
+}
+
+const RefundBody = z
+  .object({
+    exception,
+    signature: text(
+      ['signature_required', 'The refund transaction signature is required.'],
+      ['invalid_signature', 'That is not a Solana transaction signature.'],
+      isSignature,
+    ),
+  })
+  .strict();
+
+export function parseRefundBody(raw: unknown): { exception: SellerException; signature: string } {
+  return parseWith(RefundBody, raw, {
+    whole: 'Send the refund transaction signature as JSON.',
+    codes: { exception: 'invalid_exception' },
+  });
+}
+
+const NAME_PRODUCT = 'Name the product (its id).';
+const NAME_VARIANT = 'The variant must be one of the product’s variant ids.';
+
+const StockBody = z
+  .object({
+    productId: z
+      .string({ required_error: NAME_PRODUCT, invalid_type_error: NAME_PRODUCT })
+      .refine((v) => ID.test(v) && v.length <= 100, NAME_PRODUCT),
+    variantId: z
+      .string({ invalid_type_error: NAME_VARIANT })
+      .refine((v) => ID.test(v) && v.length <= 100, NAME_VARIANT)
+      .optional(),
+    onHand: z.unknown().refine(isStockCount, 'The stock must be a whole number from 0 to 1000000.'),
+  })
+  .strict();
+
+export function parseStockBody(raw: unknown): { key: StockKey; onHand: number } {
+  const b = parseWith(StockBody, raw, {
+    whole: 'Send the product and its stock as JSON.',
+    codes: { productId: 'invalid_product', variantId: 'invalid_variant', onHand: 'invalid_stock' },
+  });
+  return {
+    key:
+      b.variantId !== undefined
+        ? { productId: b.productId, variantId: b.variantId }
+        : { productId: b.productId },
+    onHand: b.onHand as number,
+  };
+}
+
+const SIGNED = 'Send the signed message and its signature.';
+const signedText = (max: number) =>
+  z.string({ required_error: SIGNED, invalid_type_error: SIGNED }).max(max, SIGNED);
+/** POST /api/seller/session: the SIWS text and its base64 signature. */
+export const SessionBody = z.object({ message: signedText(2_000), signature: signedText(200) });
+/** POST /api/seller/demo-session (demo mode). */
+export const DemoSessionBody = z.object({
+  vendorId: z.string({ required_error: 'No such vendor.', invalid_type_error: 'No such vendor.' }).max(100),
+});
+
+/** GET /api/seller/orders and orders.csv: each parameter at most once; unknown parameters are ignored. */
+const once = (k: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .refine((v) => !Array.isArray(v), `${k} must be given once.`)
+    .transform((v) => (v === '' ? undefined : (v as string | undefined)));
+
+function int(k: string, min: number, max: number) {
+  return once(k).refine(
+    (v) => v === undefined || (/^\d{1,6}$/.test(v) && Number(v) >= min && Number(v) <= max),
+    `${k} must be a whole number from ${min} to ${max}.`,
+  );
+}
+
+const STATUS_FILTERS: readonly string[] = [...ORDER_STATUSES, 'exceptions'];
+
+const OrderQuerySchema = z.object({
+  status: once('status').refine(
+    (v) => v === undefined || STATUS_FILTERS.includes(v),
+    `status must be one of ${STATUS_FILTERS.join(', ')}.`,
+  ),
+  q: once('q').refine(
+    (v) => v === undefined || v.length <= 200,
+    'The search is too long (at most 200 characters).',
+  ),
+  page: int('page', 1, 100_000),
+  pageSize: int('pageSize', 1, MAX_PAGE_SIZE),
+});
+
+export function parseOrderQuery(raw: unknown): OrderQuery {
+  const codes = {
+    status: 'invalid_query',
+    q: 'invalid_query',
+    page: 'invalid_query',
+    pageSize: 'invalid_query',
+  };
+  const v = parseWith(OrderQuerySchema, raw ?? {}, { whole: 'Bad query.', codes });
+  return {
+    ...(v.status !== undefined ? { status: v.status as SellerStatusFilter } : {}),
+    ...(v.q !== undefined ? { search: v.q } : {}),
+    ...(v.page !== undefined ? { page: Number(v.page) } : {}),
+    ...(v.pageSize !== undefined ? { pageSize: Number(v.pageSize) } : {}),
+  };
+}

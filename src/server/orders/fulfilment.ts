@@ -1,0 +1,267 @@
+/**
+ * Fulfilment: what the seller does to an order after it is paid — Mark shipped (tracking number, the buyer's
+ * e-mail), Mark delivered, record the action taken about an exception, record a refund checked on chain, send a
+ * failed e-mail again. Each is one transaction on the seller's own order that checks first and then writes the
+ * order, its history, the seller's action (`seller_actions`: who and when) and the e-mails it causes; a refusal
+ * changes nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../core/errors';
+import { exceptionsOf } from '../../core/order-exceptions';
+import { transition } from '../../core/order-status';
+import type { SellerException } from '../../core/seller-api';
+import { extrasOf, resolvedOf, sellerOrder } from './exceptions';
+import { queueEmails } from './notifications';
+import { addHistory } from './rows';
+import type { OrderRow } from '../store/schema';
+import type { Db, OrderContext } from './types';
+
+/** The signed-in seller: the payout address (recorded with every action) and the vendors it may act for. */
+export interface SellerActor {
+  address: string;
+  vendorIds: readonly string[];
+}
+
+export interface Shipment {
+  trackingNumber: string;
+  carrier?: string;
+}
+
+/** A refund the chain has confirmed (src/server/seller/refund.ts), to record against one exception. */
+export interface CheckedRefund {
+  exception: SellerException;
+  signature: string;
+  amountBaseUnits: bigint;
+}
+
+/** What the refund check needs to know about the order, after the refusals that need no chain read. */
+export interface RefundTarget {
+  id: string;
+  recipient: string;
+  mint: string;
+  payments: { signature: string; slot: number | null }[];
+}
+
+async function recordAction(
+  q: Db,
+  orderId: string,
+  action: string,
+  detail: object,
+  address: string,
+  at: string,
+): Promise<void> {
+  await q
+    .insertInto('seller_actions')
+    .values({ id: randomUUID(), order_id: orderId, action, detail_json: JSON.stringify(detail), address, at })
+    .execute();
+}
+
+function refusedTransition(reason: string): DomainError {
+  const messages: Record<string, string> = {
+    not_paid_yet: 'Only a fully paid order can be shipped.',
+    already_shipped: 'This order has already been shipped.',
+    not_shipped: 'Only a shipped order can be marked delivered.',
+  };
+  return new DomainError('conflict', reason, messages[reason] ?? 'The order cannot do that now.');
+}
+
+/** Mark shipped: status `shipped`, the tracking number recorded, the buyer's e-mail queued (same transaction). */
+export async function markShipped(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  shipment: Shipment,
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  let added = 0;
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    const t = transition(o.status, { type: 'ship' });
+    if (!t.ok) throw refusedTransition(t.refusal.reason);
+    // Refused before anything is written: the buyer's e-mail needs the address it ships to.
+    if (o.shipping_json === null)
+      throw new DomainError(
+        'conflict',
+        'no_shipping_details',
+        'This order has no shipping details yet: it cannot be shipped.',
+      );
+    const moved = await trx
+      .updateTable('orders')
+      .set({ status: t.next, updated_at: at })
+      .where('id', '=', o.id)
+      .where('status', '=', o.status) // a concurrent change (payment, another click) makes this one retry
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1)
+      throw new DomainError('conflict', 'order_changed', 'The order changed meanwhile. Please reload it.');
+    await addHistory(trx, o.id, t.next, 'shipped', at);
+    await recordAction(trx, o.id, 'shipped', shipment, seller.address, at);
+    added = await queueEmails(
+      ctx,
+      trx,
+      { ...o, status: t.next, updated_at: at },
+      { type: 'shipped' },
+      {
+        at,
+        shipment,
+      },
+    );
+  });
+  if (added > 0) ctx.deps.onOutboxChange?.();
+}
+
+/** Mark delivered (once: a second time changes nothing). */
+export async function markDelivered(ctx: OrderContext, seller: SellerActor, orderId: string): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    const t = transition(o.status, { type: 'deliver' });
+    if (!t.ok) throw refusedTransition(t.refusal.reason);
+    if (o.status === t.next) return; // already delivered: nothing to record twice
+    await trx.updateTable('orders').set({ status: t.next, updated_at: at }).where('id', '=', o.id).execute();
+    await addHistory(trx, o.id, t.next, 'delivered', at);
+    await recordAction(trx, o.id, 'delivered', {}, seller.address, at);
+  });
+}
+
+/** Records the action the seller took about an exception of the order (it must have that exception). */
+export async function resolveException(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  input: { exception: SellerException; note: string },
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    await assertOpenExceptionOf(trx, o, input.exception, { allowResolved: true });
+    await recordAction(trx, o.id, 'resolved', input, seller.address, at);
+  });
+}
+
+/** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
+async function assertOpenExceptionOf(
+  q: Db,
+  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json'>,
+  exception: SellerException,
+  opts: { allowResolved: boolean },
+): Promise<void> {
+  const extras = await extrasOf(q, [o.id]);
+  const facts = { status: o.status, hasShipping: o.shipping_json !== null, hasExtra: extras.has(o.id) };
+  if (!exceptionsOf(facts).includes(exception))
+    throw new DomainError('conflict', 'no_such_exception', 'This order does not have that exception.');
+  if (!opts.allowResolved && (await resolvedOf(q, [o.id])).get(o.id)?.includes(exception))
+    throw new DomainError('conflict', 'already_resolved', 'This exception is already resolved.');
+}
+
+/** A refund signature recorded before (for any order). */
+async function refundRecorded(q: Db, signature: string): Promise<boolean> {
+  // The signature is base58 (checked at the edge): no LIKE wildcard or quote can be in it.
+  const row = await q
+    .selectFrom('seller_actions')
+    .select('id')
+    .where('action', '=', 'refunded')
+    .where('detail_json', 'like', `%"signature":"${signature}"%`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * "Mark refunded", before the chain is read: the refusals that need no RPC (the exception, already settled, the
+ * signature already recorded, nothing paid). Returns what the on-chain check needs.
+ */
+export async function refundTarget(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  input: { exception: SellerException; signature: string },
+): Promise<RefundTarget> {
+  const o = await sellerOrder(ctx.db, seller.vendorIds, orderId);
+  await assertOpenExceptionOf(ctx.db, o, input.exception, { allowResolved: false });
+  if (await refundRecorded(ctx.db, input.signature))
+    throw new DomainError(
+      'conflict',
+      'refund_already_recorded',
+      'This refund transaction is already recorded.',
+      { field: 'signature' },
+    );
+  const payments = await ctx.db
+    .selectFrom('payments')
+    .select(['signature', 'slot'])
+    .where('order_id', '=', o.id)
+    .orderBy('seq')
+    .execute();
+  return {
+    id: o.id,
+    recipient: o.recipient,
+    mint: o.mint,
+    payments: payments.map((p) => ({
+      signature: p.signature,
+      slot: p.slot === null ? null : Number(p.slot),
+    })),
+  };
+}
+
+/**
+ * Records a refund the chain confirmed as the seller's action settling its exception, in one transaction that
+ * re-checks what `refundTarget` checked (the order row is locked on PostgreSQL, so two clicks are serialised).
+ */
+export async function recordRefund(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  refund: CheckedRefund,
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    if (await refundRecorded(trx, refund.signature))
+      throw new DomainError(
+        'conflict',
+        'refund_already_recorded',
+        'This refund transaction is already recorded.',
+        { field: 'signature' },
+      );
+    await recordAction(
+      trx,
+      o.id,
+      'refunded',
+      {
+        exception: refund.exception,
+        signature: refund.signature,
+        amountBaseUnits: refund.amountBaseUnits.toString(),
+      },
+      seller.address,
+      at,
+    );
+  });
+}
+
+/** Re-queues a failed e-mail of the seller's order. */
+export async function resendEmail(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  emailId: string,
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    const row = await trx
+      .selectFrom('outbox')
+      .select(['id', 'state'])
+      .where('id', '=', emailId.slice(0, 128))
+      .where('order_id', '=', o.id)
+      .executeTakeFirst();
+    if (!row) throw new DomainError('not_found', 'email_not_found', 'No such e-mail for this order.');
+    if (row.state !== 'failed')
+      throw new DomainError('conflict', 'email_not_failed', 'Only a failed e-mail can be sent again.');
+    await trx
+      .updateTable('outbox')
+      .set({ state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, lock_token: null })
+      .where('id', '=', row.id)
+      .where('state', '=', 'failed')
+      .execute();
+    await recordAction(trx, o.id, 'email_resent', { emailId: row.id }, seller.address, at);
+  });
+  ctx.deps.onOutboxChange?.();
+}
