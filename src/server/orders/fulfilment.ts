@@ -14,33 +14,7 @@ import { extrasOf, resolvedOf, sellerOrder } from './exceptions';
 import { queueEmails } from './notifications';
 import { addHistory } from './rows';
 import type { OrderRow } from '../store/schema';
-import type { Db, OrderContext } from './types';
-
-/** The signed-in seller: the payout address (recorded with every action) and the vendors it may act for. */
-export interface SellerActor {
-  address: string;
-  vendorIds: readonly string[];
-}
-
-export interface Shipment {
-  trackingNumber: string;
-  carrier?: string;
-}
-
-/** A refund the chain has confirmed (src/server/seller/refund.ts), to record against one exception. */
-export interface CheckedRefund {
-  exception: SellerException;
-  signature: string;
-  amountBaseUnits: bigint;
-}
-
-/** What the refund check needs to know about the order, after the refusals that need no chain read. */
-export interface RefundTarget {
-  id: string;
-  recipient: string;
-  mint: string;
-  payments: { signature: string; slot: number | null }[];
-}
+import type { CheckedRefund, Db, OrderContext, RefundTarget, SellerActor, Shipment } from './types';
 
 async function recordAction(
   q: Db,

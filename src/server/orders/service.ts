@@ -31,6 +31,7 @@ import type { OrderContext, OrderService, OrderServiceDeps } from './types';
 import { findOrder, isSignatureUsed, ordersByReferences, ordersToWatch, unfinalizedPayments } from './watch';
 
 export type {
+  CheckedRefund,
   CreateOrderResult,
   OrderService,
   OrderServiceDeps,
@@ -38,9 +39,11 @@ export type {
   PaymentReport,
   PaymentTarget,
   RecordPaymentResult,
+  RefundTarget,
+  SellerActor,
+  Shipment,
   WatchedOrder,
 } from './types';
-export type { CheckedRefund, RefundTarget, SellerActor, Shipment } from './fulfilment';
 export { ORDER_ID } from './types';
 
 const OPERATIONS = {

@@ -4,7 +4,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AnyOrderCreated, OrderPageView, OrderPublic, OrderStatus, PaymentRole } from '../../core/api';
 import type { Catalog } from '../../core/catalog';
 import type { SellerException } from '../../core/seller-api';
-import type { CheckedRefund, RefundTarget, SellerActor, Shipment } from './fulfilment';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import type { Database } from '../store/schema';
@@ -168,4 +167,30 @@ export interface OrderContext {
   isPg: boolean;
   /** Who hears of the wallet's "I sent it" hints (the payment watcher, once it runs). */
   hintHandler: PaymentHintHandler | undefined;
+}
+
+/** The signed-in seller: the payout address (recorded with every action) and the vendors it may act for. */
+export interface SellerActor {
+  address: string;
+  vendorIds: readonly string[];
+}
+
+export interface Shipment {
+  trackingNumber: string;
+  carrier?: string;
+}
+
+/** A refund the chain has confirmed (src/server/seller/refund.ts), to record against one exception. */
+export interface CheckedRefund {
+  exception: SellerException;
+  signature: string;
+  amountBaseUnits: bigint;
+}
+
+/** What the refund check needs to know about the order, after the refusals that need no chain read. */
+export interface RefundTarget {
+  id: string;
+  recipient: string;
+  mint: string;
+  payments: { signature: string; slot: number | null }[];
 }
