@@ -16,6 +16,7 @@ import { paymentsService } from '../../src/server/payments/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
+import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { INTERNATIONAL_SHIPPING, TEST_DATA_KEYS } from '../support/fixtures';
 import { fakeSignature, postgresBackend, sqliteBackend } from './orders-support';
 
@@ -144,13 +145,25 @@ async function readyBody(url: string): Promise<{ status: number; body: ReadyBody
   return { status: r.status, body: (await r.json()) as ReadyBody };
 }
 
-/** The value of an unlabelled sample in the Prometheus text format. */
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  if (!line) throw new Error(`${name} missing from /metrics`);
-  return Number(line.slice(name.length + 1));
+/** /metrics read by an independent Prometheus text-format parser. */
+async function scrape(url: string): Promise<Map<string, PromFamily>> {
+  const r = await fetch(`${url}/metrics`);
+  expect(r.status).toBe(200);
+  return new Map(parsePrometheusTextFormat(await r.text()).map((f) => [f.name, f]));
 }
+
+/** The value of an unlabelled gauge or counter; undefined when the family has no sample (absent). */
+async function sample(url: string, name: string): Promise<number | undefined> {
+  const family = (await scrape(url)).get(name);
+  if (!family) throw new Error(`${name} missing from /metrics`);
+  const value = family.metrics[0]?.value;
+  return value === undefined ? undefined : Number(value);
+}
+const metric = async (url: string, name: string): Promise<number> => {
+  const value = await sample(url, name);
+  if (value === undefined) throw new Error(`${name} has no sample`);
+  return value;
+};
 
 describe('watcher lag', () => {
   it('ready turns 503 naming the watcher when it stops catching up (RPC stopped), 200 when it catches up again; the lag is a metric', async () => {
@@ -204,7 +217,7 @@ describe('watcher lag', () => {
     expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBeLessThanOrEqual(2);
   }, 90_000);
 
-  it('without a payment watcher in the process the part is ok with no lag, and the gauge says -1', async () => {
+  it('without a payment watcher in the process the part is ok with no lag, and the lag gauge has no sample', async () => {
     const net = await localnet();
     const s = await server(demoSettings(net));
     const r = await until(async () => {
@@ -218,7 +231,8 @@ describe('watcher lag', () => {
       watching: null,
       caughtUpAt: null,
     });
-    expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBe(-1);
+    // No watcher progress to report: the series is there without a sample (no -1 sentinel).
+    expect(await sample(s.url, 'claim_watcher_lag_seconds')).toBeUndefined();
   });
 });
 
@@ -231,28 +245,92 @@ describe('metrics', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await r.text();
-    for (const line of [
-      '# TYPE claim_http_request_duration_seconds histogram',
-      '# TYPE claim_orders gauge',
-      '# TYPE claim_payments_recorded gauge',
-      '# TYPE claim_outbox_backlog gauge',
-      '# TYPE claim_outbox_oldest_age_seconds gauge',
-      '# TYPE claim_price_age_seconds gauge',
-      '# TYPE claim_rpc_requests_total counter',
-      '# TYPE claim_rpc_rate_limited_total counter',
-      'claim_outbox_backlog 0',
-      'claim_payments_recorded 0',
-      'claim_rpc_up 1',
-    ])
-      expect(text).toContain(line);
+    // Read by an independent parser (parse-prometheus-text-format, prom2json's output shape): it throws on a
+    // malformed line; every family is typed, and every name and value is a valid one.
+    const families = parsePrometheusTextFormat(text);
+    const byName = new Map(families.map((f) => [f.name, f]));
+    expect(byName.size).toBe(families.length);
+    for (const f of families) {
+      expect(f.name).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
+      expect(f.type, f.name).not.toBe('UNTYPED');
+      expect(f.help, f.name).not.toBe('');
+      // Only counters end in _total, and every counter does.
+      expect(f.name.endsWith('_total'), `${f.name} is a ${f.type}`).toBe(f.type === 'COUNTER');
+      for (const m of f.metrics) {
+        const values = [m.value, m.count, m.sum, ...Object.values(m.buckets ?? {})].filter(
+          (v) => v !== undefined,
+        );
+        for (const v of values) {
+          // A Go float (NaN: prom-client's event-loop lag mean before its first sample); never a -1 sentinel.
+          expect(v, f.name).toMatch(/^(-?[0-9.]+(e[+-]?[0-9]+)?|nan|[+-]inf)$/i);
+          if (!f.name.startsWith('nodejs_') && !f.name.startsWith('process_'))
+            expect(Number(v), `${f.name} ${v}`).toBeGreaterThanOrEqual(0);
+        }
+      }
+    }
+    // The client library's default series under their standard names, so stock dashboards find them.
+    const type = (name: string) => byName.get(name)?.type;
+    expect({
+      process_cpu_seconds_total: type('process_cpu_seconds_total'),
+      process_resident_memory_bytes: type('process_resident_memory_bytes'),
+      process_start_time_seconds: type('process_start_time_seconds'),
+      process_open_fds: type('process_open_fds'),
+      nodejs_heap_size_used_bytes: type('nodejs_heap_size_used_bytes'),
+      nodejs_eventloop_lag_seconds: type('nodejs_eventloop_lag_seconds'),
+      nodejs_active_handles: type('nodejs_active_handles'),
+      nodejs_gc_duration_seconds: type('nodejs_gc_duration_seconds'),
+      nodejs_version_info: type('nodejs_version_info'),
+    }).toEqual({
+      process_cpu_seconds_total: 'COUNTER',
+      process_resident_memory_bytes: 'GAUGE',
+      process_start_time_seconds: 'GAUGE',
+      process_open_fds: 'GAUGE',
+      nodejs_heap_size_used_bytes: 'GAUGE',
+      nodejs_eventloop_lag_seconds: 'GAUGE',
+      nodejs_active_handles: 'GAUGE',
+      nodejs_gc_duration_seconds: 'HISTOGRAM',
+      nodejs_version_info: 'GAUGE',
+    });
+    expect(families.filter((f) => !/^(process|nodejs|claim)_/.test(f.name)).map((f) => f.name)).toEqual([]);
+    expect(families.filter((f) => f.name.startsWith('claim_process')).map((f) => f.name)).toEqual([]);
+    // The store's own series, with their types.
+    expect(
+      Object.fromEntries(families.filter((f) => f.name.startsWith('claim_')).map((f) => [f.name, f.type])),
+    ).toEqual({
+      claim_http_request_duration_seconds: 'HISTOGRAM',
+      claim_orders: 'GAUGE',
+      claim_payments_recorded: 'GAUGE',
+      claim_outbox_backlog: 'GAUGE',
+      claim_outbox_oldest_age_seconds: 'GAUGE',
+      claim_price_age_seconds: 'GAUGE',
+      claim_rpc_requests_total: 'COUNTER',
+      claim_rpc_rate_limited_total: 'COUNTER',
+      claim_watcher_lag_seconds: 'GAUGE',
+      claim_watcher_watching: 'GAUGE',
+      claim_rpc_up: 'GAUGE',
+    });
+    const one = (name: string) => byName.get(name)!.metrics.map((m) => m.value);
+    expect(one('claim_outbox_backlog')).toEqual(['0']);
+    expect(one('claim_payments_recorded')).toEqual(['0']);
+    expect(one('claim_rpc_up')).toEqual(['1']);
+    // No payment watcher in this process: the lag is absent (not -1).
+    expect(one('claim_watcher_lag_seconds')).toEqual([]);
+    // The parser folds a labelled histogram's series into one (a limit of prom2json's shape): the request's own
+    // series is read from the text, whose every line the parser has accepted above.
     expect(text).toMatch(
       /^claim_http_request_duration_seconds_count\{method="GET",route="\/api\/health\/live",status_code="200"\} 1$/m,
     );
-    // Every sample line is `name{labels} value`. A value is a Go float (Prometheus parses it with ParseFloat,
-    // case-insensitive for NaN and Inf): prom-client prints a gauge with no sample yet (event-loop lag mean in
-    // the first milliseconds) as `Nan`.
-    for (const line of text.split('\n').filter((l) => l && !l.startsWith('#')))
-      expect(line).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? (-?[0-9.e+-]+|nan|[+-]inf)$/i);
+  });
+
+  it('has no price age before the first price (absent, not -1), then the age', async () => {
+    const net = await localnet();
+    const feed: { price?: { priceUsd: string; fetchedAt: Date } } = {};
+    const s = await server(demoSettings(net), undefined, { priceSource: { current: () => feed.price } });
+    expect(await sample(s.url, 'claim_price_age_seconds')).toBeUndefined();
+    feed.price = { priceUsd: '0.5', fetchedAt: new Date(Date.now() - 3000) };
+    const age = await metric(s.url, 'claim_price_age_seconds');
+    expect(age).toBeGreaterThanOrEqual(3);
+    expect(age).toBeLessThan(60);
   });
 
   it('outside demo mode /metrics needs the METRICS_TOKEN bearer token', async () => {
@@ -284,7 +362,9 @@ describe('metrics', () => {
       headers: { authorization: 'Bearer metrics-token-0123456789' },
     });
     expect(ok.status).toBe(200);
-    expect(await ok.text()).toContain('# TYPE claim_orders gauge');
+    expect(parsePrometheusTextFormat(await ok.text()).find((f) => f.name === 'claim_orders')?.type).toBe(
+      'GAUGE',
+    );
   });
 });
 

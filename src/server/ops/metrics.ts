@@ -3,9 +3,23 @@
  * process). Request latency is observed on every response; the rest is read at scrape time from the store and
  * the probes, so the figures are the same on every instance sharing a database (orders, payments, outbox) or are
  * this process's own (RPC counters, watcher lag, price age, process metrics).
+ *
+ * Names follow Prometheus's conventions, so stock dashboards and alerts work: the client library's default
+ * process and Node.js series under their standard names (`process_*`, `nodejs_*`, no prefix), only counters end
+ * in `_total` (the library's three `nodejs_active_*_total` gauges are dropped: each is the sum of the labelled
+ * `nodejs_active_*` gauge beside it), and a value that does not exist yet is absent rather than a sentinel (no
+ * price yet, no watcher: the series has no sample).
  */
 import { sql } from 'kysely';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
 import type { PriceSource } from '../orders/quotes';
 import type { Store } from '../store/store';
 import { outboxBacklog, priceAgeSeconds } from './health';
@@ -23,9 +37,33 @@ export interface Metrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
 }
 
+/** Gauges of the default metrics whose names end in `_total` (Prometheus keeps that suffix for counters). */
+const DROPPED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** An unlabelled gauge with no sample while its value does not exist (instead of a sentinel such as -1). */
+class OptionalGauge extends Gauge {
+  constructor(
+    config: { name: string; help: string; registers: Registry[] },
+    private readonly read: () => number | null | undefined | Promise<number | null | undefined>,
+  ) {
+    super(config);
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValue<string>>> {
+    const value = await this.read();
+    const metric = await super.get();
+    return { ...metric, values: value === undefined || value === null ? [] : [{ value, labels: {} }] };
+  }
+}
+
 export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'claim_process_' });
+  collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
 
   const http = new Histogram({
     name: 'claim_http_request_duration_seconds',
@@ -80,14 +118,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     },
   });
 
-  new Gauge({
-    name: 'claim_price_age_seconds',
-    help: 'Age of the last good $CLAIM price (-1 before the first).',
-    registers: [registry],
-    collect() {
-      this.set(priceAgeSeconds(deps.priceSource, deps.now()) ?? -1);
+  new OptionalGauge(
+    {
+      name: 'claim_price_age_seconds',
+      help: 'Age of the last good $CLAIM price (no sample before the first).',
+      registers: [registry],
     },
-  });
+    () => priceAgeSeconds(deps.priceSource, deps.now()),
+  );
 
   new Counter({
     name: 'claim_rpc_requests_total',
@@ -109,15 +147,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       if (stats) this.inc(stats.rateLimited);
     },
   });
-  new Gauge({
-    name: 'claim_watcher_lag_seconds',
-    help: 'Seconds since the payment watcher last caught up with the vendor token accounts (the holder of the watch; -1 without a watcher).',
-    registers: [registry],
-    async collect() {
-      const lag = await deps.probes.watcherLag?.().catch(() => undefined);
-      this.set(lag ? lag.lagSeconds : -1);
+  new OptionalGauge(
+    {
+      name: 'claim_watcher_lag_seconds',
+      help: 'Seconds since the payment watcher last caught up with the vendor token accounts (the holder of the watch; no sample without a watcher).',
+      registers: [registry],
     },
-  });
+    async () => (await deps.probes.watcherLag?.().catch(() => undefined))?.lagSeconds,
+  );
   new Gauge({
     name: 'claim_watcher_watching',
     help: '1 when this instance holds the payment watch (one instance does on a shared PostgreSQL database).',
