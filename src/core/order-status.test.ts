@@ -14,9 +14,10 @@ import {
 const pay = (
   received: bigint,
   expected: bigint,
-  o: { finalized?: boolean; late?: boolean; before?: bigint; stockLost?: boolean } = {},
+  o: { finalized?: boolean; late?: boolean; before?: bigint; stockLost?: boolean; belowDust?: boolean } = {},
 ): OrderEvent => ({
   ...(o.stockLost !== undefined ? { stockLost: o.stockLost } : {}),
+  ...(o.belowDust !== undefined ? { belowDust: o.belowDust } : {}),
   type: 'payment',
   receivedBaseUnits: received,
   expectedBaseUnits: expected,
@@ -39,8 +40,14 @@ describe('transition', () => {
     ['awaiting_payment', pay(50n, 100n, { before: 50n }), 'paid', 'payment'],
     ['awaiting_payment', pay(49n, 100n, { before: 50n }), 'awaiting_payment', 'partial'],
     ['awaiting_payment', pay(60n, 100n, { before: 50n, late: true }), 'paid_late', 'payment'],
-    ['expired', pay(100n, 100n), 'paid_late', 'payment'],
-    ['expired', pay(1n, 100n), 'underpaid', 'partial'],
+    // Time is the chain's: a block before the expiry pays on time even when the order was already expired.
+    ['expired', pay(100n, 100n), 'paid', 'payment'],
+    ['expired', pay(100n, 100n, { late: true }), 'paid_late', 'payment'],
+    ['expired', pay(1n, 100n, { late: true }), 'underpaid', 'partial'],
+    // Dust (the sum stays below the dust threshold) never makes an exception.
+    ['expired', pay(1n, 100n, { late: true, belowDust: true }), 'expired', 'partial'],
+    ['awaiting_payment', pay(1n, 100n, { late: true, belowDust: true }), 'expired', 'partial'],
+    ['awaiting_payment', pay(1n, 100n, { belowDust: true }), 'awaiting_payment', 'partial'],
     // A top-up completes an underpaid order: late (after expiry) → paid_late; block before expiry → paid.
     ['underpaid', pay(50n, 100n, { before: 50n, late: true }), 'paid_late', 'top_up'],
     ['underpaid', pay(50n, 100n, { before: 50n }), 'paid', 'top_up'],
@@ -53,7 +60,7 @@ describe('transition', () => {
     ['shipped', pay(5n, 100n, { before: 100n }), 'shipped', 'extra'],
     ['delivered', pay(5n, 100n, { before: 100n, late: true }), 'delivered', 'extra'],
     // The reservation lapsed and the stock went to someone else: the full amount makes the order oversold.
-    ['expired', pay(100n, 100n, { stockLost: true }), 'oversold', 'payment'],
+    ['expired', pay(100n, 100n, { late: true, stockLost: true }), 'oversold', 'payment'],
     ['awaiting_payment', pay(100n, 100n, { late: true, stockLost: true }), 'oversold', 'payment'],
     ['underpaid', pay(50n, 100n, { before: 50n, late: true, stockLost: true }), 'oversold', 'top_up'],
     // A short sum stays short whatever the stock; and oversold records later transfers as extras.

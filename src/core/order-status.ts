@@ -11,9 +11,11 @@
  *          │      └────sum < amount (on time)──▶ awaiting_payment (recorded as partial: dust cannot block the order)
  *          │      └────sum < amount (late)─────▶ underpaid
  *          │      └────sum ≥ amount (late)─────▶ paid_late
- *          └──expire──▶ expired (nothing received) ──sum ≥ amount──▶ paid_late
- *          └──expire──▶ underpaid (a partial sum)     └─sum < amount─▶ underpaid
- *   expired/underpaid ──sum ≥ amount──▶ paid_late (paid if the completing transfer's block was before expiry)
+ *          └──expire──▶ expired (nothing received, or dust) ──sum ≥ amount──▶ paid_late
+ *          └──expire──▶ underpaid (a partial sum)                 └─sum < amount─▶ underpaid (dust: expired)
+ *   expired/underpaid ──sum ≥ amount──▶ paid_late (paid if the completing transfer's block was before expiry:
+ *     time is the chain's, so a payment found after a premature expiry is still on time)
+ *   a short sum below the dust threshold never makes an exception: awaiting_payment/expired stay (late: expired)
  *   paid / final / paid_late ──ship (seller, tracking number)──▶ shipped ──deliver──▶ delivered
  *   shipped / delivered ──payment──▶ unchanged (recorded as extra); ──finalized──▶ unchanged
  *   paid / final / paid_late / oversold ──payment──▶ unchanged (recorded as extra)
@@ -61,6 +63,11 @@ export type OrderEvent =
       finalized: boolean;
       /** The transfer's block is after the quote expiry. */
       late: boolean;
+      /**
+       * The ledger sum after this transfer is below the order's dust threshold: a short sum then never makes the
+       * order an exception (underpaid). Default false.
+       */
+      belowDust?: boolean;
       /**
        * The order's reservation was released and its units are no longer available (someone else bought them):
        * a payment completing the amount makes the order `oversold` instead of paid. Default false.
@@ -120,11 +127,16 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
         // Short while the quote is open: recorded, but the order stays payable (dust must not block it).
         if (status === 'awaiting_payment' && !event.late)
           return { ok: true, next: 'awaiting_payment', role: 'partial' };
+        // Dust after the window: recorded, but no exception for the seller.
+        if (event.belowDust && (status === 'awaiting_payment' || status === 'expired'))
+          return { ok: true, next: 'expired', role: 'partial' };
         return { ok: true, next: 'underpaid', role: 'partial' };
       }
       const role: PaymentRole = status === 'underpaid' ? 'top_up' : 'payment';
       if (event.stockLost) return { ok: true, next: 'oversold', role };
-      if (status === 'expired' || event.late) return { ok: true, next: 'paid_late', role };
+      // Lateness is the block's time, not the order's status: an order expired before the watcher had judged
+      // this block is paid on time when the block was before the expiry.
+      if (event.late) return { ok: true, next: 'paid_late', role };
       return { ok: true, next: event.finalized ? 'final' : 'paid', role };
     }
     case 'finalized': {

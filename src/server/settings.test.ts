@@ -167,6 +167,13 @@ describe('settings', () => {
     expect(p).toHaveLength(3);
   });
 
+  it('reads QUOTE_TTL_SECONDS (default 900, at least 60) as the quote lifetime', () => {
+    expect(loadSettings({}, demo).quote.ttlMs).toBe(900_000);
+    expect(loadSettings({ QUOTE_TTL_SECONDS: '90' }, demo).quote.ttlMs).toBe(90_000);
+    expect(() => loadSettings({ QUOTE_TTL_SECONDS: '59' }, demo)).toThrow(/QUOTE_TTL_SECONDS/);
+    expect(() => loadSettings({ QUOTE_TTL_SECONDS: '1.5' }, demo)).toThrow(/QUOTE_TTL_SECONDS/);
+  });
+
   it('accepts sqlite: and postgres:// database URLs', () => {
     expect(loadSettings({ DATABASE_URL: 'sqlite:/tmp/a.db' }, demo).database).toEqual({
       kind: 'sqlite',

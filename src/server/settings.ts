@@ -74,6 +74,7 @@ export interface Settings {
     /** Quotes are refused while the two sources differ by more than this, in basis points (PRICE_MAX_SPREAD). */
     maxSpreadBps: number;
   };
+  /** QUOTE_SECRET; QUOTE_TTL_SECONDS (default 900, minimum 60) as milliseconds: how long a quote is payable. */
   quote: { secret: string; ttlMs: number };
   mail: {
     transport: MailTransportName;
@@ -409,6 +410,8 @@ export function loadSettings(
   const sellerAuthPerMinute = int('RATE_LIMIT_SELLER_AUTH_PER_MINUTE', 20, 0, 1_000_000);
   const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 1_000, 30_000);
   const watcherMaxLagS = int('WATCHER_MAX_LAG_S', 60, 2, 86_400);
+  // How long a quote (and the order's reservation) stays payable: 15 minutes by default, at least one minute.
+  const quoteTtlSeconds = int('QUOTE_TTL_SECONDS', 900, 60, 86_400);
 
   let trustProxy: Settings['trustProxy'] = false;
   const trustRaw = get('TRUST_PROXY');
@@ -521,7 +524,7 @@ export function loadSettings(
       ...(secondSourceUrl !== undefined ? { secondSourceUrl } : {}),
       maxSpreadBps,
     },
-    quote: { secret: quoteSecret ?? '', ttlMs: 15 * 60_000 },
+    quote: { secret: quoteSecret ?? '', ttlMs: quoteTtlSeconds * 1000 },
     mail,
     localnetPort,
     rpcBudget: { per10s: rpcBudgetPer10s },

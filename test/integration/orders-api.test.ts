@@ -740,6 +740,8 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         ]);
         const watch = await server.orders.ordersToWatch();
         expect(watch.map((w) => w.orderId)).toContain(o.orderId);
+        // Recorded a second after the expiry (no block time: the recording time decides lateness).
+        clock.advance(1000);
         expect(
           await server.orders.recordPayment(
             { orderId: o.orderId },
@@ -754,6 +756,59 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           ok: true,
           status: 'paid_late',
         });
+      });
+
+      it('an expired order paid by a block before its expiry is paid (time is the chain’s), its piece taken back', async () => {
+        const o = await walletOrder();
+        const expiresAtS = Date.parse((await getOrder(o.orderId)).expiresAt) / 1000;
+        clock.advance(15 * 60_000);
+        expect(await server.orders.expireOrders()).toBe(1);
+        expect(
+          await server.orders.recordPayment(
+            { orderId: o.orderId },
+            {
+              signature: fakeSignature(),
+              receivedBaseUnits: 650_000_000n,
+              finalized: false,
+              blockTime: expiresAtS - 40,
+            },
+          ),
+        ).toMatchObject({ ok: true, status: 'paid', role: 'payment' });
+        const reservations = await server.store.db
+          .selectFrom('reservations')
+          .select('state')
+          .where('order_id', '=', o.orderId)
+          .execute();
+        expect(reservations.map((r) => r.state)).toEqual(['sold']);
+      });
+
+      it('expiry follows the payment watcher: nothing expires before it has judged past the expiry', async () => {
+        const o = await walletOrder();
+        const judgedUntil: { at: Date | null } = { at: null };
+        server.orders.setChainClock(async () => judgedUntil.at);
+        try {
+          clock.advance(16 * 60_000);
+          expect(await server.orders.expireOrders()).toBe(0);
+          judgedUntil.at = new Date(clock.ms - 2 * 60_000); // judged up to 14 min after the order: before expiry
+          expect(await server.orders.expireOrders()).toBe(0);
+          judgedUntil.at = new Date(clock.ms);
+          expect(await server.orders.expireOrders()).toBe(1);
+          expect((await getOrder(o.orderId)).status).toBe('expired');
+        } finally {
+          server.orders.setChainClock(undefined);
+        }
+      });
+
+      it('dust after the expiry is recorded but makes no exception', async () => {
+        const o = await walletOrder();
+        clock.advance(15 * 60_000 + 1000);
+        expect(await server.orders.expireOrders()).toBe(1);
+        expect(
+          await server.orders.recordPayment(
+            { orderId: o.orderId },
+            { signature: fakeSignature(), receivedBaseUnits: 1n, finalized: false, blockTime: null },
+          ),
+        ).toMatchObject({ ok: true, status: 'expired', role: 'partial' });
       });
 
       it('QR confirmation queues seller then buyer once; a QR payment tells the seller', async () => {

@@ -290,6 +290,31 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       expect(late.map((m) => m.payload.usdAtPayment)).toEqual(['40.00']); // the spot would say $120.00
     });
 
+    it('paid_late is valued on every transfer that completed the order, each at its own block time', async () => {
+      const r = await record(1); // $50 = 100 $CLAIM at $0.5
+      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      const start = Math.floor(clock.ms / 1000);
+      await server.store.db
+        .insertInto('price_history')
+        .values([
+          { t: new Date((start - 5) * 1000).toISOString(), price_usd: '0.5' },
+          { t: new Date((start + 20 * 60 - 5) * 1000).toISOString(), price_usd: '0.25' },
+        ])
+        .execute();
+      // 99.999999 $CLAIM on time at $0.5, then the last base unit after the expiry at $0.25.
+      expect(await pay(r.orderId, 99_999_999n, start)).toMatchObject({
+        ok: true,
+        status: 'awaiting_payment',
+      });
+      clock.advance(20 * 60_000);
+      await server.orders.expireOrders();
+      expect(await pay(r.orderId, 1n, start + 20 * 60)).toMatchObject({ ok: true, status: 'paid_late' });
+      await sendAll();
+      const late = transport.sent.filter((m) => m.kind === 'paid_late');
+      // $50.00 (the 1-unit top-up alone would be $0.00).
+      expect(late[0]?.payload.usdAtPayment).toBe('50.00');
+    });
+
     it('dust e-mails nobody; expired unpaid records without details are cleaned up, nothing else', async () => {
       const dusty = await record(1);
       await pay(dusty.orderId, 100_000_000n);

@@ -12,6 +12,7 @@ import { publicOf } from './public-view';
 import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
 import {
   SIGNATURE,
+  type Db,
   type OrderContext,
   type PaymentReport,
   type PaymentTarget,
@@ -105,6 +106,7 @@ export async function recordPayment(
         expectedBaseUnits: BigInt(o.amount_base_units),
         finalized: report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'),
         late: paidAtMs > Date.parse(o.expires_at),
+        belowDust: before + report.receivedBaseUnits < dustThreshold(ctx, o),
       };
       let t = transition(o.status, event);
       if (!t.ok || !t.role)
@@ -179,9 +181,20 @@ export async function recordPayment(
         {
           at,
           payment: { signature: report.signature, receivedBaseUnits: report.receivedBaseUnits },
-          // Valued like a quote: the reference price at the block time, from the stored price history.
+          // The value of what completed the order: every counting transfer, each valued like a quote (the
+          // reference price) at its own block time, from the stored price history.
           usdAtPaymentCents: () =>
-            usdCentsAt(trx, report.receivedBaseUnits, paidAtMs, ctx.deps.settings.price.reference),
+            usdCentsOfTransfers(
+              trx,
+              [
+                ...counting(ledger).map((p) => ({
+                  baseUnits: BigInt(p.received_base_units),
+                  atMs: p.block_time !== null ? Number(p.block_time) * 1000 : Date.parse(p.recorded_at),
+                })),
+                { baseUnits: report.receivedBaseUnits, atMs: paidAtMs },
+              ],
+              ctx.deps.settings.price.reference,
+            ),
         },
       );
       return { ok: true, changed: true, status: t.next, role, order: await publicOf(ctx, trx, updated) };
@@ -200,15 +213,27 @@ export async function recordPayment(
   return result;
 }
 
-/** awaiting_payment orders past their expiry → expired (or underpaid). Returns how many changed. */
+/**
+ * awaiting_payment orders past their expiry → expired (or underpaid). Returns how many changed.
+ *
+ * Time is the chain's: the chain clock (ctx.chainClock, set by the payment watcher) is the time up to which the
+ * watcher has judged every transfer to the vendors (its last complete pass); an order expires only once that is past its expiry, so a payment that
+ * landed before the expiry but is not judged yet (a backlog, a flood of dust) never finds its order expired and
+ * its piece sold. Undefined: no watcher runs in this process (the wall clock decides); null: the watcher has not
+ * judged anything yet (nothing expires).
+ */
 export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
+  const judgedUntil = ctx.chainClock ? await ctx.chainClock() : undefined;
+  if (judgedUntil === null) return 0;
+  const cutoff = judgedUntil && judgedUntil.getTime() < now.getTime() ? judgedUntil : now;
   const at = now.toISOString();
+  const until = cutoff.toISOString();
   // Unpriced orders have no payment window (the seller arranges payment): they stay awaiting_payment.
   const due = await ctx.db
     .selectFrom('orders')
     .select('id')
     .where('status', '=', 'awaiting_payment')
-    .where('expires_at', '<=', at)
+    .where('expires_at', '<=', until)
     .where('amount_base_units', 'is not', null)
     .execute();
   let n = 0;
@@ -216,10 +241,12 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
   for (const { id } of due) {
     const changed = await ctx.db.transaction().execute(async (trx) => {
       const o = await loadOrder(ctx, trx, { orderId: id }, true);
-      if (!o || Date.parse(o.expires_at) > now.getTime()) return false;
-      // Partial transfers recorded while the quote was open: the order becomes underpaid (and the seller is told).
+      if (!o || Date.parse(o.expires_at) > cutoff.getTime()) return false;
+      // Partial transfers recorded while the quote was open: the order becomes underpaid (and the seller is told);
+      // a sum below the dust threshold is no exception (expired).
       const received = sumOf(await ledgerOf(trx, id));
-      const t = transition(o.status, { type: 'expire', receivedBaseUnits: received });
+      const counts = received >= dustThreshold(ctx, o) ? received : 0n;
+      const t = transition(o.status, { type: 'expire', receivedBaseUnits: counts });
       if (!t.ok) return false;
       await trx
         .updateTable('orders')
@@ -249,7 +276,7 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
     .select('reservations.order_id as id')
     .distinct()
     .where('reservations.state', '=', 'held')
-    .where('reservations.expires_at', '<=', at)
+    .where('reservations.expires_at', '<=', until)
     .where('orders.status', 'in', ['expired', 'underpaid'])
     .execute();
   for (const { id } of lapsed) {
@@ -260,4 +287,22 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
   }
   if (added > 0) ctx.deps.onOutboxChange?.();
   return n;
+}
+
+/**
+ * The USD value (cents) of several transfers, each at its own time (the sum; null when any has no price): the
+ * price module's usdCentsAt (reference price at a time) per transfer.
+ */
+async function usdCentsOfTransfers(
+  q: Db,
+  transfers: { baseUnits: bigint; atMs: number }[],
+  reference: Parameters<typeof usdCentsAt>[3],
+): Promise<number | null> {
+  let total = 0;
+  for (const t of transfers) {
+    const cents = await usdCentsAt(q, t.baseUnits, t.atMs, reference);
+    if (cents === null) return null;
+    total += cents;
+  }
+  return total;
 }

@@ -35,6 +35,7 @@ export type {
   CreateOrderResult,
   OrderService,
   OrderServiceDeps,
+  ChainClock,
   PaymentHintHandler,
   PaymentReport,
   PaymentTarget,
@@ -93,6 +94,18 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     ...bound,
     setPaymentHintHandler(handler) {
       ctx.hintHandler = handler;
+    },
+    async getOrder(orderId) {
+      const order = await bound.getOrder(orderId);
+      // Someone waits on this order (its page polls): the payment watcher checks its reference first.
+      if (order?.status === 'awaiting_payment') ctx.awaited?.(order.orderId);
+      return order;
+    },
+    setChainClock(clock) {
+      ctx.chainClock = clock;
+    },
+    setAwaitedHandler(handler) {
+      ctx.awaited = handler;
     },
   };
 }

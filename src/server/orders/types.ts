@@ -89,8 +89,21 @@ export interface OrderService {
   notifyMissingDetails(now?: Date): Promise<number>;
   /** Deletes expired QR records with nothing paid and no details, past the cleanup delay. Returns how many. */
   cleanupRecords(now?: Date): Promise<number>;
-  /** awaiting_payment orders past their expiry → expired. Returns how many changed. */
+  /**
+   * awaiting_payment orders past their expiry → expired. Returns how many changed. With a chain clock set
+   * (setChainClock), only orders whose expiry the payment watcher has judged past (ledger.ts expireOrders).
+   */
   expireOrders(now?: Date): Promise<number>;
+  /**
+   * The payment watcher's progress: the time up to which it has judged every transfer to the vendors (null:
+   * nothing yet). Set by the payments service; without one the wall clock decides expiry.
+   */
+  setChainClock(clock: ChainClock | undefined): void;
+  /**
+   * Told when someone waits on an awaiting_payment order (its page polls GET /api/orders/:id): the watcher checks
+   * that order's reference first while it has a backlog.
+   */
+  setAwaitedHandler(handler: ((orderId: string) => void) | undefined): void;
   /**
    * Orders whose reference the watcher should follow: awaiting payment, any status until `expiredWithinMs`
    * (24 h) after the quote expiry (later transfers are recorded as top-ups or extras), and fully paid orders
@@ -131,6 +144,9 @@ export interface OrderService {
   resendEmail(seller: SellerActor, orderId: string, emailId: string): Promise<void>;
 }
 
+/** Time up to which the payment watcher has judged the chain; null when it has judged nothing yet. */
+export type ChainClock = () => Promise<Date | null>;
+
 export interface OrderServiceDeps {
   store: Store;
   catalog: Catalog;
@@ -167,6 +183,10 @@ export interface OrderContext {
   isPg: boolean;
   /** Who hears of the wallet's "I sent it" hints (the payment watcher, once it runs). */
   hintHandler: PaymentHintHandler | undefined;
+  /** The payment watcher's progress (expiry follows it: ledger.ts expireOrders); unset without a watcher. */
+  chainClock?: ChainClock | undefined;
+  /** Told of awaiting_payment orders someone polls (the payment watcher's priority checks). */
+  awaited?: ((orderId: string) => void) | undefined;
 }
 
 /** The signed-in seller: the payout address (recorded with every action) and the vendors it may act for. */

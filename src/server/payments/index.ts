@@ -25,7 +25,8 @@ export * from './scan-store';
 export * from './watcher';
 
 export interface StartPaymentsDeps {
-  settings: Pick<Settings, 'solana' | 'claimMint' | 'recipients'> & Partial<Pick<Settings, 'rpcBudget'>>;
+  settings: Pick<Settings, 'solana' | 'claimMint' | 'recipients'> &
+    Partial<Pick<Settings, 'rpcBudget' | 'quote'>>;
   orders: Pick<
     OrderService,
     | 'findOrder'
@@ -34,6 +35,7 @@ export interface StartPaymentsDeps {
     | 'isSignatureUsed'
     | 'recordPayment'
     | 'setPaymentHintHandler'
+    | 'setChainClock'
   >;
   /**
    * The store: cursors and judged signatures live there (migration 0005), and on PostgreSQL a lease row makes one
@@ -107,6 +109,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   const scanStore: ScanStore | undefined = deps.store ? kyselyScanStore(deps.store.db) : undefined;
   const holder = randomUUID();
   const watcher = new PaymentWatcher({
+    ...(deps.settings.quote ? { quoteTtlMs: deps.settings.quote.ttlMs } : {}),
     ...deps.watcher,
     instanceId: holder,
     rpc,
@@ -145,6 +148,9 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
       caughtUpAt: stored?.caughtUpAt ?? null,
     };
   };
+  // Time is the chain's: orders expire only once the watcher (this instance's, or the lease holder's as stored)
+  // has judged every vendor transfer up to a time past their expiry.
+  deps.orders.setChainClock(async () => (await watcherLag()).caughtUpAt);
   const renew = async (): Promise<void> => {
     if (!scanStore || stopped) return;
     try {
@@ -189,6 +195,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
       stopped = true;
       if (leaseTimer) clearTimeout(leaseTimer);
       deps.orders.setPaymentHintHandler(undefined);
+      deps.orders.setChainClock(undefined);
       await watcher.stop();
       if (leased && opts.releaseLease !== false)
         await scanStore?.releaseLease('payments', holder).catch(() => undefined);
