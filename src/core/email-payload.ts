@@ -25,6 +25,7 @@ export interface OrderEmailPayload {
   usdAtPayment?: string; // paid_late: the payment's USD value at its block time ('unknown' without a price then)
   trackingNumber?: string; // ours: order_shipped (seller console)
   carrier?: string; // ours: order_shipped, when the seller named one
+  priceAlert?: string; // ours: price_alert, what happened (both prices, the spread and the limit)
 }
 
 export type EmailRecipientRole = 'seller' | 'buyer';
@@ -44,7 +45,9 @@ export type EmailKind =
   | 'details_missing'
   | 'paid_late'
   | 'order_shipped'
-  | 'payment_oversold';
+  | 'payment_oversold'
+  // Ours: to every seller, about no order: quotes are paused because the price sources disagree (once per episode).
+  | 'price_alert';
 
 /** Shown in place of the buyer's name and address while a QR record has no shipping details. */
 export const DETAILS_NOT_GIVEN = 'not given yet';
@@ -174,5 +177,26 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
       buyer.payload.trackingNumber = facts.shipment.trackingNumber;
       if (facts.shipment.carrier) buyer.payload.carrier = facts.shipment.carrier;
       return [buyer];
+    case 'price_alert':
+      return []; // about no order: buildPriceAlertEmail
   }
+}
+
+/** A seller alert about no order: quotes are paused because the price sources disagree. */
+export function buildPriceAlertEmail(sellerEmail: string, text: string): OrderEmail {
+  return {
+    role: 'seller',
+    to: sellerEmail,
+    payload: {
+      from_name: '$CLAIM Store',
+      email: '',
+      shippingAddress: '',
+      product: '$CLAIM price',
+      totalUSD: '',
+      totalCLAIM: '',
+      to_name: 'Seller',
+      seller_email: sellerEmail,
+      priceAlert: text,
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { buildApp } from './app';
 import { orderRoutes } from './http/orders-routes';
 import { sellerRoutes } from './http/seller-routes';
 import { createMailTransport, devMailPlugin } from './mail/index';
+import { closePriceAlert, openPriceAlert } from './orders/alerts';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
 import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
@@ -183,6 +184,11 @@ export async function startServer(
         source: settings.demo ? 'demo' : 'dexscreener',
         claimMint: settings.claimMint,
         store: createKyselyPriceHistoryStore(store.db), // history survives a restart
+        // The sellers are e-mailed once per episode of disagreeing sources (through the order module's outbox).
+        onDisagreement: async (e) => {
+          if (e.state === 'ended') await closePriceAlert({ db: store.db });
+          else if ((await openPriceAlert({ db: store.db, settings }, e)) > 0) outbox.nudge();
+        },
         ...(overrides.logger ? { log: console } : {}),
         ...(settings.demo
           ? {

@@ -40,7 +40,7 @@ export function composeMail(message: OutgoingEmail, from: string, date: Date): C
     messageId: messageIdFor(message.id),
     date,
     headers: {
-      'X-Claim-Order': headerSafe(message.orderId, 100),
+      ...(message.orderId ? { 'X-Claim-Order': headerSafe(message.orderId, 100) } : {}),
       'X-Claim-Kind': `${message.kind}/${message.role}`,
     },
   };

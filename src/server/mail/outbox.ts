@@ -165,7 +165,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   function toMessage(row: OutboxRow): OutgoingEmail {
     return {
       id: row.id,
-      orderId: row.order_id,
+      orderId: row.order_id ?? '', // '' for a seller alert about no order
       kind: row.kind as EmailKind,
       role: row.role as EmailRecipientRole,
       to: row.recipient_email,

@@ -63,6 +63,8 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
   if (message.kind === 'order_shipped') return headerSafe(`Your $CLAIM order has shipped: ${product}`);
   if (message.kind === 'payment_oversold')
     return headerSafe(`Sold out before payment, refund needed: ${product}`);
+  if (message.kind === 'price_alert')
+    return headerSafe('$CLAIM price alert: quotes paused, the price sources disagree');
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
 }
 
@@ -77,6 +79,7 @@ function intro(message: OutgoingEmail): string {
       ? `The payment for this order has been received on-chain.`
       : `We have received your payment on-chain. Thank you!`;
   }
+  if (message.kind === 'price_alert') return p.priceAlert ?? 'The $CLAIM price sources disagree.';
   if (message.kind === 'order_shipped') {
     return 'Your order is on its way. You can follow the parcel with the tracking number below.';
   }
@@ -137,7 +140,9 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   const subject = subjectFor(message);
   const greeting = `Hello ${oneLine(p.to_name)},`;
   const lead = intro(message);
-  const rows = fields(p).map(([k, v]) => [k, oneLine(v)] as const);
+  // A seller alert about no order has no order fields.
+  const rows = (message.kind === 'price_alert' ? [] : fields(p)).map(([k, v]) => [k, oneLine(v)] as const);
+  const order = message.orderId ? [`Order: ${oneLine(message.orderId)}`, ''] : [];
 
   const text = [
     greeting,
@@ -146,8 +151,7 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
     '',
     ...rows.map(([k, v]) => `${k}: ${v}`),
     '',
-    `Order: ${oneLine(message.orderId)}`,
-    '',
+    ...order,
     '— $CLAIM Store',
     '',
   ].join('\n');
@@ -165,7 +169,7 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
     `<p>${escapeHtml(greeting)}</p>`,
     `<p>${escapeHtml(lead)}</p>`,
     `<table role="presentation">${rows.map(([k, v]) => cell(k, v)).join('')}</table>`,
-    `<p style="color:#555">Order: ${escapeHtml(oneLine(message.orderId))}</p>`,
+    ...(message.orderId ? [`<p style="color:#555">Order: ${escapeHtml(oneLine(message.orderId))}</p>`] : []),
     '<p>— $CLAIM Store</p>',
     '</body></html>',
   ].join('\n');

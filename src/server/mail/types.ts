@@ -5,6 +5,7 @@ import type { PayoutGroup } from '../settings';
 export interface OutgoingEmail {
   /** Outbox row id: stable across retries (used as Message-ID / idempotency key where the transport has one). */
   id: string;
+  /** '' for a seller alert about no order (kind price_alert). */
   orderId: string;
   kind: EmailKind;
   role: EmailRecipientRole;

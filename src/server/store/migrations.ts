@@ -502,4 +502,34 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Seller alerts that are about no order (the price sources disagree): an outbox row may have no order, and
+  // price_alerts keeps whether an alert episode is open (one e-mail per episode, across instances and restarts).
+  '0014_seller_alerts': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('price_alerts')
+        .addColumn('kind', 'text', (c) => c.primaryKey())
+        // ISO time the open episode started; null while none is open.
+        .addColumn('open_since', 'text')
+        .execute();
+      await db.insertInto('price_alerts').values({ kind: 'sources_disagree', open_since: null }).execute();
+      if (!(db.getExecutor().adapter instanceof SqliteAdapter)) {
+        await sql`alter table outbox alter column order_id drop not null`.execute(db);
+        return;
+      }
+      // SQLite cannot drop NOT NULL in place: rebuild the outbox from its own definition (whatever columns earlier
+      // migrations gave it) with order_id nullable; the foreign key to orders stays.
+      const ddl = await sql<{
+        sql: string;
+      }>`select sql from sqlite_master where type = 'table' and name = 'outbox'`.execute(db);
+      const create = ddl.rows[0]?.sql ?? '';
+      const nullable = create.replace(/("order_id" text) not null/i, '$1');
+      if (nullable === create) throw new Error('outbox.order_id: unexpected definition');
+      await sql.raw(nullable.replace(/^create table "?outbox"?/i, 'create table "outbox_v14"')).execute(db);
+      await sql`insert into outbox_v14 select * from outbox`.execute(db);
+      await db.schema.dropTable('outbox').execute();
+      await db.schema.alterTable('outbox_v14').renameTo('outbox').execute();
+      await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
+    },
+  },
 };

@@ -60,7 +60,8 @@ export interface IdempotencyTable {
 
 export interface OutboxTable {
   id: string;
-  order_id: string;
+  /** null for a seller alert about no order (the price sources disagree; migration 0014). */
+  order_id: string | null;
   kind: EmailKind;
   role: EmailRecipientRole;
   recipient_email: string;
@@ -145,6 +146,12 @@ export interface StockChangesTable {
   at: string;
 }
 
+/** Whether a seller-alert episode is open, per kind (migration 0014). */
+export interface PriceAlertsTable {
+  kind: string;
+  open_since: string | null;
+}
+
 export interface PriceHistoryTable {
   t: string;
   price_usd: string;
@@ -190,6 +197,7 @@ export interface SellerActionsTable {
 export interface Database {
   rate_limits: RateLimitsTable;
   price_history: PriceHistoryTable;
+  price_alerts: PriceAlertsTable;
   orders: OrdersTable;
   order_history: OrderHistoryTable;
   idempotency_keys: IdempotencyTable;
