@@ -143,8 +143,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     return t === undefined ? null : Math.floor(t / 1000);
   }
 
+  /** The blockhash of a slot this ledger has produced (derived from the genesis hash), or null. */
+  blockhashOf(slot: number): string | null {
+    if (!Number.isInteger(slot) || slot < 0 || slot > this.slotNow) return null;
+    return this.slotHashes.get(slot) ?? this.hashOfSlot(slot);
+  }
+
+  private hashOfSlot(slot: number): string {
+    return bs58.encode(createHash('sha256').update(this.genesisHash).update(String(slot)).digest());
+  }
+
   private recordSlot(slot: number): void {
-    const hash = bs58.encode(createHash('sha256').update(this.genesisHash).update(String(slot)).digest());
+    const hash = this.hashOfSlot(slot);
     this.slotHashes.set(slot, hash);
     this.hashSlots.set(hash, slot);
     this.slotTimes.set(slot, Date.now());

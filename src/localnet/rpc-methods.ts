@@ -15,6 +15,7 @@ import {
 } from './accounts.js';
 import { Chain, RpcError, type Commitment } from './chain.js';
 import type { TxRecord } from './history.js';
+import { blockNotAvailable, formatBlock, type TransactionDetails } from './block.js';
 import { formatTransaction, parsedInstruction, type TxEncoding } from './tx-format.js';
 
 export const API_VERSION = '2.2.7';
@@ -125,6 +126,14 @@ function commitment(c: Config): Commitment {
         `Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`,
       );
   }
+}
+
+/** A transaction encoding of getTransaction and getBlock. */
+function txEncoding(enc: unknown): TxEncoding {
+  if (enc === 'json' || enc === 'jsonParsed' || enc === 'base64' || enc === 'base58') return enc;
+  throw invalid(
+    `Invalid params: unknown variant \`${String(enc)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\`.`,
+  );
 }
 
 function atLeastConfirmed(c: Config): Commitment {
@@ -531,17 +540,36 @@ export const methods: Record<string, Handler> = {
       slot: r.slot,
     }));
   },
+  getBlock: (p, ctx) => {
+    const slot = p[0];
+    if (!Number.isSafeInteger(slot) || (slot as number) < 0)
+      throw invalid('Invalid params: invalid type: expected u64 (a slot number).');
+    const raw = p[1];
+    const cfg: Config = typeof raw === 'string' ? { encoding: raw } : config(p, 1);
+    const level = atLeastConfirmed(cfg);
+    const encoding = txEncoding(cfg.encoding ?? 'json');
+    const details = cfg.transactionDetails ?? 'full';
+    if (!['full', 'accounts', 'signatures', 'none'].includes(details as string))
+      throw invalid(
+        `Invalid params: unknown variant \`${String(details)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`,
+      );
+    const max = cfg.maxSupportedTransactionVersion;
+    if (max !== undefined && max !== null && max !== 0)
+      throw invalid('Invalid params: maxSupportedTransactionVersion must be 0.');
+    if ((slot as number) > ctx.chain.slotAt(level)) throw blockNotAvailable(slot as number);
+    return formatBlock(ctx.chain, slot as number, {
+      encoding,
+      transactionDetails: details as TransactionDetails,
+      rewards: cfg.rewards !== false,
+      maxSupportedTransactionVersion: max === 0 ? 0 : undefined,
+    });
+  },
   getTransaction: (p, ctx) => {
     const sig = str(p, 0, 'signature');
     const raw = p[1];
     const cfg: Config = typeof raw === 'string' ? { encoding: raw } : config(p, 1);
     const level = atLeastConfirmed(cfg);
-    const enc = cfg.encoding ?? 'json';
-    if (enc !== 'json' && enc !== 'jsonParsed' && enc !== 'base64' && enc !== 'base58') {
-      throw invalid(
-        `Invalid params: unknown variant \`${String(enc)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\`.`,
-      );
-    }
+    const enc = txEncoding(cfg.encoding ?? 'json');
     const r = ctx.chain.history.get(sig);
     if (!r || !ctx.chain.reached(r.slot, level)) return null;
     const max = cfg.maxSupportedTransactionVersion;
@@ -553,6 +581,6 @@ export const methods: Record<string, Handler> = {
         `Transaction version (${r.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${r.version}`,
       );
     }
-    return formatTransaction(r, enc as TxEncoding, max === 0);
+    return formatTransaction(r, enc, max === 0);
   },
 };

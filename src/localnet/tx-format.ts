@@ -211,7 +211,6 @@ export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion
         parsed ? parsedInstruction(ix, r.accountKeys) : compiledJson(ix),
       ),
     })),
-    loadedAddresses: r.loadedAddresses,
     logMessages: r.logs,
     postBalances: r.postBalances,
     postTokenBalances: r.postTokenBalances,
@@ -220,6 +219,9 @@ export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion
     rewards: [],
     status: r.err === null ? { Ok: null } : { Err: r.err },
   };
+  // A real node lists the addresses loaded from lookup tables in `json` and binary encodings only; in jsonParsed
+  // they are the accountKeys with source `lookupTable`, and meta has no loadedAddresses.
+  if (!parsed) meta.loadedAddresses = r.loadedAddresses;
   let transaction: unknown;
   if ((encoding === 'base64' || encoding === 'base58') && rawBytes) {
     transaction =

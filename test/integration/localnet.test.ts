@@ -231,6 +231,102 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     expect(unknown).toBeNull();
   });
 
+  it('answers getBlock as a node does and leaves loadedAddresses out of jsonParsed transactions', async () => {
+    const payer = Keypair.generate();
+    const signature = await connection.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);
+    const latest = await connection.getLatestBlockhash('confirmed');
+    await connection.confirmTransaction({ signature, ...latest }, 'confirmed');
+    const tx = await connection.getTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
+    const slot = tx!.slot;
+    const call = async (method: string, params: unknown[]) =>
+      (await (
+        await fetch(net.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+
+    // web3.js checks the response against its own schema of a block.
+    const block = await connection.getBlock(slot, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
+    expect(block).not.toBeNull();
+    expect((block as unknown as { blockHeight: number }).blockHeight).toBe(slot);
+    expect(block!.parentSlot).toBe(slot - 1);
+    expect(block!.blockTime).toBe(tx!.blockTime);
+    expect(block!.transactions.map((t) => t.transaction.signatures[0])).toContain(signature);
+    const parent = await connection.getBlock(slot - 1, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
+    expect(block!.previousBlockhash).toBe(parent!.blockhash);
+    const parsedBlock = await connection.getParsedBlock(slot, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
+    expect(parsedBlock.transactions.find((t) => t.transaction.signatures[0] === signature)).toBeTruthy();
+
+    // transactionDetails signatures / none, rewards off.
+    const sigs = await call('getBlock', [
+      slot,
+      { commitment: 'confirmed', transactionDetails: 'signatures', rewards: false },
+    ]);
+    expect(Object.keys(sigs.result!).sort()).toEqual([
+      'blockHeight',
+      'blockTime',
+      'blockhash',
+      'parentSlot',
+      'previousBlockhash',
+      'signatures',
+    ]);
+    expect(sigs.result!.signatures).toContain(signature);
+    const none = await call('getBlock', [slot, { commitment: 'confirmed', transactionDetails: 'none' }]);
+    expect(Object.keys(none.result!).sort()).toEqual([
+      'blockHeight',
+      'blockTime',
+      'blockhash',
+      'parentSlot',
+      'previousBlockhash',
+      'rewards',
+    ]);
+    // Refusals in the node's words.
+    expect((await call('getBlock', [slot + 1_000_000, { commitment: 'confirmed' }])).error).toEqual({
+      code: -32004,
+      message: `Block not available for slot ${slot + 1_000_000}`,
+    });
+    expect((await call('getBlock', [slot, { commitment: 'processed' }])).error).toEqual({
+      code: -32602,
+      message: 'Method does not support commitment below `confirmed`',
+    });
+    expect((await call('getBlock', ['x'])).error?.code).toBe(-32602);
+
+    // loadedAddresses: in json meta, not in jsonParsed meta (a real node skips it there).
+    const json = await call('getTransaction', [
+      signature,
+      { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 },
+    ]);
+    expect((json.result!.meta as Record<string, unknown>).loadedAddresses).toEqual({
+      writable: [],
+      readonly: [],
+    });
+    const parsed = await call('getTransaction', [
+      signature,
+      { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 },
+    ]);
+    expect(parsed.result!.meta).not.toHaveProperty('loadedAddresses');
+    const parsedInBlock = await call('getBlock', [
+      slot,
+      { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 },
+    ]);
+    for (const t of parsedInBlock.result!.transactions as { meta: object }[])
+      expect(t.meta).not.toHaveProperty('loadedAddresses');
+  });
+
   it('sends signatureNotification in the real shape over a raw WebSocket', async () => {
     const payer = Keypair.generate();
     const ws = new WebSocket(net.wsUrl);
