@@ -14,7 +14,8 @@ async function serve(): Promise<void> {
   const { buildApp } = await import('../src/server/app');
   const { loadSettings } = await import('../src/server/settings');
   const { catalog } = await import('../catalog');
-  const { createPriceService, pricePlugin } = await import('../src/server/price');
+  const { createPriceService } = await import('../src/server/price');
+  const { pricePlugin } = await import('../src/server/http/price-routes');
   const key = '11111111111111111111111111111111';
   const settings = loadSettings(
     { PORT: '0', PRICE_API_URL: 'http://127.0.0.1:9/unused' },

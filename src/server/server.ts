@@ -12,19 +12,16 @@ import type { Catalog } from '../core/catalog';
 import { buildApp } from './app';
 import { orderRoutes } from './http/orders-routes';
 import { sellerRoutes } from './http/seller-routes';
-import { createMailTransport, devMailPlugin } from './mail/index';
+import { createMailTransport } from './mail/index';
+import { devMailPlugin } from './http/dev-mail-routes';
+import { demoPriceFeedPlugin } from './http/demo-price-routes';
+import { pricePlugin } from './http/price-routes';
 import { closePriceAlert, openPriceAlert } from './orders/alerts';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
 import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
 import type { PriceSource } from './orders/quotes';
-import {
-  createDemoMarket,
-  createPriceService,
-  demoPriceFeedPlugin,
-  pricePlugin,
-  type PriceService,
-} from './price/index';
+import { createDemoMarket, createPriceService, type PriceService } from './price/index';
 import { createKyselyPriceHistoryStore } from './price/kysely-history';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMailTransport, devMailPlugin, readEml } from '../../src/server/mail';
+import { createMailTransport, readEml } from '../../src/server/mail';
+import { devMailPlugin } from '../../src/server/http/dev-mail-routes';
 import type { Settings } from '../../src/server/settings';
 import { evilFacts, outgoing, SELLER, walletFacts } from '../support/mail-fixtures';
 

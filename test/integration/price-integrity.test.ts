@@ -17,11 +17,11 @@ import { createQuote, type QuoteDeps } from '../../src/server/orders/quotes';
 import {
   createPriceService,
   LOW_LIQUIDITY_MESSAGE,
-  pricePlugin,
   SOURCES_DISAGREE_MESSAGE,
   type DisagreementEvent,
   type PriceService,
 } from '../../src/server/price';
+import { pricePlugin } from '../../src/server/http/price-routes';
 import { createKyselyPriceHistoryStore } from '../../src/server/price/kysely-history';
 import { PRICE_GUARD_DEFAULTS, type Settings } from '../../src/server/settings';
 import { openStore } from '../../src/server/store/store';

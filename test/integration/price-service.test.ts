@@ -6,11 +6,11 @@ import type { PriceHistory, PriceOk, PriceUnavailable } from '../../src/core/api
 import {
   createMemoryPriceHistoryStore,
   createPriceService,
-  demoPriceFeedPlugin,
   fetchDexScreenerPrice,
-  pricePlugin,
   type PriceService,
 } from '../../src/server/price';
+import { pricePlugin } from '../../src/server/http/price-routes';
+import { demoPriceFeedPlugin } from '../../src/server/http/demo-price-routes';
 import { PRICE_GUARD_DEFAULTS, type Settings } from '../../src/server/settings';
 
 const PAIR = 'DemoPair111111111111111111111111111111111111';

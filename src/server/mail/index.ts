@@ -15,7 +15,7 @@ export {
   EMAILJS_LIB_VERSION,
   type EmailJsDeps,
 } from './emailjs-transport';
-export { devMailPlugin, readEml, type DevMailPluginOptions } from './dev-mail';
+export { readEml } from './dev-mail';
 
 export interface MailTransportDeps extends EmailJsDeps {
   now?: () => number;

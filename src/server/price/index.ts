@@ -33,9 +33,7 @@ export {
 } from './guards';
 export { referencePrice, type ReferenceConfig, type ReferencePrice, type ReferenceRule } from './reference';
 export { referencePriceAt, usdCentsAt } from './reference-at';
-export { pricePlugin, type PricePluginOptions } from './plugin';
 export {
-  demoPriceFeedPlugin,
   demoPriceAt,
   createDemoMarket,
   DEMO_MARKET_MODES,

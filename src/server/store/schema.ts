@@ -187,7 +187,7 @@ export interface SellerSessionsTable {
 export interface SellerActionsTable {
   id: string;
   order_id: string;
-  /** shipped | delivered | resolved | refunded | email_resent (src/server/seller/orders.ts, refund.ts). */
+  /** shipped | delivered | resolved | refunded | email_resent (written by src/server/orders/fulfilment.ts). */
   action: string;
   detail_json: string;
   address: string;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { PriceService } from './service';
+import type { PriceService } from '../price/service';
 
 export interface PricePluginOptions {
   service: PriceService;

@@ -1,0 +1,85 @@
+/**
+ * The store's own routes: health (GET /api/health, /api/health/live, /api/health/ready), Prometheus metrics
+ * (GET /metrics, with the request-latency hook), the catalogue and the browser's configuration.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { readiness } from '../ops/health';
+import { createMetrics } from '../ops/metrics';
+import type { Catalog } from '../../core/catalog';
+import type { OpsProbes } from '../ops/probes';
+import type { PriceSource } from '../orders/quotes';
+import { publicConfig, type Settings } from '../settings';
+import type { Store } from '../store/store';
+
+export interface OpsRouteDeps {
+  settings: Settings;
+  catalog: Catalog;
+  /** Readiness for GET /api/health (store open and migrated). Omitted: always ready. */
+  health?: () => Promise<boolean> | boolean;
+  /** Operations: /api/health/ready and /metrics read the store, the price and these probes (all optional). */
+  ops?: {
+    store: Store;
+    probes: OpsProbes;
+    priceSource?: PriceSource;
+    priceMaxAgeMs: number;
+    /** Watcher lag above which ready is 503 (default WATCHER_MAX_LAG_S's 60). */
+    watcherMaxLagSeconds?: number;
+    now: () => Date;
+  };
+}
+
+function timingSafeEqualText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function opsRoutes(app: FastifyInstance, deps: OpsRouteDeps): void {
+  const s = deps.settings;
+  app.get('/api/health', async (_req, reply) => {
+    const ok = deps.health ? await deps.health() : true;
+    return reply
+      .status(ok ? 200 : 503)
+      .send(ok ? { ok: true } : { ok: false, error: 'not_ready', message: 'The store is not open yet.' });
+  });
+  // Liveness: the process answers (no dependency checked, so a database outage does not get it restarted).
+  app.get('/api/health/live', async () => ({ ok: true }));
+  const ops = deps.ops;
+  if (ops) {
+    app.get('/api/health/ready', async (_req, reply) => {
+      const r = await readiness(ops);
+      return reply.status(r.ready ? 200 : 503).send({
+        ok: r.ready,
+        ...(r.ready
+          ? {}
+          : { error: 'not_ready', message: `Not ready: ${r.failing.join(', ')}.`, failing: r.failing }),
+        parts: r.parts,
+      });
+    });
+
+    const metrics = createMetrics(ops);
+    app.addHook('onResponse', async (req, reply) => {
+      const route = req.routeOptions.url ?? 'unmatched';
+      metrics.observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    });
+    // Open in demo mode; otherwise `Authorization: Bearer <METRICS_TOKEN>` (no token configured: closed).
+    app.get('/metrics', async (req, reply) => {
+      if (!s.demo) {
+        const token = s.metricsToken;
+        const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+        if (!token || !given || !timingSafeEqualText(given, token)) {
+          return reply.status(401).header('www-authenticate', 'Bearer realm="metrics"').send({
+            error: 'unauthorized',
+            message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.',
+          });
+        }
+      }
+      const body = await metrics.registry.metrics();
+      return reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(body);
+    });
+  }
+  const catalogBody = JSON.stringify(deps.catalog); // serialised once: the catalogue does not change while we run
+  app.get('/api/catalog', (_req, reply) => reply.type('application/json; charset=utf-8').send(catalogBody));
+  app.get('/api/config', async () => publicConfig(deps.settings));
+}
