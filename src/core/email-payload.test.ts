@@ -45,7 +45,7 @@ describe('buildOrderEmails', () => {
         totalCLAIM: '3250000.000000',
         to_name: 'Seller',
         seller_email: 'seller@shop.test',
-        // Ours: wallet e-mails name the quantity too (issue 10).
+        // Ours: wallet e-mails name the quantity too, as QR ones do.
         quantity: '1',
       },
     });

@@ -18,7 +18,7 @@ export interface OrderEmailPayload {
   solanaPayURL?: string; // QR orders
   receivedCLAIM?: string; // payment notes (ours, not the spec's): six decimals actually received
   paymentSignature?: string; // ours: the transaction an extra-payment note (payment_received after full payment) is about
-  // Ours (issue 10), not the spec's:
+  // Ours (the buyer's order page and its links), not the spec's:
   orderNumber?: string; // short order number, as on the order page
   orderUrl?: string; // the buyer's order page (capability link)
   transactionLinks?: string; // explorer URLs of the recorded transfers, separated by single spaces
@@ -53,7 +53,7 @@ export type EmailKind =
 export const DETAILS_NOT_GIVEN = 'not given yet';
 
 // ---------------------------------------------------------------------------------------------------------
-// Builders (pure). Added by the orders/outbox engineer (issue 3); (b) owns templates and transports.
+// Builders (pure). Templates and transports (src/server/mail) render or post what they build.
 
 /** What an order contributes to its e-mails. */
 export interface OrderEmailFacts {

@@ -100,7 +100,7 @@ export interface Settings {
    */
   rpcBudget: { per10s: number };
   /**
-   * QR records (issue 10): `detailsGraceMs` after a record is paid without shipping details, the seller is told
+   * QR records (recorded before the QR is shown): `detailsGraceMs` after a record is paid without shipping details, the seller is told
    * "paid, shipping details missing"; expired records with nothing paid and no details are deleted
    * `cleanupAfterMs` after their expiry (past the watcher's 24 h window, so no payment can still come for them).
    */

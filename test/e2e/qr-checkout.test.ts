@@ -3,7 +3,7 @@
  * with the payment watcher, SMTP sink). The payment link is read the way a phone reads it: by DECODING THE
  * RENDERED QR (element screenshot → pngjs → jsQR), then parsed with @solana/pay's parseURL and paid from a
  * funded test keypair with a wallet's transaction (TransferChecked + the reference as a read-only key).
- * Issue 10: the QR belongs to a server record made before it is shown; a payment shows 'Payment received' live
+ * The QR belongs to a server record made before it is shown; a payment shows 'Payment received' live
  * (also after a reload), the details complete the order, and every buyer e-mail links the order page.
  */
 import { parseURL, type TransferRequestURL } from '@solana/pay';

@@ -1,5 +1,5 @@
 /**
- * The seller console end to end (issues 11 and 12): headless Chromium, the built app, the real server with its
+ * The seller console end to end (orders, fulfilment, refunds, stock): headless Chromium, the built app, the real server with its
  * payment watcher and outbox, the localnet, e-mails caught by a real SMTP server on loopback. Wallets are the
  * Phantom-compatible test wallet (test/support/wallet.ts) signing with real ed25519 keys: the buyer's pays, the
  * vendor's payout wallet (the localnet's demo key) signs the Sign-In-With-Solana message.

@@ -1,5 +1,5 @@
 /**
- * Stock in the browser (issue 12): pages read live stock from GET /api/stock after hydration. A sold-out QR page
+ * Stock in the browser: pages read live stock from GET /api/stock after hydration. A sold-out QR page
  * says Sold out and offers no QR, no payment link and no confirmation button; the prerendered HTML carries no
  * stock and, once hydrated, the page agrees with the store (a restock shows at once, "Only N left" when low).
  * Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in wallet.test.ts, with a

@@ -1,5 +1,5 @@
 /**
- * The buyer on a keyboard, a phone and other wallets (issue 14): the wallet modal's accessibility (name, named
+ * The buyer on a keyboard, a phone and other wallets: the wallet modal's accessibility (name, named
  * close button, focus trap and return, axe with it open), invalid form fields, a keyboard-only purchase with focus
  * checks, the finished order's link to the order page, a Wallet Standard wallet buying, and a 390 × 844 touch
  * screen without a wallet. Full stack: built app, real server, localnet, SMTP sink, headless Chromium.

@@ -1,5 +1,5 @@
 /**
- * Wallet checkout end to end (issue 4): headless Chromium with the Phantom-compatible test wallet, the built app,
+ * Wallet checkout end to end: headless Chromium with the Phantom-compatible test wallet, the built app,
  * the real server (orders, payment watcher, outbox) and the localnet, e-mails caught by a real SMTP sink.
  * Money is checked on chain (raw token balances of both accounts), e-mails in the mailbox, order state through
  * GET /api/orders/:id.
@@ -349,7 +349,7 @@ describe('wallet checkout (Phantom)', () => {
     expect(approvals(s.wallet)).toBe(0);
     expect(s.wallet.sent()).toEqual([]);
     expect(await tokenBalance(recipients.coopersglass)).toBe(sellerBefore);
-    // Checked before the order is made (issue 14): no order, and the guide is one click away.
+    // Checked before the order is made: no order, and the guide is one click away.
     expect(await s.page.evaluate(() => localStorage.getItem('claim.walletOrder.lilac-tiptop'))).toBeNull();
     const problem = s.page.getByTestId('checkout-problem');
     expect(await problem.textContent()).toContain('Your wallet has no $CLAIM yet.');

@@ -1,5 +1,5 @@
 /**
- * Priority fees (issue 14): the localnet answers getRecentPrioritizationFees from its own ledger (the lowest
+ * Priority fees: the localnet answers getRecentPrioritizationFees from its own ledger (the lowest
  * compute-unit price landed per slot for the asked write-locked accounts, raised to a settable background level),
  * and the wallet checkout's price rule (pay.ts) reads it: 75th percentile, floor, cap, floor when the RPC lacks it.
  */

@@ -602,7 +602,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           totalCLAIM: '650.000000',
           to_name: 'Seller',
           seller_email: SELLER,
-          // Ours (issue 10): quantity on wallet orders too, the order number and page, the transaction link.
+          // Ours: quantity on wallet orders too, the order number and page, the transaction link.
           quantity: '1',
           orderNumber: o.orderId.slice(0, 8).toUpperCase(),
           orderUrl: expect.stringMatching(/\/order\/[0-9a-f]{32}$/),
@@ -920,7 +920,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           .orderBy('seq')
           .execute();
 
-      // The ledger's invariants (issue 9): each test fails when the code enforcing it is removed.
+      // The ledger's invariants: each test fails when the code enforcing it is removed.
       it('a partial or an extra payment signature is never taken by a second order', async () => {
         const a = await walletOrder();
         const b = await walletOrder();

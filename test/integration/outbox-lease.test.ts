@@ -20,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const realPrice = { current: () => ({ priceUsd: '0.5', fetchedAt: new Date() }) };
 
 async function paidOrder(s: RunningServer, key: string): Promise<string> {
-  // Lilac TipTop is one of a kind (stock, issue 12): one more unit for each order of this test.
+  // Lilac TipTop is one of a kind (stock): one more unit for each order of this test.
   await addStock(s, 'lilac-tiptop', 1);
   const q = (
     await s.app.inject({

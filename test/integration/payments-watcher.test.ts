@@ -455,7 +455,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     });
   });
 
-  // The ledger's invariants on the chain (issue 9): each test fails when the code enforcing it is removed.
+  // The ledger's invariants on the chain: each test fails when the code enforcing it is removed.
   describe('ledger invariants on the chain', () => {
     const judgedRow = (signature: string) =>
       orders.store.db

@@ -1,5 +1,5 @@
 /**
- * Issue 10, server side (app.inject against a real store: a SQLite file, and PostgreSQL when TEST_DATABASE_URL
+ * QR records first and the buyer's order page, server side (app.inject against a real store: a SQLite file, and PostgreSQL when TEST_DATABASE_URL
  * is set): QR records made before the QR is shown, paid before the details, the buyer's order page by capability
  * token, late payments valued at their block time, dust, and the cleanup of expired records. Real transfers on
  * the localnet are in test/e2e/qr-checkout.test.ts and test/integration/qr-watcher.test.ts.

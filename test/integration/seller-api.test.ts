@@ -74,7 +74,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
         startOutbox: false,
         expireEveryMs: 0,
       });
-      // Stock (issue 12): the glass piece has one unit and HoneyDew Papaya none; these tests place several orders.
+      // Stock: the glass piece has one unit and HoneyDew Papaya none; these tests place several orders.
       await restock(server, 'sonic-crushed-opal-spillproof', 10);
       await restock(server, 'honey-dew-papaya-live-rosin', 10);
     });

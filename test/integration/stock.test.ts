@@ -1,5 +1,5 @@
 /**
- * Stock (issue 12) on a real store: a SQLite file, and PostgreSQL when TEST_DATABASE_URL is set. Seeded from the
+ * Stock on a real store: a SQLite file, and PostgreSQL when TEST_DATABASE_URL is set. Seeded from the
  * catalogue; quotes and orders for more than is available answer 409; parallel orders for the last unit (real
  * HTTP requests): exactly one succeeds; expiry releases the reservation; a payment for stock sold meanwhile is
  * recorded and the order becomes oversold, with the seller's exception e-mail. Every change is logged.

@@ -1,5 +1,5 @@
 /**
- * `npm run vendor:setup` and the start-up warning (issue 14), against the localnet: the seeded localnet has the glass
+ * `npm run vendor:setup` and the start-up warning, against the localnet: the seeded localnet has the glass
  * vendor's $CLAIM account and deliberately not the gorilla vendor's. The script (a real child process, demo mode
  * on this localnet's port) creates the missing one, a second run changes nothing, and an operator key from
  * OPERATOR_KEYPAIR_FILE pays when given.

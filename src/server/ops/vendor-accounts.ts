@@ -1,5 +1,5 @@
 /**
- * The vendors' $CLAIM token accounts (issue 14). A payment goes to the vendor wallet's associated token account
+ * The vendors' $CLAIM token accounts. A payment goes to the vendor wallet's associated token account
  * for the $CLAIM mint; while it does not exist, the first buyer has to create it (an extra wallet approval and
  * ~0.002 SOL of rent). `npm run vendor:setup` creates every missing one up front, paid by the operator's key
  * (idempotent: existing accounts are left alone, and the instruction itself is the idempotent form); the server
