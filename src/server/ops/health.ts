@@ -7,7 +7,9 @@
  * - watcher: the payment watcher caught up with the vendors' token accounts at most `watcherMaxLagSeconds`
  *   (WATCHER_MAX_LAG_S, default 60) ago. The instance holding the watch reports its own progress; another
  *   instance reports the holder's, stored in the database (so all turn not ready when nobody catches up). Without
- *   a payments service in the process the part is ok with `lagSeconds: null`;
+ *   a payments service in the process the part is ok with `lagSeconds: null`. While the watcher has a backlog of
+ *   vendor transfers but still sees payments on time (it checks the orders someone waits on first), the part is
+ *   ok and says `behind: "behind by N transfers"`;
  * - price: a good $CLAIM price at most `priceMaxAgeMs` old (quotes need it);
  * - outbox: e-mails waiting and the age of the oldest. Reported, never a reason to refuse traffic: an SMTP
  *   outage must not take the shop offline, the outbox retries for four days (alert on the metric instead).
@@ -47,6 +49,8 @@ export interface Readiness {
       /** This instance holds the watch (false: the figures are the holder's, from the database). */
       watching: boolean | null;
       caughtUpAt: string | null;
+      /** "behind by N transfers" while the feed has a backlog (payments are then checked first), else null. */
+      behind?: string | null;
     };
     price: { ok: boolean; ageSeconds: number | null };
     outbox: { ok: boolean } & OutboxBacklog;
@@ -103,8 +107,12 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
     try {
       const lag = await deps.probes.watcherLag();
       const lagSeconds = Math.round(lag.lagSeconds * 10) / 10;
+      // Behind the vendor feed but still seeing payments on time (the awaited orders checked by reference):
+      // ready, saying by how much it is behind, rather than 503.
+      const behind = lag.backlog && lag.backlog.transfers > 0 ? lag.backlog : undefined;
       watcher = {
-        ok: lagSeconds <= maxLag,
+        ok: lagSeconds <= maxLag || (behind?.paymentsOnTime ?? false),
+        behind: behind ? `behind by ${behind.transfers} transfers` : null,
         lagSeconds,
         maxLagSeconds: maxLag,
         watching: lag.watching,

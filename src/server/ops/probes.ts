@@ -21,6 +21,11 @@ export interface WatcherLag {
   lagSeconds: number;
   /** When it last caught up (null: not yet). */
   caughtUpAt: Date | null;
+  /**
+   * This instance's backlog: vendor transfers waiting to be judged, and whether payments are still seen on time
+   * meanwhile (the orders someone waits on were checked by reference recently). Absent: not watching here.
+   */
+  backlog?: { transfers: number; paymentsOnTime: boolean };
 }
 
 export interface OpsProbes {

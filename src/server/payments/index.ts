@@ -36,6 +36,7 @@ export interface StartPaymentsDeps {
     | 'recordPayment'
     | 'setPaymentHintHandler'
     | 'setChainClock'
+    | 'setAwaitedHandler'
   >;
   /**
    * The store: cursors and judged signatures live there (migration 0005), and on PostgreSQL a lease row makes one
@@ -56,6 +57,8 @@ export interface StartPaymentsDeps {
   >;
   /** Time limit of each RPC call (ms). Default 5000. */
   rpcTimeoutMs?: number;
+  /** Readiness: payments count as seen on time while each awaited order was checked within this. Default 20 s. */
+  onTimeWithinMs?: number;
   /**
    * The process's RPC budget, when something else shares it. Default: a new one of `settings.rpcBudget.per10s`
    * requests per 10 s (60 when unset).
@@ -108,8 +111,12 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   });
   const scanStore: ScanStore | undefined = deps.store ? kyselyScanStore(deps.store.db) : undefined;
   const holder = randomUUID();
+  // Shares of the process's budget per 10 s: the priority checks of awaited orders 20 %, hints 10 %.
+  const perWindow = budget.perWindow * (10_000 / budget.windowMs);
   const watcher = new PaymentWatcher({
     ...(deps.settings.quote ? { quoteTtlMs: deps.settings.quote.ttlMs } : {}),
+    priorityPer10s: Math.max(2, Math.floor(perWindow * 0.2)),
+    hintsPer10s: Math.max(2, Math.floor(perWindow * 0.1)),
     ...deps.watcher,
     instanceId: holder,
     rpc,
@@ -122,6 +129,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     onEvent,
   });
   deps.orders.setPaymentHintHandler(watcher.hintHandler());
+  deps.orders.setAwaitedHandler(watcher.awaitedHandler());
 
   // Several API instances on one PostgreSQL database: one watches (a lease row renewed every third of its
   // lifetime; when the holder dies another takes over once it expires). The others serve requests and hints.
@@ -131,6 +139,8 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   const leaseMs = deps.leaseMs ?? 6_000;
   const clock = deps.now ?? (() => new Date());
   const startedAt = clock();
+  // Payments count as seen on time while every awaited order was checked within this long.
+  const onTimeWithinMs = deps.onTimeWithinMs ?? 20_000;
   /**
    * Watcher lag for readiness and /metrics. The instance holding the watch reports its own; another instance
    * reports the holder's progress as stored in the database (payment_watch_progress), so every instance turns
@@ -139,7 +149,12 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   const watcherLag = async (): Promise<WatcherLag> => {
     const own = watcher.lagSeconds();
     if (own !== undefined)
-      return { watching: true, lagSeconds: own, caughtUpAt: watcher.lastCaughtUpAt() ?? null };
+      return {
+        watching: true,
+        lagSeconds: own,
+        caughtUpAt: watcher.lastCaughtUpAt() ?? null,
+        backlog: watcher.backlog(onTimeWithinMs),
+      };
     const stored = scanStore ? await scanStore.progress('payments') : undefined;
     const since = stored?.caughtUpAt ?? startedAt;
     return {
@@ -196,6 +211,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
       if (leaseTimer) clearTimeout(leaseTimer);
       deps.orders.setPaymentHintHandler(undefined);
       deps.orders.setChainClock(undefined);
+      deps.orders.setAwaitedHandler(undefined);
       await watcher.stop();
       if (leased && opts.releaseLease !== false)
         await scanStore?.releaseLease('payments', holder).catch(() => undefined);

@@ -34,6 +34,11 @@ export interface PaymentTransaction {
   err: unknown;
   /** Every account key in runtime order: static keys, then loaded writable, then loaded readonly. */
   accountKeys: string[];
+  /**
+   * The keys that can be a Solana Pay reference: read-only and not signers (a reference is added to the transfer
+   * instruction as a read-only, non-signer key). Absent when the node's answer does not say.
+   */
+  referenceKeys?: string[];
   preTokenBalances: TokenBalanceEntry[];
   postTokenBalances: TokenBalanceEntry[];
 }
@@ -144,6 +149,16 @@ export function connectionPaymentRpc(
           const k = keys.get(i);
           if (k) accountKeys.push(k.toBase58());
         }
+        // Read-only non-signers: the static keys' last numReadonlyUnsignedAccounts, and the loaded read-only ones.
+        const staticCount = keys.staticAccountKeys.length;
+        const firstReadonlyUnsigned = staticCount - message.header.numReadonlyUnsignedAccounts;
+        const referenceKeys = [
+          ...accountKeys.slice(
+            Math.max(message.header.numRequiredSignatures, firstReadonlyUnsigned),
+            staticCount,
+          ),
+          ...(meta?.loadedAddresses?.readonly ?? []).map((k) => k.toBase58()),
+        ];
         const balances = (list: TokenBalance[] | null | undefined): TokenBalanceEntry[] =>
           (list ?? []).map((b) => ({
             accountIndex: b.accountIndex,
@@ -158,6 +173,7 @@ export function connectionPaymentRpc(
           // A transaction without meta cannot be verified: treat it as failed rather than as paid.
           err: meta ? (meta.err ?? null) : { missingMeta: true },
           accountKeys,
+          referenceKeys,
           preTokenBalances: meta ? balances(meta.preTokenBalances) : [],
           postTokenBalances: meta ? balances(meta.postTokenBalances) : [],
         };

@@ -23,8 +23,17 @@ export interface ScanStore {
   markJudged(signature: string, verdict: JudgedVerdict, at: Date): Promise<void>;
   /** Remembers a vendor transfer whose keys named no order (yet). */
   addUnmatched(signature: string, keys: string[], at: Date): Promise<void>;
-  /** Unmatched transfers whose key is now an order's reference (one indexed join). */
-  matchedUnmatched(): Promise<{ signature: string; orderId: string }[]>;
+  /**
+   * Unmatched transfers whose key is now an order's reference (one indexed join). With `expiringAfter`, only
+   * orders awaiting payment whose quote expires after it (the orders created since the last match: a range of
+   * the (status, expires_at) index, each looked up in the unmatched table's primary key), so the match's cost
+   * follows new orders, not the size of the unmatched table.
+   */
+  matchedUnmatched(expiringAfter?: Date): Promise<{ signature: string; orderId: string }[]>;
+  /** Keeps at most `max` unmatched rows: the oldest beyond it are forgotten. Returns how many were. */
+  capUnmatched(max: number): Promise<number>;
+  /** Unmatched rows kept now. */
+  countUnmatched(): Promise<number>;
   dropUnmatched(signature: string): Promise<void>;
   /** Forgets unmatched transfers seen before `before` (past any order's window). */
   pruneUnmatched(before: Date): Promise<void>;
@@ -98,13 +107,46 @@ export function kyselyScanStore(db: Kysely<Database>): ScanStore {
         .onConflict((oc) => oc.columns(['reference', 'signature']).doNothing())
         .execute();
     },
-    async matchedUnmatched() {
-      const rows = await db
-        .selectFrom('payment_scan_unmatched as u')
-        .innerJoin('orders as o', 'o.reference', 'u.reference')
-        .select(['u.signature as signature', 'o.id as orderId'])
-        .execute();
-      return rows;
+    async matchedUnmatched(expiringAfter) {
+      let q = db
+        .selectFrom('orders as o')
+        .innerJoin('payment_scan_unmatched as u', 'u.reference', 'o.reference')
+        .select(['u.signature as signature', 'o.id as orderId']);
+      if (expiringAfter)
+        q = q
+          .where('o.status', '=', 'awaiting_payment')
+          .where('o.expires_at', '>', expiringAfter.toISOString());
+      return q.execute();
+    },
+    async capUnmatched(max) {
+      const { n } = await db
+        .selectFrom('payment_scan_unmatched')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const excess = Number(n) - max;
+      if (excess <= 0) return 0;
+      // The oldest rows beyond the cap, by the time they were seen (their transfers are the least likely to meet
+      // an order now).
+      const cutoff = await db
+        .selectFrom('payment_scan_unmatched')
+        .select('seen_at')
+        .orderBy('seen_at')
+        .offset(excess - 1)
+        .limit(1)
+        .executeTakeFirst();
+      if (!cutoff) return 0;
+      const res = await db
+        .deleteFrom('payment_scan_unmatched')
+        .where('seen_at', '<=', cutoff.seen_at)
+        .executeTakeFirst();
+      return Number(res.numDeletedRows);
+    },
+    async countUnmatched() {
+      const { n } = await db
+        .selectFrom('payment_scan_unmatched')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(n);
     },
     async dropUnmatched(signature) {
       await db.deleteFrom('payment_scan_unmatched').where('signature', '=', signature).execute();
@@ -179,6 +221,17 @@ export function memoryScanStore(orderIdOf: (reference: string) => Promise<string
       unmatched.set(signature, { keys, at: at.getTime() });
       return Promise.resolve();
     },
+    capUnmatched(max) {
+      let dropped = 0;
+      // Map order is insertion order: the oldest first.
+      for (const s of unmatched.keys()) {
+        if (unmatched.size <= max) break;
+        unmatched.delete(s);
+        dropped++;
+      }
+      return Promise.resolve(dropped);
+    },
+    countUnmatched: () => Promise.resolve(unmatched.size),
     async matchedUnmatched() {
       const out: { signature: string; orderId: string }[] = [];
       for (const [signature, { keys }] of unmatched) {

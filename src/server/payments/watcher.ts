@@ -32,9 +32,11 @@ import {
   type WatchedOrder,
   type WatcherEvent,
 } from './watch/context';
+import { AwaitedOrders } from './watch/awaited';
 import { FinalityTracker } from './watch/finality';
 import { Hints } from './watch/hints';
 import { Judge, JudgedSignatures } from './watch/judge';
+import { Lane } from './watch/lanes';
 import { Background, Semaphore } from './watch/loops';
 import { Sweeper } from './watch/sweep';
 import { UnmatchedTransfers } from './watch/unmatched';
@@ -59,6 +61,7 @@ export class PaymentWatcher {
   private readonly unmatched: UnmatchedTransfers;
   private readonly finality: FinalityTracker;
   private readonly hints: Hints;
+  private readonly awaited: AwaitedOrders;
 
   /** Hints are served (start() until stop()). */
   private running = false;
@@ -117,7 +120,8 @@ export class PaymentWatcher {
       this.judge,
     );
     this.finality = new FinalityTracker(this.ctx);
-    this.hints = new Hints(this.ctx, judged);
+    this.hints = new Hints(this.ctx, judged, new Lane('hints', o.hintsPer10s));
+    this.awaited = new AwaitedOrders(this.ctx, judged, this.judge, new Lane('priority', o.priorityPer10s));
   }
 
   /**
@@ -168,6 +172,12 @@ export class PaymentWatcher {
       watching,
       () => o.refreshIntervalMs,
       () => this.unmatched.match(),
+    );
+    bg.loop(
+      'priority',
+      watching,
+      () => o.priorityIntervalMs,
+      () => this.awaited.round(),
     );
     bg.loop(
       'finality',
@@ -232,6 +242,21 @@ export class PaymentWatcher {
       if (!this.running) return;
       await this.background.guard(`hint ${order.orderId}`, () => this.hints.onHint(order, signature));
     };
+  }
+
+  /** The order service's awaited hook: `orders.setAwaitedHandler(watcher.awaitedHandler())`. */
+  awaitedHandler(): (orderId: string) => void {
+    return (orderId) => {
+      if (this.watching) this.awaited.note(orderId);
+    };
+  }
+
+  /**
+   * Vendor transfers waiting to be judged (the feed's backlog), and whether payments are still seen on time: the
+   * priority checks of the orders someone waits on ran within the last `withinMs`.
+   */
+  backlog(withinMs: number): { transfers: number; paymentsOnTime: boolean } {
+    return { transfers: this.judge.backlog(), paymentsOnTime: this.awaited.onTime(withinMs) };
   }
 
   /** One catch-up sweep over the vendors' token accounts from the stored cursors (exposed for tests). */

@@ -24,7 +24,7 @@ export type PaymentOrders = Pick<
   'findOrder' | 'ordersByReferences' | 'unfinalizedPayments' | 'isSignatureUsed' | 'recordPayment'
 >;
 
-export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start' | 'match';
+export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start' | 'match' | 'priority';
 
 export type WatcherEvent =
   /**
@@ -85,6 +85,12 @@ export interface PaymentWatcherOptions {
   hintsPerOrder?: number;
   /** Signatures read per account per sweep at most (first run without a cursor: 1000). Default 10000. */
   maxCatchUp?: number;
+  /** Orders someone waits on are checked by reference this often while the feed has a backlog. Default 1000 ms. */
+  priorityIntervalMs?: number;
+  /** The priority checks' share of the RPC budget: requests per 10 s. Default 12 (20 % of the default 60). */
+  priorityPer10s?: number;
+  /** The hints' share of the RPC budget: requests per 10 s (two per new hinted signature). Default 6. */
+  hintsPer10s?: number;
   verify?: VerifyOptions;
   onEvent?: (event: WatcherEvent) => void;
 }
@@ -104,6 +110,9 @@ export type WatcherTuning = Required<
     | 'hintRetryMs'
     | 'hintsPerOrder'
     | 'maxCatchUp'
+    | 'priorityIntervalMs'
+    | 'priorityPer10s'
+    | 'hintsPer10s'
   >
 >;
 
@@ -120,6 +129,9 @@ export function tuningOf(options: PaymentWatcherOptions): WatcherTuning {
     hintRetryMs: options.hintRetryMs ?? 15_000,
     hintsPerOrder: options.hintsPerOrder ?? 3,
     maxCatchUp: options.maxCatchUp ?? 10_000,
+    priorityIntervalMs: options.priorityIntervalMs ?? 1000,
+    priorityPer10s: options.priorityPer10s ?? 12,
+    hintsPer10s: options.hintsPer10s ?? 6,
   };
 }
 

@@ -4,14 +4,32 @@
  * it checks out. A signature already judged is not fetched again; at most one retry loop per order (while the
  * transaction is not yet confirmed, for `hintRetryMs`), following at most `hintsPerOrder` signatures; only within
  * the order's watch window.
+ *
+ * Hints cost nothing on chain, so they get their own small share of the RPC budget (the hint lane; waiting there
+ * slows only other hints) and each signature is fetched once whatever the number of orders naming it: a served
+ * transaction is remembered (bounded), and a confirmed status too.
  */
+import type { PaymentRpc, PaymentTransaction, SignatureStatusInfo } from '../rpc';
 import { isSignature, verifyHint, type ExpectedPayment, type PaymentOutcome } from '../verify';
 import { isFollowed, type WatchContext, type WatchedOrder } from './context';
 import type { JudgedSignatures } from './judge';
+import type { Lane } from './lanes';
 import { BoundedSet } from './loops';
 import { recordTransfer } from './record';
 
 const HINTS_JUDGED_MEMORY = 50_000;
+/** Hinted transactions (and confirmed statuses) remembered, so each signature is fetched once. */
+const HINT_CACHE = 1_000;
+/** A hint waits this long at most for room in its lane. */
+const LANE_WAIT_MS = 30_000;
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  cache.set(key, value);
+  if (cache.size > HINT_CACHE) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+}
 
 export class Hints {
   /** One hint loop per order: the signatures it still waits for. */
@@ -19,10 +37,45 @@ export class Hints {
   /** Hints already judged for an order (`orderId:signature`), bounded. */
   private readonly judgedHints = new BoundedSet(HINTS_JUDGED_MEMORY);
 
+  private readonly transactions = new Map<string, PaymentTransaction>();
+  private readonly statuses = new Map<string, SignatureStatusInfo>();
+  /** The RPC port as hints use it: through the hint lane, each signature's facts fetched once. */
+  private readonly rpc: PaymentRpc;
+
   constructor(
     private readonly ctx: WatchContext,
     private readonly judged: JudgedSignatures,
-  ) {}
+    lane: Lane,
+  ) {
+    const deadline = () => Date.now() + LANE_WAIT_MS;
+    this.rpc = {
+      getSignaturesForAddress: (address, query) => ctx.rpc.getSignaturesForAddress(address, query),
+      getSignatureStatuses: async (signatures) => {
+        const fresh = new Map<string, SignatureStatusInfo | null>();
+        const missing = signatures.filter((s) => !this.statuses.has(s));
+        if (missing.length) {
+          await lane.acquire(deadline());
+          const got = await ctx.rpc.getSignatureStatuses(missing);
+          missing.forEach((s, i) => {
+            const st = got[i] ?? null;
+            fresh.set(s, st);
+            // Only a confirmed status is a fact worth keeping (a processed one may still change).
+            if (st && (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized'))
+              remember(this.statuses, s, st);
+          });
+        }
+        return signatures.map((s) => this.statuses.get(s) ?? fresh.get(s) ?? null);
+      },
+      getTransaction: async (signature) => {
+        const known = this.transactions.get(signature);
+        if (known) return known;
+        await lane.acquire(deadline());
+        const tx = await ctx.rpc.getTransaction(signature);
+        if (tx) remember(this.transactions, signature, tx);
+        return tx;
+      },
+    };
+  }
 
   async onHint(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
     if (!isSignature(signature)) return { kind: 'NotFound', reason: 'malformed_signature' };
@@ -56,7 +109,7 @@ export class Hints {
   }
 
   private async check(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
-    const outcome = await verifyHint(this.ctx.rpc, this.expected(order), signature, this.ctx.verifyOptions);
+    const outcome = await verifyHint(this.rpc, this.expected(order), signature, this.ctx.verifyOptions);
     if (outcome.kind === 'Paid' || outcome.kind === 'Underpaid') {
       const { kind: _kind, ...landed } = outcome;
       await recordTransfer(this.ctx, order, landed, 'hint');

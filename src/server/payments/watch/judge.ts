@@ -59,6 +59,11 @@ export class Judge {
     private readonly keepUnmatched: (signature: string, tx: PaymentTransaction) => Promise<void>,
   ) {}
 
+  /** Signatures waiting to be judged or being judged now (the vendor feed's backlog). */
+  backlog(): number {
+    return this.running.size;
+  }
+
   /** Fetches one transaction through the shared limiter. */
   fetch(signature: string): Promise<PaymentTransaction | null> {
     return this.ctx.limiter.run(() =>
