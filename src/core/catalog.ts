@@ -29,6 +29,11 @@ export const VendorSchema = z
     headerImage: imagePath,
     tileImage: imagePath,
     social: z.object({ label: z.string().min(1), url }).strict(),
+    /** The vendor's Telegram link (https://t.me/<username>), given to buyers in their e-mails when set. */
+    telegram: z
+      .string()
+      .regex(/^https:\/\/t\.me\/[A-Za-z0-9_]{5,32}$/, 'must be https://t.me/<username>')
+      .optional(),
     /**
      * The vendor's settings key: its payout wallet, seller e-mail and e-mail templates are the settings named
      * after it (RECIPIENT_<KEY>, VENDOR_<KEY>_EMAIL, EMAILJS_TEMPLATE_SELLER_<KEY>; src/server/settings.ts).

@@ -26,6 +26,10 @@ export interface OrderEmailPayload {
   trackingNumber?: string; // ours: order_shipped (seller console)
   carrier?: string; // ours: order_shipped, when the seller named one
   priceAlert?: string; // ours: price_alert, what happened (both prices, the spread and the limit)
+  // Ours, buyer messages: who sells it and how to reach them (replies go to vendor_email).
+  vendor_name?: string;
+  vendor_email?: string;
+  vendor_telegram?: string; // the vendor's Telegram link, when the catalogue has one
 }
 
 export type EmailRecipientRole = 'seller' | 'buyer';
@@ -77,6 +81,8 @@ export interface OrderEmailFacts {
   usdAtPaymentCents?: number | null;
   /** order_shipped: the seller's tracking number (and carrier, when named). */
   shipment?: { trackingNumber: string; carrier?: string };
+  /** The vendor selling it, named in buyer messages with a way to reach it (its seller address, Telegram). */
+  vendor?: { name: string; email: string; telegramUrl?: string };
 }
 
 export interface OrderEmail {
@@ -113,6 +119,11 @@ export function buildOrderEmailPayload(
     quantity: String(facts.items.reduce((n, i) => n + i.quantity, 0)),
   };
   if (role === 'seller') payload.seller_email = sellerEmail;
+  if (role === 'buyer' && facts.vendor) {
+    payload.vendor_name = facts.vendor.name;
+    payload.vendor_email = facts.vendor.email;
+    if (facts.vendor.telegramUrl) payload.vendor_telegram = facts.vendor.telegramUrl;
+  }
   if (facts.paymentMethod === 'qr') payload.solanaPayURL = facts.solanaPayUrl;
   if (facts.orderNumber) payload.orderNumber = facts.orderNumber;
   if (facts.orderUrl) payload.orderUrl = facts.orderUrl;

@@ -76,11 +76,19 @@ describe('smtp transport against a real SMTP server on loopback', () => {
     expect(addr(s.mail.from)).toEqual({ address: 'orders@claim-store.example', name: '$CLAIM Store' });
     expect(addr(s.mail.to)).toEqual({ address: SELLER, name: 'Seller' });
     expect(addr(b.mail.to)).toEqual({ address: 'ada@example.com', name: 'Ada Lovelace' });
+    // Replies reach a person: the seller's go to the buyer, the buyer's to the vendor.
     expect(addr(s.mail.replyTo)).toEqual({ address: 'ada@example.com', name: 'Ada Lovelace' });
-    expect(b.mail.replyTo).toBeUndefined();
+    expect(addr(b.mail.replyTo)).toEqual({ address: SELLER, name: 'Gorilla Pack Genetics' });
+    expect(b.mail.text).toContain(
+      `Sold by Gorilla Pack Genetics. Questions about your order? Reply to this e-mail to reach Gorilla Pack Genetics (${SELLER}), or message them on Telegram: https://t.me/gorilla_pack.`,
+    );
+    expect(b.mail.html).toContain('<a href="https://t.me/gorilla_pack">message them on Telegram</a>');
+    expect(s.mail.text).not.toContain('Sold by');
     expect(s.mail.subject).toBe('New order: BathSalts Flower (zips)');
     expect(b.mail.subject).toBe('Your $CLAIM order: BathSalts Flower (zips)');
-    expect(s.mail.messageId).toBe('<ord_w1-order_confirmation-seller-0@claim-store.local>');
+    // Message-ID on the MAIL_FROM domain; RFC 3834's Auto-Submitted on every message.
+    expect(s.mail.messageId).toBe('<ord_w1-order_confirmation-seller-0@claim-store.example>');
+    expect(b.mail.messageId).toBe('<ord_w1-order_confirmation-buyer-1@claim-store.example>');
     for (const r of [s, b]) {
       const text = r.mail.text ?? '';
       expect(text).toContain('Product: BathSalts Flower (zips)');
@@ -92,8 +100,11 @@ describe('smtp transport against a real SMTP server on loopback', () => {
       expect(text).toContain('Name: Ada Lovelace');
       expect(text).toContain('E-mail: ada@example.com');
       expect(text).toContain('Quantity: 1'); // ours: wallet orders name the quantity too
-      expect(r.mail.html).toContain('<td style="padding:4px 0">BathSalts Flower (zips)</td>');
+      expect(r.mail.html).toContain('>BathSalts Flower (zips)</td>');
+      expect(r.mail.html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
       expect(r.mail.headers.get('x-claim-order')).toBe('ord_w1');
+      expect(r.mail.headers.get('auto-submitted')).toBe('auto-generated');
+      expect(r.mail.headers.get('x-auto-response-suppress')).toBe('All');
     }
     expect(s.mail.text).toContain('Hello Seller,');
     expect(b.mail.text).toContain('Hello Ada Lovelace,');
@@ -106,9 +117,16 @@ describe('smtp transport against a real SMTP server on loopback', () => {
     expect(text).toContain('Quantity: 2');
     expect(text).toContain('Total ($CLAIM): N/A');
     expect(text).toContain(`Solana Pay link: ${qrFacts.solanaPayUrl}`);
+    // In HTML the long link is words (the text part keeps the URL).
     expect(received[0]?.mail.html).toContain(
-      '<a href="solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&amp;spl-token=Mint1111&amp;label=%24CLAIM">',
+      '<a href="solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&amp;spl-token=Mint1111&amp;label=%24CLAIM">Pay with a Solana wallet</a>',
     );
+    // No Telegram in the catalogue: the buyer is told to reply, without a Telegram link.
+    const buyer = received[1]?.mail;
+    expect(buyer?.text).toContain(
+      `Sold by Gorilla Pack Genetics. Questions about your order? Reply to this e-mail to reach Gorilla Pack Genetics (${SELLER}).`,
+    );
+    expect(buyer?.text).not.toContain('Telegram');
   });
 
   it('injection attempts come out escaped or stripped, and add no header or recipient', async () => {

@@ -615,6 +615,13 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           kind: 'order_confirmation',
           orderId: o.orderId,
         });
+        // The buyer's message names the vendor and how to reach it: its seller address (replies go there).
+        expect(transport.sent[1]?.payload).toMatchObject({
+          to_name: 'Ada Lovelace',
+          vendor_name: 'Coopers Glass',
+          vendor_email: SELLER,
+        });
+        expect(transport.sent[1]?.payload).not.toHaveProperty('vendor_telegram');
         const after = await getOrder(o.orderId);
         expect(after.emails.map((e) => [e.recipient, e.state, e.attempts])).toEqual([
           ['seller', 'sent', 1],

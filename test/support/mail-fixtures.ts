@@ -4,6 +4,13 @@ import { INTERNATIONAL_SHIPPING } from './fixtures';
 
 export const SELLER = 'seller@shop.test';
 
+/** The vendor as the order module names it in buyer messages (its seller address; Telegram when listed). */
+export const VENDOR = {
+  name: 'Gorilla Pack Genetics',
+  email: SELLER,
+  telegramUrl: 'https://t.me/gorilla_pack',
+};
+
 export const walletFacts: OrderEmailFacts = {
   items: [{ name: 'BathSalts Flower', variantLabel: 'zips', quantity: 1 }],
   totalCents: 20000,
@@ -11,6 +18,7 @@ export const walletFacts: OrderEmailFacts = {
   shipping: INTERNATIONAL_SHIPPING,
   paymentMethod: 'wallet',
   solanaPayUrl: 'solana:x',
+  vendor: VENDOR,
 };
 
 export const qrFacts: OrderEmailFacts = {
@@ -30,6 +38,7 @@ export const qrFacts: OrderEmailFacts = {
   paymentMethod: 'qr',
   solanaPayUrl:
     'solana:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU?amount=23.809524&spl-token=Mint1111&label=%24CLAIM',
+  vendor: { name: VENDOR.name, email: VENDOR.email },
 };
 
 export const EVIL = `Eve "O'Hara" <script>alert(1)</script>\r\nBcc: victim@example.com`;

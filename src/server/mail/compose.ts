@@ -10,10 +10,24 @@ export function isPlainAddress(value: string): boolean {
   return isEmailAddress(value);
 }
 
-/** Message-ID stable across retries of the same outbox row. */
-export function messageIdFor(id: string): string {
+/** The domain of the sender's address (`Name <user@domain>` or `user@domain`), lower case; undefined if none. */
+export function domainOf(from: string): string | undefined {
+  const address = /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+  const domain =
+    /@([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*)$/.exec(
+      address,
+    )?.[1];
+  return domain?.toLowerCase();
+}
+
+/**
+ * Message-ID stable across retries of the same outbox row, on the sender's domain (MAIL_FROM), as RFC 5322
+ * asks: the right side names the host that made it, so it is unique to this shop and passes spam filters that
+ * compare it with the From domain.
+ */
+export function messageIdFor(id: string, from: string): string {
   const safe = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'message';
-  return `<${safe}@claim-store.local>`;
+  return `<${safe}@${domainOf(from) ?? 'claim-store.invalid'}>`;
 }
 
 export interface ComposedMail {
@@ -37,16 +51,24 @@ export function composeMail(message: OutgoingEmail, from: string, date: Date): C
     subject: r.subject,
     text: r.text,
     html: r.html,
-    messageId: messageIdFor(message.id),
+    messageId: messageIdFor(message.id, from),
     date,
     headers: {
+      // RFC 3834: made by a program, so auto-responders (out-of-office, vacation) do not answer it.
+      'Auto-Submitted': 'auto-generated',
+      // The same for Exchange / Outlook, which reads its own header.
+      'X-Auto-Response-Suppress': 'All',
       ...(message.orderId ? { 'X-Claim-Order': headerSafe(message.orderId, 100) } : {}),
       'X-Claim-Kind': `${message.kind}/${message.role}`,
     },
   };
-  // The seller replies straight to the buyer; only a plain address is used (never a header-breaking value).
-  if (message.role === 'seller' && isPlainAddress(message.payload.email)) {
-    mail.replyTo = { name: headerSafe(message.payload.from_name, 100), address: message.payload.email };
+  // Replies reach a person: the seller replies straight to the buyer, the buyer to the vendor. Only a plain
+  // address is used (never a header-breaking value).
+  const p = message.payload;
+  if (message.role === 'seller' && isPlainAddress(p.email)) {
+    mail.replyTo = { name: headerSafe(p.from_name, 100), address: p.email };
+  } else if (message.role === 'buyer' && p.vendor_email !== undefined && isPlainAddress(p.vendor_email)) {
+    mail.replyTo = { name: headerSafe(p.vendor_name ?? '', 100), address: p.vendor_email };
   }
   return mail;
 }

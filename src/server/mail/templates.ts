@@ -135,6 +135,46 @@ function fields(p: OrderEmailPayload): [string, string][] {
   return rows;
 }
 
+/** The words a long link is shown as in HTML (the plain-text part keeps the URL itself). */
+function linkWords(label: string, index: number, count: number): string {
+  if (label === 'Solana Pay link') return 'Pay with a Solana wallet';
+  if (label === 'Order page') return 'Your order page';
+  return count > 1 ? `View transaction ${index} on the explorer` : 'View the transaction on the explorer';
+}
+
+/** Buyer messages: who sells it and how to reach them (replies go to the vendor; Telegram when listed). */
+function vendorContact(p: OrderEmailPayload): { text: string; html: string } | undefined {
+  if (p.vendor_name === undefined) return undefined;
+  const name = oneLine(p.vendor_name);
+  const email = p.vendor_email !== undefined ? oneLine(p.vendor_email) : undefined;
+  const telegram =
+    p.vendor_telegram !== undefined && /^https:\/\/t\.me\/[A-Za-z0-9_]{5,32}$/.test(p.vendor_telegram)
+      ? p.vendor_telegram
+      : undefined;
+  const reach = email ? `reply to this e-mail to reach ${name} (${email})` : undefined;
+  const text = [
+    `Sold by ${name}.`,
+    ...(reach || telegram ? ['Questions about your order?'] : []),
+    ...(reach ? [`${reach[0]!.toUpperCase()}${reach.slice(1)}${telegram ? ',' : '.'}`] : []),
+    ...(telegram ? [`${reach ? 'or message' : 'Message'} them on Telegram: ${telegram}.`] : []),
+  ].join(' ');
+  const htmlParts = [`Sold by <strong>${escapeHtml(name)}</strong>.`];
+  if (reach || telegram) htmlParts.push('Questions about your order?');
+  if (email)
+    htmlParts.push(
+      `Reply to this e-mail to reach ${escapeHtml(name)} (<a href="mailto:${escapeHtml(email)}">${escapeHtml(email)}</a>)${telegram ? ',' : '.'}`,
+    );
+  if (telegram)
+    htmlParts.push(
+      `${email ? 'or' : ''} <a href="${escapeHtml(telegram)}">message them on Telegram</a>.`.trim(),
+    );
+  return { text, html: htmlParts.join(' ') };
+}
+
+/**
+ * The HTML reads on a phone: a viewport, no fixed widths (the column is at most 600 px and shrinks with the
+ * screen), long values (signatures, addresses, tracking numbers) wrap anywhere, and long links are words.
+ */
 export function renderEmail(message: OutgoingEmail): RenderedEmail {
   const p = message.payload;
   const subject = subjectFor(message);
@@ -143,6 +183,7 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   // A seller alert about no order has no order fields.
   const rows = (message.kind === 'price_alert' ? [] : fields(p)).map(([k, v]) => [k, oneLine(v)] as const);
   const order = message.orderId ? [`Order: ${oneLine(message.orderId)}`, ''] : [];
+  const vendor = message.role === 'buyer' ? vendorContact(p) : undefined;
 
   const text = [
     greeting,
@@ -151,26 +192,39 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
     '',
     ...rows.map(([k, v]) => `${k}: ${v}`),
     '',
+    ...(vendor ? [vendor.text, ''] : []),
     ...order,
     '— $CLAIM Store',
     '',
   ].join('\n');
 
+  const txCount = rows.filter(([k]) => k === 'Transaction link').length;
+  let txIndex = 0;
+  const wrap = 'overflow-wrap:anywhere;word-break:break-word';
   const cell = (k: string, v: string): string => {
     const isPayLink = k === 'Solana Pay link' && /^solana:[^\s"'<>]+$/.test(v);
     const isWebLink = (k === 'Transaction link' || k === 'Order page') && /^https?:\/\/[^\s"'<>]+$/.test(v);
-    const value = isPayLink || isWebLink ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v);
-    return `<tr><th align="left" style="padding:4px 12px 4px 0">${escapeHtml(k)}</th><td style="padding:4px 0">${value}</td></tr>`;
+    if (k === 'Transaction link') txIndex += 1;
+    const value =
+      isPayLink || isWebLink
+        ? `<a href="${escapeHtml(v)}">${escapeHtml(linkWords(k, txIndex, txCount))}</a>`
+        : escapeHtml(v);
+    return `<tr><th align="left" valign="top" style="padding:4px 12px 4px 0;font-weight:600">${escapeHtml(k)}</th><td style="padding:4px 0;${wrap}">${value}</td></tr>`;
   };
   const html = [
     '<!doctype html>',
-    `<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
-    '<body style="font-family:system-ui,sans-serif;color:#111">',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(subject)}</title></head>`,
+    `<body style="margin:0;padding:16px;font-family:system-ui,sans-serif;color:#111;line-height:1.45;${wrap}">`,
+    '<div style="max-width:600px;margin:0 auto">',
     `<p>${escapeHtml(greeting)}</p>`,
     `<p>${escapeHtml(lead)}</p>`,
-    `<table role="presentation">${rows.map(([k, v]) => cell(k, v)).join('')}</table>`,
+    `<table role="presentation" style="width:100%;border-collapse:collapse">${rows.map(([k, v]) => cell(k, v)).join('')}</table>`,
+    ...(vendor ? [`<p>${vendor.html}</p>`] : []),
     ...(message.orderId ? [`<p style="color:#555">Order: ${escapeHtml(oneLine(message.orderId))}</p>`] : []),
     '<p>— $CLAIM Store</p>',
+    '</div>',
     '</body></html>',
   ].join('\n');
 

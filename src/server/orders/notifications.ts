@@ -28,6 +28,7 @@ export function factsOf(
 ): OrderEmailFacts {
   const items = itemsOf(o);
   const cluster = { cluster: ctx.deps.settings.solana.cluster, rpcUrl: ctx.deps.settings.solana.rpcUrl };
+  const vendor = ctx.deps.catalog.vendors.find((v) => v.id === o.vendor_id);
   return {
     items: items.map((i) => ({
       name: i.name,
@@ -44,6 +45,15 @@ export function factsOf(
     orderNumber: orderNumberOf(o.id),
     ...(o.public_token ? { orderUrl: orderUrlOf(ctx, o) } : {}),
     transactionUrls: ledger.map((p) => explorerTxUrl(p.signature, cluster)),
+    ...(vendor
+      ? {
+          vendor: {
+            name: vendor.name,
+            email: sellerEmailFor(ctx.deps.settings.mail, o.payout_group),
+            ...(vendor.telegram ? { telegramUrl: vendor.telegram } : {}),
+          },
+        }
+      : {}),
     ...extra,
   };
 }
