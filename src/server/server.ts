@@ -17,6 +17,7 @@ import { devMailPlugin } from './http/dev-mail-routes';
 import { demoPriceFeedPlugin } from './http/demo-price-routes';
 import { pricePlugin } from './http/price-routes';
 import { closePriceAlert, openPriceAlert } from './orders/alerts';
+import { demoPriceControlPlugin } from './http/demo-price-control-routes';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
 import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
@@ -255,6 +256,15 @@ export async function startServer(
                 void (await a.register(demoPriceFeedPlugin, {
                   market: demoMarket,
                   mint: settings.claimMint,
+                })),
+            ]
+          : []),
+        ...(settings.demo && price
+          ? [
+              async (a: FastifyInstance) =>
+                void (await a.register(demoPriceControlPlugin, {
+                  market: demoMarket,
+                  price: price as PriceService,
                 })),
             ]
           : []),
