@@ -267,6 +267,31 @@ describe('seller console (payout wallet sign-in)', () => {
     expect(unexpectedErrors(shopper.errors)).toEqual([]);
     expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
     await shopper.close();
+  });
+
+  it("the sessions page lists the wallet's open sessions and ends another device's", async () => {
+    // The same payout wallet signs in from a second browser.
+    const other = await walletPage(vendorKey);
+    await signInWithWallet(other.page);
+    await other.page.getByText('Signed in as').getByText('Coopers Glass').waitFor();
+    expect((await sellerApi(other.page, '/api/seller/me')).status).toBe(200);
+
+    const { page } = vendor;
+    await page.getByRole('button', { name: 'Sessions' }).click();
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    const rows = page.locator('table.seller-sessions tbody tr');
+    await until('both sessions listed', async () => ((await rows.count()) === 2 ? true : undefined));
+    const texts = await rows.allInnerTexts();
+    expect(texts.filter((t) => t.includes('(this browser)'))).toHaveLength(1);
+    expect(texts.every((t) => t.includes('Chrome on Linux'))).toBe(true);
+    // End the other one: its browser is signed out, this one is not.
+    await rows.filter({ hasNotText: '(this browser)' }).getByRole('button', { name: 'End session' }).click();
+    await page.getByRole('status').getByText('Ended the session on Chrome on Linux.').waitFor();
+    await until('one session left', async () => ((await rows.count()) === 1 ? true : undefined));
+    expect((await sellerApi(other.page, '/api/seller/me')).status).toBe(401);
+    expect((await sellerApi(page, '/api/seller/me')).status).toBe(200);
+    expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
+    await other.close();
     await vendor.close();
   });
 });

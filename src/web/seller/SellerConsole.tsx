@@ -1,6 +1,7 @@
 /**
  * The signed-in seller's console: orders (newest first, status filter incl. exceptions, search, pages, CSV of
- * the filter), one order's view (OrderView.tsx) and the stock page (StockPage.tsx).
+ * the filter), one order's view (OrderView.tsx), the stock page (StockPage.tsx) and the wallet's open sessions
+ * (SessionsPage.tsx).
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { formatCents } from '../../core/money';
@@ -10,6 +11,7 @@ import type { ConfigState } from '../api/config';
 import { sellerApi, type OrderFilter } from './api';
 import { EXCEPTION_LABEL, message, STATUS_LABEL, when } from './labels';
 import { OrderView } from './OrderView';
+import { SessionsPage } from './SessionsPage';
 import { StockPage } from './StockPage';
 
 export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSignOut: () => void }) {
@@ -19,7 +21,7 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
   const [list, setList] = useState<SellerOrderList | null>(null);
   const [error, setError] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
-  const [tab, setTab] = useState<'orders' | 'stock'>('orders');
+  const [tab, setTab] = useState<'orders' | 'stock' | 'sessions'>('orders');
 
   const load = useCallback(async () => {
     try {
@@ -70,10 +72,20 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
           onClick={() => setTab('stock')}
         >
           Stock
+        </button>{' '}
+        <button
+          type="button"
+          className="button"
+          aria-pressed={tab === 'sessions'}
+          onClick={() => setTab('sessions')}
+        >
+          Sessions
         </button>
       </nav>
 
-      {tab === 'stock' ? (
+      {tab === 'sessions' ? (
+        <SessionsPage onSignedOut={props.onSignOut} />
+      ) : tab === 'stock' ? (
         <StockPage />
       ) : openId ? (
         <OrderView
