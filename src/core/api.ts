@@ -274,5 +274,6 @@ export interface ApiError {
 
 /** GET /api/stock: units available now, one line per product (or per variant of a product with variants). */
 export interface StockResponse {
-  lines: { productId: string; variantId?: string; available: number }[];
+  /** `held`/`heldUntil`: units held by unpaid orders and when the first comes back if unpaid (absent: none). */
+  lines: { productId: string; variantId?: string; available: number; held?: number; heldUntil?: string }[];
 }

@@ -53,6 +53,9 @@ export type EmailKind =
   // Ours: to every seller, about no order: quotes are paused because the price sources disagree (once per episode).
   | 'price_alert';
 
+/** The payment link's field (solanaPayURL) of an order with nothing more to pay: never a payable link. */
+export const PAID_NOTHING_MORE = 'Paid — nothing more to pay';
+
 /** Shown in place of the buyer's name and address while a QR record has no shipping details. */
 export const DETAILS_NOT_GIVEN = 'not given yet';
 
@@ -68,6 +71,7 @@ export interface OrderEmailFacts {
   /** undefined: a QR record whose shipping details have not come (only seller notes are written then). */
   shipping: ShippingInput | undefined;
   paymentMethod: 'wallet' | 'qr';
+  /** The payment link while something is owed (the missing amount's once part paid), else PAID_NOTHING_MORE. */
   solanaPayUrl: string;
   /** The recorded payments' sum, when there is one (payment notes state it). */
   receivedBaseUnits?: bigint;
@@ -136,7 +140,8 @@ export function buildOrderEmailPayload(
  * The messages an order event causes, seller first: order_confirmation → seller then buyer; payment_received →
  * seller, then the buyer when the details are known (an extra payment's note: the seller only, with that
  * transfer's amount and signature); paid_late → seller (with the USD value at payment time), then the buyer;
- * payment_underpaid, details_missing and payment_oversold → seller only, with the amount received;
+ * payment_underpaid → seller, then the buyer whose details are known (with the link for the missing amount);
+ * details_missing and payment_oversold → seller only, with the amount received;
  * order_shipped → the buyer only, with the tracking number (and carrier). No buyer message without the buyer's
  * address.
  */
@@ -179,6 +184,10 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
       return buyer ? [seller, buyer] : [seller];
     }
     case 'payment_underpaid':
+      // The buyer too (when the details are known): what arrived, and the link to pay the missing amount.
+      received(seller);
+      if (buyer) received(buyer);
+      return buyer ? [seller, buyer] : [seller];
     case 'details_missing':
     case 'payment_oversold':
       received(seller);

@@ -30,8 +30,13 @@ const table: [string, OrderChange, EmailToQueue[]][] = [
     [{ kind: 'order_confirmation' }],
   ],
   [
-    'QR order with details paid',
+    'QR order whose details came first, paid: the confirmation pair now',
     payment('payment', 'awaiting_payment', 'paid', { paymentMethod: 'qr' }),
+    [{ kind: 'order_confirmation' }],
+  ],
+  [
+    'QR order confirmed before (sent without a price), paid',
+    payment('payment', 'awaiting_payment', 'paid', { paymentMethod: 'qr', confirmed: true }),
     [{ kind: 'payment_received' }],
   ],
   [
@@ -88,7 +93,16 @@ const table: [string, OrderChange, EmailToQueue[]][] = [
     { type: 'details_overdue' },
     [{ kind: 'details_missing' }],
   ],
-  ['the buyer sends the details', { type: 'confirmation_requested' }, [{ kind: 'order_confirmation' }]],
+  [
+    'the buyer sends the details after paying (or with no price)',
+    { type: 'confirmation_requested', unpaid: false },
+    [{ kind: 'order_confirmation' }],
+  ],
+  [
+    'the buyer sends the details before paying: no mail',
+    { type: 'confirmation_requested', unpaid: true },
+    [],
+  ],
   ['the seller marks the order shipped', { type: 'shipped' }, [{ kind: 'order_shipped' }]],
 ];
 

@@ -4,14 +4,18 @@
  *
  * - A payment that completes the amount: oversold → the seller's refund exception; paid late → "review before
  *   shipping" (seller, with the USD value at payment time) and the buyer; on time, a wallet order → the
- *   confirmation pair; a QR order with details → "payment received"; a QR record without details → nothing yet
- *   (the details bring the confirmation pair, or the seller hears after the grace delay).
+ *   confirmation pair; a QR order whose details came first → the confirmation pair now (nothing was e-mailed
+ *   while it was unpaid; "payment received" if a pair went before, for an order first sent without a price); a QR
+ *   record without details → nothing yet (the details bring the confirmation pair, or the seller hears after the
+ *   grace delay).
  * - An extra payment (after the full amount) → a note to the seller about that transfer.
- * - A short sum once the window has closed → "payment short" to the seller: once when the order becomes
- *   underpaid (not for dust), then a note per later partial transfer.
+ * - A short sum once the window has closed → "payment short" to the seller (and the buyer whose details are
+ *   known, with the link for the missing amount): once when the order becomes underpaid (not for dust), then a
+ *   note per later partial transfer.
  * - The quote's window closing on a partial sum → "payment short" (not for dust).
  * - A paid QR record still without details after the grace delay → "details missing" to the seller.
- * - The buyer's details arriving ("Send Order Confirmation") → the confirmation pair.
+ * - The buyer's details arriving ("Send Order Confirmation") → the confirmation pair, once something was paid (or
+ *   there is no price: nothing to pay here); nothing while the order is unpaid (no mail for the unpaid).
  * - The seller marking the order shipped → the buyer's "shipped" note with the tracking number.
  * Notes about one transfer (`about: 'transfer'` or `'extra'`) are skipped for dust and batched by the writer.
  */
@@ -30,10 +34,13 @@ export type OrderChange =
       hasShipping: boolean;
       /** The ledger sum with this transfer is at least the dust threshold. */
       sumAboveDust: boolean;
+      /** The confirmation pair was queued before (default false). */
+      confirmed?: boolean;
     }
   | { type: 'expire'; to: OrderStatus; receivedAboveDust: boolean }
   | { type: 'details_overdue' }
-  | { type: 'confirmation_requested' }
+  /** `unpaid`: the order has a price and nothing arrived yet (awaiting payment or expired). */
+  | { type: 'confirmation_requested'; unpaid: boolean }
   | { type: 'shipped' };
 
 export interface EmailToQueue {
@@ -53,7 +60,8 @@ export function emailsFor(change: OrderChange): EmailToQueue[] {
       else if (completes && FULLY_PAID.has(change.to)) {
         if (change.to === 'paid_late') out.push({ kind: 'paid_late', usdAtPayment: true });
         else if (change.paymentMethod === 'wallet') out.push({ kind: 'order_confirmation' });
-        else if (change.hasShipping) out.push({ kind: 'payment_received' });
+        else if (change.hasShipping)
+          out.push({ kind: change.confirmed ? 'payment_received' : 'order_confirmation' });
       }
       if (change.role === 'extra') out.push({ kind: 'payment_received', about: 'extra' });
       if (change.role === 'partial' && change.to === 'underpaid') {
@@ -67,7 +75,7 @@ export function emailsFor(change: OrderChange): EmailToQueue[] {
     case 'details_overdue':
       return [{ kind: 'details_missing' }];
     case 'confirmation_requested':
-      return [{ kind: 'order_confirmation' }];
+      return change.unpaid ? [] : [{ kind: 'order_confirmation' }];
     case 'shipped':
       return [{ kind: 'order_shipped' }];
   }

@@ -11,6 +11,10 @@ import {
   shortfall,
   stockKey,
   stockText,
+  holdsStock,
+  holdLimitRefusal,
+  unavailableText,
+  formatTimeUtc,
   type StockKey,
 } from './stock';
 
@@ -139,5 +143,43 @@ describe('stock rules', () => {
     expect(isStockCount(0)).toBe(true);
     expect(isStockCount(12)).toBe(true);
     for (const bad of [-1, 1.5, Number.NaN, 2_000_000, '3']) expect(isStockCount(bad)).toBe(false);
+  });
+});
+
+describe('holds on intent', () => {
+  it('a view holds nothing; details and Buy Now hold; a payment sells, expiry releases', () => {
+    expect(holdsStock('view')).toBe(false);
+    expect(holdsStock('details')).toBe(true);
+    expect(holdsStock('buy_now')).toBe(true);
+    expect(holdsStock('payment')).toBe(false);
+    expect(holdsStock('expiry')).toBe(false);
+  });
+
+  it('a payment of a record that never held: sold while the units are there, else oversold', () => {
+    expect(saleOutcome(false, 1, 1)).toBe('sold_unreserved');
+    expect(saleOutcome(false, 0, 1)).toBe('oversold');
+    expect(saleOutcome(false, 2, 3)).toBe('oversold');
+    expect(saleOutcome(true, 0, 1)).toBe('sold_reserved');
+  });
+
+  it('the per-client cap: up to the limit, then a plain 429 refusal naming when one comes back', () => {
+    expect(holdLimitRefusal(0, 5, 5, undefined)).toBeUndefined();
+    expect(holdLimitRefusal(4, 1, 5, undefined)).toBeUndefined();
+    expect(holdLimitRefusal(100, 1, 0, undefined)).toBeUndefined(); // 0: no cap
+    const r = holdLimitRefusal(5, 1, 5, '2026-11-24T16:35:00.000Z');
+    expect(r?.kind).toBe('rate_limited');
+    expect(r?.code).toBe('hold_limit');
+    expect(r?.message).toBe(
+      'You already have 5 pieces reserved and unpaid, and one buyer can reserve at most 5 at once. Pay for them or wait before reserving more. The first comes back at 16:35 UTC if unpaid.',
+    );
+    expect(holdLimitRefusal(1, 5, 5, undefined)?.message).toMatch(/^You already have 1 piece reserved/);
+  });
+
+  it('nothing available: "Reserved" while unpaid holds may come back, "Sold out" when sold', () => {
+    expect(unavailableText({ available: 0, held: 1, heldUntil: '2026-11-24T16:35:00Z' })).toBe('Reserved');
+    expect(unavailableText({ available: 0 })).toBe('Sold out');
+    expect(unavailableText({ available: 0, held: 0 })).toBe('Sold out');
+    expect(unavailableText({ available: 2, held: 1 })).toBe('Only 2 left');
+    expect(formatTimeUtc('2026-11-24T09:05:59Z')).toBe('09:05 UTC');
   });
 });

@@ -28,6 +28,10 @@ export interface StockLevel extends StockKey {
 /** What the browser sees (GET /api/stock): units that can be bought now. */
 export interface StockAvailability extends StockKey {
   available: number;
+  /** Units held by unpaid orders (they come back if unpaid); 0 or absent when none. */
+  held?: number;
+  /** When the first held unit comes back if its order stays unpaid (ISO time); absent when none is held. */
+  heldUntil?: string;
 }
 
 /** "Only N left" is shown at or below this many units (and above zero). */
@@ -138,4 +142,57 @@ export function isSoldOut(
     const n = available(k);
     return n !== undefined && n <= 0;
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Holds on intent, never on a view.
+//
+//   view (a QR record made to show a QR)           → holds nothing; not an order for the vendor or the catalogue
+//   commit (QR details sent, wallet Buy Now)        → holds the quantity until the quote expires (available ≥ n,
+//                                                     and the client holds at most `limit` units unpaid at once)
+//   payment of a record that holds nothing          → sold when available, else oversold (saleOutcome, unheld)
+//   payment of a held order                         → sold
+//   expiry                                          → the hold is released
+
+/** What happens in a checkout, for the hold rules. */
+export type HoldEvent = 'view' | 'details' | 'buy_now' | 'payment' | 'expiry';
+
+/** Whether the event holds stock (a view never does; a payment sells, it does not hold). */
+export function holdsStock(event: HoldEvent): boolean {
+  return event === 'details' || event === 'buy_now';
+}
+
+/** Default units one client may hold unpaid at once (HOLD_LIMIT_PER_CLIENT). */
+export const DEFAULT_HOLD_LIMIT = 5;
+
+/**
+ * The per-client cap on holds: a refusal (429 at the HTTP edge) when the client already holds `heldUnits` unpaid
+ * and asks for `asking` more than `limit` allows; undefined when allowed (or `limit` is 0: no cap).
+ */
+export function holdLimitRefusal(
+  heldUnits: number,
+  asking: number,
+  limit: number,
+  nextRelease: string | undefined,
+): DomainError | undefined {
+  if (limit <= 0 || heldUnits + asking <= limit) return undefined;
+  const when = nextRelease ? ` The first comes back at ${formatTimeUtc(nextRelease)} if unpaid.` : '';
+  return new DomainError(
+    'rate_limited',
+    'hold_limit',
+    `You already have ${heldUnits} ${heldUnits === 1 ? 'piece' : 'pieces'} reserved and unpaid, and one buyer can reserve at most ${limit} at once. Pay for ${heldUnits === 1 ? 'it' : 'them'} or wait before reserving more.${when}`,
+    { field: 'items' },
+  );
+}
+
+/** "16:35 UTC": a time of day that names its zone (the server and e-mails do not know the buyer's zone). */
+export function formatTimeUtc(iso: string): string {
+  const d = new Date(iso);
+  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
+}
+
+/** The page's word for a line with nothing available: "Reserved" while unpaid holds may come back. */
+export function unavailableText(line: Pick<StockAvailability, 'available' | 'held' | 'heldUntil'>): string {
+  if (line.available > 0) return stockText(line.available) ?? '';
+  return (line.held ?? 0) > 0 ? 'Reserved' : SOLD_OUT_TEXT;
 }

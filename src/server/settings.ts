@@ -1,3 +1,4 @@
+import { DEFAULT_HOLD_LIMIT } from '../core/stock';
 import { PublicKey } from '@solana/web3.js';
 import { catalog as defaultCatalog } from '../../catalog';
 import type { PublicConfig } from '../core/api';
@@ -105,6 +106,11 @@ export interface Settings {
    * `cleanupAfterMs` after their expiry (past the watcher's 24 h window, so no payment can still come for them).
    */
   qr: { detailsGraceMs: number; cleanupAfterMs: number };
+  /**
+   * Holds on intent (docs/decisions/catalogue.md, "Stock"): one client (by address) holds at most
+   * `limitPerClient` units unpaid at once (HOLD_LIMIT_PER_CLIENT, default 5; 0 turns the cap off).
+   */
+  holds: { limitPerClient: number };
   /**
    * Payment notes: a transfer below min(`dustBps` of the order amount, `dustMaxCents` at the order's price) is
    * recorded but e-mails nobody; other notes about one order go out at most once per `noteIntervalMs`.
@@ -403,6 +409,7 @@ export function loadSettings(
   const rateLimitPerMinute = int('RATE_LIMIT_ORDERS_PER_MINUTE', 120, 0, 1_000_000);
   const detailsGraceMs = int('QR_DETAILS_GRACE_MS', 30 * 60_000, 0, 7 * 24 * 3600_000);
   const cleanupAfterMs = int('QR_RECORD_CLEANUP_AFTER_MS', 48 * 3600_000, 25 * 3600_000, 365 * 24 * 3600_000);
+  const holdLimitPerClient = int('HOLD_LIMIT_PER_CLIENT', DEFAULT_HOLD_LIMIT, 0, 1_000_000);
   const dustBps = int('DUST_THRESHOLD_BPS', 100, 0, 10_000);
   const dustMaxCents = int('DUST_THRESHOLD_MAX_CENTS', 50, 0, 1_000_000);
   const qrPerMinute = int('RATE_LIMIT_QR_PER_MINUTE', 120, 0, 1_000_000);
@@ -529,6 +536,7 @@ export function loadSettings(
     localnetPort,
     rpcBudget: { per10s: rpcBudgetPer10s },
     qr: { detailsGraceMs, cleanupAfterMs },
+    holds: { limitPerClient: holdLimitPerClient },
     notes: { dustBps, dustMaxCents, noteIntervalMs: 3600_000 },
     rateLimit: { perMinute: rateLimitPerMinute, qrPerMinute, sellerAuthPerMinute },
     trustProxy,

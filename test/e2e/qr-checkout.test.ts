@@ -300,14 +300,14 @@ describe('QR checkout', () => {
     expect(new BigNumber(amountText(seven)).isEqualTo(expected(50, 7))).toBe(true);
     expect(amountText(seven)).toBe('1166666.666667');
     expect(String(transfer(seven).reference?.[0])).toBe(String(t1.reference?.[0]));
-    // A quantity that is not a number: no link at all.
+    // A quantity that is not a number: no link at all, and the page says why (not 'Generating QR Code...').
     await q.page.getByLabel('Quantity').fill('0');
-    await q.page.getByTestId('qr-box').getByText('Generating QR Code...').waitFor();
+    await q.page.getByTestId('qr-box').getByText('Enter a whole number of 1 or more.').waitFor();
     expect(unexpectedErrors(q.errors)).toEqual([]);
     await q.close();
   });
 
-  it('Eagles XL: confirmation first, then payment → received → final, seller told; survives a reload', async () => {
+  it('Eagles XL: details first → focus on the QR, "Now pay", no e-mail to anyone; the payment sends both confirmations', async () => {
     const q = await openQr('/vendors/coopersglass/product9');
     const url = await decodeQr(q.page);
     expect(new BigNumber(amountText(url)).isEqualTo(expected(85, 1))).toBe(true);
@@ -315,32 +315,48 @@ describe('QR checkout', () => {
     await fillUsForm(q.page, 'Erin Eagle', 'erin@example.test');
     const button = q.page.getByRole('button', { name: 'Send Confirmation Email' });
     await button.click();
-    expect(await waitForDialog(q, 1)).toBe(SENT);
-    const sent = q.page.getByRole('button', { name: 'Confirmation Sent' });
-    expect(await sent.isDisabled()).toBe(true);
+    // The next step, where the QR is: focus moves there with what to pay. No alert, no "Confirmation Sent".
+    const next = q.page.getByTestId('pay-next');
+    await next.waitFor();
+    expect(await next.textContent()).toContain(`Now pay ${amountText(url)} $CLAIM to complete the order.`);
+    await q.page.waitForFunction(() => document.activeElement?.classList.contains('qr-area') === true);
+    expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).count()).toBe(0);
     expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
-    const [sellerNew] = await waitForMail(SELLER, /^New order: Eagles XL/);
-    const [buyerNew] = await waitForMail('erin@example.test', /^Your \$CLAIM order: Eagles XL/);
-    expect(sellerNew?.text).toContain(amountText(url));
-    expect(buyerNew?.text).toContain('Erin Eagle');
+    // Nothing is e-mailed to anyone while unpaid.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(0);
+    expect(mailsTo('erin@example.test', /.*/)).toHaveLength(0);
+    expect(q.dialogs).toEqual([]);
     // The QR still shows the recorded order's link.
     expect(await decodeQr(q.page)).toBe(url);
 
     const signature = await payUrl(url);
     await waitForStatus(q.page, 'paid', 'final');
+    // Now both confirmations go (seller, then buyer), saying it is paid, with no payable link; one alert.
+    const [sellerNew] = await waitForMail(SELLER, /^New order: Eagles XL/);
+    const [buyerNew] = await waitForMail('erin@example.test', /^Your \$CLAIM order: Eagles XL/);
+    for (const mail of [sellerNew, buyerNew]) {
+      expect(mail?.text).toContain('Payment has been received on-chain.');
+      expect(mail?.text).toContain('Paid — nothing more to pay');
+      expect(`${mail?.text ?? ''}${String(mail?.html ?? '')}`).not.toContain('solana:');
+    }
+    expect(buyerNew?.text).toContain('Erin Eagle');
+    expect(buyerNew?.text).toContain(`Transaction link: https://explorer.solana.com/tx/${signature}`);
+    expect(await waitForDialog(q, 1)).toBe(SENT);
+    const sent = q.page.getByRole('button', { name: 'Confirmation Sent' });
+    await sent.waitFor();
+    expect(await sent.isDisabled()).toBe(true);
     expect(await waitForStatus(q.page, 'final')).toBe('final');
     const href = await q.page.getByTestId('tx-link').getAttribute('href');
     expect(href).toBe(
       `https://explorer.solana.com/tx/${signature}?cluster=custom&customUrl=${encodeURIComponent(stack.settings.solana.rpcUrl)}`,
     );
-    await waitForMail(SELLER, /^Payment received: Eagles XL/);
-    // The buyer (whose details came first) hears of the payment too, with the transaction and the order page.
-    const [buyerPaid] = await waitForMail(
-      'erin@example.test',
-      /^Payment received for your \$CLAIM order: Eagles XL/,
-    );
-    expect(buyerPaid?.text).toContain(`Transaction link: https://explorer.solana.com/tx/${signature}`);
-    expect(orderPageLink(buyerPaid)).toBe(orderPageLink(buyerNew));
+    // The order page of a paid order carries no payable link either.
+    const orderPage = await q.page.context().newPage();
+    await orderPage.goto(orderPageLink(buyerNew));
+    await orderPage.getByTestId('order-status-line').waitFor();
+    expect(await orderPage.locator('a[href^="solana:"]').count()).toBe(0);
+    await orderPage.close();
 
     // Reload: the order is resumed from localStorage and its status read from the server; paid, so no QR.
     await q.page.reload();
@@ -348,9 +364,11 @@ describe('QR checkout', () => {
     expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).isDisabled()).toBe(true);
     await q.page.getByTestId('payment-received').waitFor();
     expect(await q.page.getByTestId('qr-image').count()).toBe(0);
-    // Exactly one confirmation pair and one payment note each for this order.
-    expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(2);
-    expect(mailsTo('erin@example.test', /.*/)).toHaveLength(2);
+    // A paid order offers no "Start a new order"; exactly one confirmation pair, and one alert in all.
+    expect(await q.page.getByRole('button', { name: 'Start a new order' }).count()).toBe(0);
+    expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(1);
+    expect(mailsTo('erin@example.test', /.*/)).toHaveLength(1);
+    expect(q.dialogs).toHaveLength(1);
     expect(unexpectedErrors(q.errors)).toEqual([]);
     await q.close();
   });
@@ -492,7 +510,10 @@ describe('QR checkout', () => {
 
   it('an e-mail failure alerts and keeps the button; the retry sends without a second order or e-mail', async () => {
     const q = await openQr('/honey2');
-    await decodeQr(q.page);
+    const url = await decodeQr(q.page);
+    // Paid first (no mail for the unpaid), then the details while e-mail is down.
+    await payUrl(url);
+    await q.page.getByTestId('payment-received').waitFor({ timeout: 30_000 });
     await fillUsForm(q.page, 'Rita Retry', 'rita@example.test');
     stack.mail.setFailing(true);
     const button = q.page.getByRole('button', { name: 'Send Order Confirmation' });
@@ -503,7 +524,6 @@ describe('QR checkout', () => {
         (b) => b.textContent === 'Send Order Confirmation' && !b.disabled,
       ),
     );
-    expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
     stack.mail.setFailing(false);
     await button.click();
     expect(await waitForDialog(q, 2)).toBe(SENT);

@@ -338,10 +338,11 @@ describe('catalogues', () => {
       await page.keyboard.press('Tab');
     expect(await first.evaluate((el) => el === document.activeElement)).toBe(true);
     await expect.poll(opacity, { timeout: POLL_MS }).toBe('1');
-    // The retail list of the spec, in grid order.
-    const prices = (await page.locator('a.tile .tile-price').allTextContents()).map((t) =>
-      t.replace('Retail price ', ''),
-    );
+    // The retail list of the spec, in grid order, each next to the sale price the buyer pays.
+    const prices = await page.locator('a.tile .tile-retail').allTextContents();
+    const sales = await page.locator('a.tile .tile-sale').allTextContents();
+    expect(sales.length).toBeGreaterThanOrEqual(prices.length);
+    for (const sale of sales) expect(sale).toMatch(/^\$\d{1,3}(,\d{3})*\.\d{2}$/);
     expect(prices.slice(0, 9)).toEqual([
       '$475.00',
       '$125.00',

@@ -110,6 +110,11 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       return r.json<OrderCreated>();
     }
     const getOrder = async (id: string) => (await inject('GET', `/api/orders/${id}`)).json<OrderPublic>();
+    /** "Send Order Confirmation" as the order's page sends it: with its page token (the id alone is refused). */
+    const confirm = (o: { orderId: string; orderUrl: string }) =>
+      inject('POST', `/api/orders/${o.orderId}/confirmation`, {
+        token: o.orderUrl.slice(o.orderUrl.lastIndexOf('/') + 1),
+      });
 
     it('answers health once the store is open and migrated', async () => {
       const r = await inject('GET', '/api/health');
@@ -707,8 +712,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
             },
           ),
         ).toMatchObject({ ok: true, status: 'underpaid', role: 'partial' });
+        // The seller, and the buyer too (with the link for the missing amount).
         expect((await getOrder(lateShort.orderId)).emails.map((e) => [e.kind, e.recipient])).toEqual([
           ['payment_underpaid', 'seller'],
+          ['payment_underpaid', 'buyer'],
         ]);
 
         const late = await walletOrder();
@@ -818,33 +825,15 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         ).toMatchObject({ ok: true, status: 'expired', role: 'partial' });
       });
 
-      it('QR confirmation queues seller then buyer once; a QR payment tells the seller', async () => {
+      it('QR details before paying: kept, nothing e-mailed; the payment sends the confirmation pair, no payable link', async () => {
         const o = await qrOrder(2);
-        const first = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
+        const first = await confirm(o);
         expect(first.statusCode).toBe(200);
-        expect(first.json<OrderPublic>().emails.map((e) => [e.kind, e.recipient, e.state])).toEqual([
-          ['order_confirmation', 'seller', 'pending'],
-          ['order_confirmation', 'buyer', 'pending'],
-        ]);
-        const retry = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
-        expect(retry.json<OrderPublic>().emails).toHaveLength(2);
-        const rows = await server.store.db
-          .selectFrom('outbox')
-          .selectAll()
-          .where('order_id', '=', o.orderId)
-          .execute();
-        expect(rows).toHaveLength(2);
-
+        expect(first.json<OrderPublic>().emails).toEqual([]);
+        const retry = await confirm(o);
+        expect(retry.json<OrderPublic>().emails).toEqual([]);
         await server.outbox.runOnce();
-        expect(transport.sent.map((m) => m.role)).toEqual(['seller', 'buyer']);
-        expect(transport.sent[0]?.payload).toMatchObject({
-          quantity: '2',
-          solanaPayURL: o.solanaPayUrl,
-          totalCLAIM: '200.000000',
-          totalUSD: '100.00',
-          shippingAddress: '1 Navy Way, Arlington, VA, 22202',
-        });
-        expect(transport.sent[0]?.paymentSeen).toBe(false);
+        expect(transport.sent).toEqual([]);
 
         await server.orders.recordPayment(
           { orderId: o.orderId },
@@ -852,15 +841,25 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         );
         await server.outbox.runOnce();
         await server.outbox.runOnce();
-        // The details were sent before the payment: seller and buyer are both told it arrived.
-        expect(transport.sent.map((m) => [m.kind, m.role])).toEqual([
-          ['order_confirmation', 'seller'],
-          ['order_confirmation', 'buyer'],
-          ['payment_received', 'seller'],
-          ['payment_received', 'buyer'],
+        expect(transport.sent.map((m) => [m.kind, m.role, m.paymentSeen])).toEqual([
+          ['order_confirmation', 'seller', true],
+          ['order_confirmation', 'buyer', true],
         ]);
-        const again = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
-        expect(again.json<OrderPublic>().emails).toHaveLength(4);
+        expect(transport.sent[0]?.payload).toMatchObject({
+          quantity: '2',
+          solanaPayURL: 'Paid — nothing more to pay',
+          totalCLAIM: '200.000000',
+          totalUSD: '100.00',
+          shippingAddress: '1 Navy Way, Arlington, VA, 22202',
+        });
+        const rows = await server.store.db
+          .selectFrom('outbox')
+          .selectAll()
+          .where('order_id', '=', o.orderId)
+          .execute();
+        expect(rows).toHaveLength(2);
+        const again = await confirm(o);
+        expect(again.json<OrderPublic>().emails).toHaveLength(2);
       });
 
       it('refuses the confirmation button on wallet orders and unknown ones', async () => {
@@ -1183,7 +1182,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(await server.orders.expireOrders()).toBe(1);
         const under = await getOrder(o.orderId);
         expect(under).toMatchObject({ status: 'underpaid', receivedBaseUnits: (AMOUNT / 2n).toString() });
-        expect(under.emails.map((e) => [e.kind, e.recipient])).toEqual([['payment_underpaid', 'seller']]);
+        expect(under.emails.map((e) => [e.kind, e.recipient])).toEqual([
+          ['payment_underpaid', 'seller'],
+          ['payment_underpaid', 'buyer'],
+        ]);
         // Still watched within 24 h of the expiry.
         expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(o.orderId);
         clock.advance(60 * 60_000);
@@ -1201,17 +1203,20 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         expect(pub.payments.map((p) => p.role)).toEqual(['partial', 'top_up']);
         expect(pub.emails.map((e) => [e.kind, e.recipient])).toEqual([
           ['payment_underpaid', 'seller'],
+          ['payment_underpaid', 'buyer'],
           ['paid_late', 'seller'],
           ['paid_late', 'buyer'],
         ]);
         await server.outbox.runOnce();
         await server.outbox.runOnce();
-        expect(transport.sent.map((m) => [m.kind, m.role, m.payload.receivedCLAIM])).toEqual([
-          ['payment_underpaid', 'seller', '325.000000'],
-          ['paid_late', 'seller', '650.000000'],
+        // Each buyer message goes after its seller message (the two kinds' pairs may interleave).
+        expect(transport.sent.map((m) => [m.kind, m.role, m.payload.receivedCLAIM]).sort()).toEqual([
           ['paid_late', 'buyer', '650.000000'],
+          ['paid_late', 'seller', '650.000000'],
+          ['payment_underpaid', 'buyer', '325.000000'],
+          ['payment_underpaid', 'seller', '325.000000'],
         ]);
-        expect(transport.sent[1]?.paymentSeen).toBe(true);
+        expect(transport.sent.find((m) => m.kind === 'paid_late')?.paymentSeen).toBe(true);
       });
 
       it('dust before expiry is recorded and visible, and the order is still paid by the real transfer', async () => {
@@ -1357,7 +1362,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           .executeTakeFirstOrThrow();
         expect([row.amount_base_units, row.price_usd, row.solana_pay_url]).toEqual([null, null, null]);
 
-        const conf = await inject('POST', `/api/orders/${o.orderId}/confirmation`);
+        const conf = await confirm(o);
         expect(conf.statusCode).toBe(200);
         await server.outbox.runOnce();
         expect(transport.sent.map((m) => [m.kind, m.role])).toEqual([
@@ -1506,7 +1511,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         await server.outbox.runOnce();
         expect(
           transport.sent.map((m) => [m.kind, m.role, m.payload.totalCLAIM, m.payload.receivedCLAIM]),
-        ).toEqual([['payment_underpaid', 'seller', '200.000000', '100.000000']]);
+        ).toEqual([
+          ['payment_underpaid', 'seller', '200.000000', '100.000000'],
+          ['payment_underpaid', 'buyer', '200.000000', '100.000000'],
+        ]);
       });
     });
   });

@@ -72,8 +72,13 @@ export const keys = {
 
 export const SELLER = 'seller@shop.test';
 
-export function testSettings(): Settings {
+/**
+ * Tests place many orders from one address, each standing for a different buyer: the per-client cap on holds is
+ * off here (HOLD_LIMIT_PER_CLIENT 0) unless a test turns it on; the cap has its own tests.
+ */
+export function testSettings(env: Record<string, string> = {}): Settings {
   return loadSettings({
+    HOLD_LIMIT_PER_CLIENT: '0',
     DATA_KEYS: TEST_DATA_KEYS,
     SOLANA_RPC_URL: 'http://127.0.0.1:9',
     PRICE_API_URL: 'http://127.0.0.1:9',
@@ -84,6 +89,7 @@ export function testSettings(): Settings {
     RECIPIENT_GORILLA: keys.gorilla,
     PORT: '0',
     MAIL_TRANSPORT: 'file',
+    ...env,
   });
 }
 

@@ -86,48 +86,115 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
         { orderId },
         { signature: fakeSignature(), receivedBaseUnits: amount, finalized: false, blockTime },
       );
+    /** "Send Order Confirmation" as the page that made the record sends it: the details and its page token. */
+    const confirm = (
+      r: { orderId: string; orderUrl: string },
+      shipping?: unknown,
+      token = tokenOf(r.orderUrl),
+    ) =>
+      inject('POST', `/api/orders/${r.orderId}/confirmation`, {
+        ...(shipping !== undefined ? { shipping } : {}),
+        token,
+      });
+    const held = async () =>
+      (await server.stock.availability()).find((l) => l.productId === HONEY)?.held ?? 0;
     const sendAll = async () => {
       for (let i = 0; i < 4; i++) await server.outbox.runOnce();
     };
 
-    it('a record holds the payment target without details; the details attach later, once', async () => {
+    it('a record holds the payment target and no stock; details attach only with its token, no e-mail until paid', async () => {
+      const available = async () =>
+        (await server.stock.availability()).find((l) => l.productId === HONEY)?.available ?? -1;
+      const stockBefore = await available();
       const r = await record(2);
       expect(r).toMatchObject({ amount: '200.000000' });
       expect(r.orderUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/order\/[0-9a-f]{32}$/);
       const pub = await getOrder(r.orderId);
       expect(pub).toMatchObject({ status: 'awaiting_payment', shippingDetails: 'awaiting', emails: [] });
+      // A view holds nothing: the catalogue does not count it.
+      expect(await available()).toBe(stockBefore);
+      expect(await held()).toBe(0);
       // The watcher follows it like any other order.
       expect((await server.orders.ordersToWatch()).map((w) => w.orderId)).toContain(r.orderId);
 
+      // The order id alone attaches nothing (ids appear in request logs and seller e-mails).
+      for (const token of [undefined, '0'.repeat(32), r.orderId, tokenOf(r.orderUrl).toUpperCase()]) {
+        const res = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
+          shipping: usShipping,
+          ...(token !== undefined ? { token } : {}),
+        });
+        expect(res.statusCode, String(token)).toBe(403);
+        expect(res.json()).toMatchObject({
+          error: 'order_capability_required',
+          message:
+            'Shipping details can only be sent from the page that started this order, or from its order page link.',
+        });
+      }
       // No details, no confirmation; bad details change nothing.
-      const none = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {});
+      const none = await confirm(r);
       expect(none.statusCode).toBe(400);
       expect(none.json()).toMatchObject({ error: 'invalid_shipping' });
-      const bad = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
-        shipping: { ...usShipping, usState: 'XX' },
-      });
+      const bad = await confirm(r, { ...usShipping, usState: 'XX' });
       expect(bad.statusCode).toBe(400);
       const extra = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
         shipping: usShipping,
+        token: tokenOf(r.orderUrl),
         x: 1,
       });
       expect(extra.statusCode).toBe(400);
       expect((await getOrder(r.orderId)).shippingDetails).toBe('awaiting');
 
-      const ok = await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      const ok = await confirm(r, usShipping);
       expect(ok.statusCode, ok.body).toBe(200);
-      expect(ok.json<OrderPublic>()).toMatchObject({ shippingDetails: 'given' });
-      // A retry with other details never changes them and adds no e-mail.
-      const retry = await inject('POST', `/api/orders/${r.orderId}/confirmation`, {
-        shipping: { ...usShipping, fullName: 'Someone Else' },
+      // Kept, and the stock is held now (the buyer committed), but nothing is e-mailed to anyone while unpaid.
+      expect(ok.json<OrderPublic>()).toMatchObject({ shippingDetails: 'given', emails: [] });
+      expect(await held()).toBe(2);
+      expect(await available()).toBe(stockBefore - 2);
+      // The same details again: fine, nothing new. A second, different set: refused in words.
+      expect((await confirm(r, usShipping)).statusCode).toBe(200);
+      const other = await confirm(r, { ...usShipping, fullName: 'Someone Else' });
+      expect(other.statusCode).toBe(409);
+      expect(other.json()).toMatchObject({
+        error: 'details_already_sent',
+        message:
+          'Shipping details were already sent for this order and cannot be replaced here. To change them, contact the seller.',
       });
-      expect(retry.json<OrderPublic>().emails).toHaveLength(2);
       await sendAll();
-      expect(transport.sent.map((m) => [m.kind, m.role, m.payload.from_name])).toEqual([
-        ['order_confirmation', 'seller', usShipping.fullName],
-        ['order_confirmation', 'buyer', usShipping.fullName],
+      expect(transport.sent).toEqual([]);
+
+      // The payment lands: both confirmations, seller then buyer, saying it is paid, with no payable link.
+      expect(await pay(r.orderId, 200_000_000n)).toMatchObject({ ok: true, status: 'paid' });
+      await sendAll();
+      expect(transport.sent.map((m) => [m.kind, m.role, m.payload.from_name, m.paymentSeen])).toEqual([
+        ['order_confirmation', 'seller', usShipping.fullName, true],
+        ['order_confirmation', 'buyer', usShipping.fullName, true],
       ]);
+      for (const m of transport.sent) {
+        expect(m.payload.solanaPayURL).toBe('Paid — nothing more to pay');
+        const { text, html } = renderEmail(m);
+        expect(text).toContain('Payment has been received on-chain.');
+        expect(text + html).not.toContain('solana:');
+      }
       expect(transport.sent[1]?.payload.orderUrl).toBe(r.orderUrl);
+      // Sold: the hold became a sale.
+      expect(await held()).toBe(0);
+      expect(await available()).toBe(stockBefore - 2);
+    });
+
+    it('a record paid before its details sells the unit if it is there, else it is oversold', async () => {
+      await server.stock.set({ productId: HONEY }, 1, 'test', clock.now().toISOString());
+      const a = await record(1);
+      const b = await record(1);
+      // Two views of the last unit: both see it for sale.
+      expect((await server.stock.availability()).find((l) => l.productId === HONEY)?.available).toBe(1);
+      expect(await pay(a.orderId, 100_000_000n)).toMatchObject({ ok: true, status: 'paid' });
+      expect((await server.stock.availability()).find((l) => l.productId === HONEY)?.available).toBe(0);
+      // The later payment for the same last unit: recorded, the order is oversold and the seller refunds.
+      expect(await pay(b.orderId, 100_000_000n)).toMatchObject({ ok: true, status: 'oversold' });
+      // Sold out now: the page's next quote is refused in words.
+      const next = await inject('POST', '/api/quotes', { items: [{ productId: HONEY, quantity: 1 }] });
+      expect(next.statusCode).toBe(409);
+      expect(next.json()).toMatchObject({ error: 'sold_out' });
     });
 
     it('the open record follows the quantity (same reference); a paid one refuses', async () => {
@@ -156,7 +223,7 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       const r = await record(1);
       expect(await pay(r.orderId, 100_000_000n)).toMatchObject({ ok: true, status: 'paid' });
       expect((await getOrder(r.orderId)).emails).toEqual([]);
-      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      await confirm(r, usShipping);
       await sendAll();
       expect(transport.sent.map((m) => [m.kind, m.role, m.paymentSeen])).toEqual([
         ['order_confirmation', 'seller', true],
@@ -196,7 +263,7 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
 
     it('the order page: by token only, no e-mail or address, live status and payments; wrong token 404', async () => {
       const r = await record(2);
-      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      await confirm(r, usShipping);
       const first = await page(r.orderUrl);
       expect(first.statusCode).toBe(200);
       expect(first.headers['cache-control']).toBe('no-store');
@@ -246,7 +313,7 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
 
     it('late: paid_late, the seller gets the USD value at the block time against the total', async () => {
       const r = await record(1); // $50 = 100 $CLAIM at $0.5
-      await inject('POST', `/api/orders/${r.orderId}/confirmation`, { shipping: usShipping });
+      await confirm(r, usShipping);
       clock.advance(20 * 60_000);
       await server.orders.expireOrders();
       // The price at the payment's block time, from the stored history: $0.40 → 100 $CLAIM were worth $40.
@@ -318,7 +385,7 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
     it('dust e-mails nobody; expired unpaid records without details are cleaned up, nothing else', async () => {
       const dusty = await record(1);
       await pay(dusty.orderId, 100_000_000n);
-      await inject('POST', `/api/orders/${dusty.orderId}/confirmation`, { shipping: usShipping });
+      await confirm(dusty, usShipping);
       const before = (await getOrder(dusty.orderId)).emails.length;
       // min(1 % of 100 $CLAIM, $0.50 / $0.5) = 1 $CLAIM
       expect(await pay(dusty.orderId, 999_999n)).toMatchObject({ ok: true, role: 'extra' });
@@ -328,7 +395,7 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
 
       const unpaid = await record(1);
       const withDetails = await record(1);
-      await inject('POST', `/api/orders/${withDetails.orderId}/confirmation`, { shipping: usShipping });
+      await confirm(withDetails, usShipping);
       clock.advance(16 * 60_000);
       await server.orders.expireOrders();
       expect(await server.orders.cleanupRecords()).toBe(0); // inside the watcher's window: kept

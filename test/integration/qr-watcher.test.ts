@@ -129,11 +129,12 @@ describe('QR: paid before the order is recorded', () => {
       via: 'match',
     });
 
-    // The seller and the buyer (whose details are on the order) are told about the payment, via the outbox.
+    // Nothing was e-mailed before the payment: now the confirmation pair goes (seller, then the buyer whose
+    // details are on the order), via the outbox.
     const pub = await orders.service.getOrder(orderId);
     expect(pub?.emails.map((e) => [e.kind, e.recipient])).toEqual([
-      ['payment_received', 'seller'],
-      ['payment_received', 'buyer'],
+      ['order_confirmation', 'seller'],
+      ['order_confirmation', 'buyer'],
     ]);
     await waitFor('final', async () => ((await orders.status(orderId)) === 'final' ? true : undefined));
     expect(events.filter((e) => e.type === 'error')).toEqual([]);

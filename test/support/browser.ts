@@ -32,11 +32,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Demo-mode settings on a random port with the localnet's deterministic keys (no localnet is started). */
+/**
+ * Demo-mode settings on a random port with the localnet's deterministic keys (no localnet is started). The
+ * per-client cap on holds is off (every test buyer shares one address) unless `env` turns it on.
+ */
 export function testSettings(env: Record<string, string> = {}): Settings {
   const keys = demoKeys();
   return loadSettings(
-    { PORT: '0', ...env },
+    { PORT: '0', HOLD_LIMIT_PER_CLIENT: '0', ...env },
     {
       claimMint: keys.mint.toBase58(),
       recipients: {

@@ -69,6 +69,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       MAIL_TRANSPORT: 'smtp',
       SMTP_URL: sink.url,
       SELLER_EMAIL: 'seller@shop.test',
+      // Every test buyer shares one address: the per-client cap on holds is off unless a test turns it on.
+      HOLD_LIMIT_PER_CLIENT: '0',
       ...opts.env,
     },
     {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { PAID_NOTHING_MORE } from '../../src/core/email-payload';
 import { escapeHtml, headerSafe, renderEmail, subjectFor } from '../../src/server/mail/templates';
 import { evilFacts, outgoing, qrFacts, walletFacts } from '../support/mail-fixtures';
 
@@ -12,16 +13,38 @@ describe('mail templates', () => {
     expect(subjectFor(paid!)).toBe('Payment received: Strawberry Fritter Rosin');
   });
 
-  it('payment_underpaid: seller only, states the total and what was received', () => {
-    const facts = { ...qrFacts, amountBaseUnits: 200_000_000n, receivedBaseUnits: 100_000_000n };
+  it('payment_underpaid: the seller, then the buyer with the link for the missing amount', () => {
+    const topUp = 'solana:Rcpt?amount=100&spl-token=Mint&reference=Ref&message=Top-up';
+    const facts = {
+      ...qrFacts,
+      amountBaseUnits: 200_000_000n,
+      receivedBaseUnits: 100_000_000n,
+      solanaPayUrl: topUp,
+    };
     const mails = outgoing(facts, 'payment_underpaid');
-    expect(mails.map((m) => m.role)).toEqual(['seller']);
-    const [short] = mails;
+    expect(mails.map((m) => m.role)).toEqual(['seller', 'buyer']);
+    const [short, buyer] = mails;
     expect(subjectFor(short!)).toBe('Payment short of the total: Strawberry Fritter Rosin');
     const { text, html } = renderEmail(short!);
     expect(text).toContain('less than the order total');
     expect(text).toContain('Total ($CLAIM): 200.000000\nReceived ($CLAIM): 100.000000');
     expect(html).toContain('Received ($CLAIM)');
+    expect(subjectFor(buyer!)).toBe('Your payment is short of the total: Strawberry Fritter Rosin');
+    const mine = renderEmail(buyer!);
+    expect(mine.text).toContain('Pay the missing amount with the Solana Pay link below');
+    expect(mine.text).toContain(`Solana Pay link: ${topUp}`);
+    expect(mine.html).toContain(`<a href="${topUp.replace(/&/g, '&amp;')}">`);
+  });
+
+  it('a fully paid order: the payment link field says there is nothing more to pay, never a link', () => {
+    const facts = { ...qrFacts, solanaPayUrl: PAID_NOTHING_MORE, receivedBaseUnits: 200_000_000n };
+    for (const m of outgoing(facts, 'order_confirmation', 'ord_paid', true)) {
+      expect(m.payload.solanaPayURL).toBe('Paid — nothing more to pay');
+      const { text, html } = renderEmail(m);
+      expect(text).toContain('Solana Pay link: Paid — nothing more to pay');
+      expect(text).not.toContain('solana:');
+      expect(html).not.toContain('solana:');
+    }
   });
 
   it('text body carries every payload field', () => {

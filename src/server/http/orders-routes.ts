@@ -8,6 +8,7 @@ import type { OrderService } from '../orders/service';
 import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
+import { holderOf } from '../stock/holds';
 
 export interface OrderRoutesDeps {
   orders: OrderService;
@@ -30,6 +31,8 @@ function idOf(params: unknown): string {
 }
 
 export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): Promise<void> {
+  // The client's hold key (per-client cap on holds): a keyed hash of its address, never the address.
+  const holder = (ip: string) => holderOf(deps.quotes.settings.quote.secret, ip);
   app.post('/api/quotes', async (req, reply) => {
     const { quote, response } = issueQuote(deps.quotes, req.body);
     // More than is available: OutOfStockError → 409 "Sold out" / "Only N left" (a read; the order reserves).
@@ -50,7 +53,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
         },
       );
     }
-    const result = await deps.orders.createOrder(req.body, key);
+    const result = await deps.orders.createOrder(req.body, key, holder(req.ip));
     return (
       reply
         .header('cache-control', 'no-store')
@@ -72,18 +75,24 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
       throw new DomainError('invalid', 'invalid_request', 'The body must be a JSON object.');
     const fields = (body ?? {}) as Record<string, unknown>;
-    const extra = Object.keys(fields).find((k) => k !== 'shipping');
+    const extra = Object.keys(fields).find((k) => k !== 'shipping' && k !== 'token');
     if (extra !== undefined)
       throw new DomainError(
         'invalid',
         'invalid_request',
-        `Unknown field '${extra}': only 'shipping' is accepted.`,
+        `Unknown field '${extra}': only 'shipping' and 'token' are accepted.`,
         {
           field: extra,
         },
       );
-    // The shipping details of a QR record (checked by the order service against the US form).
-    const order = await deps.orders.requestConfirmation(idOf(req.params), fields.shipping);
+    // The shipping details of a QR record (checked by the order service against the US form), with the record's
+    // page token: the order id alone attaches nothing.
+    const order = await deps.orders.requestConfirmation(
+      idOf(req.params),
+      fields.shipping,
+      fields.token,
+      holder(req.ip),
+    );
     return reply.header('cache-control', 'no-store').send(order);
   });
 

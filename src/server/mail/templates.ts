@@ -51,7 +51,12 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
         : `Payment received for your $CLAIM order: ${product}`,
     );
   }
-  if (message.kind === 'payment_underpaid') return headerSafe(`Payment short of the total: ${product}`);
+  if (message.kind === 'payment_underpaid')
+    return headerSafe(
+      message.role === 'seller'
+        ? `Payment short of the total: ${product}`
+        : `Your payment is short of the total: ${product}`,
+    );
   if (message.kind === 'details_missing') return headerSafe(`Paid, shipping details missing: ${product}`);
   if (message.kind === 'paid_late') {
     return headerSafe(
@@ -87,7 +92,9 @@ function intro(message: OutgoingEmail): string {
     return 'This order was paid in full after its reservation had lapsed, and the item sold out meanwhile (order status: oversold). The payment is recorded. Please refund the buyer, or restock and ship if you can.';
   }
   if (message.kind === 'payment_underpaid') {
-    return 'A payment for this order arrived on-chain, but it is less than the order total. Please contact the buyer to settle the difference.';
+    return message.role === 'seller'
+      ? 'A payment for this order arrived on-chain, but it is less than the order total. Please contact the buyer to settle the difference.'
+      : 'Your payment arrived on-chain, but it is less than the order total. Pay the missing amount with the Solana Pay link below (it is for this same order), or reply to the seller.';
   }
   if (message.kind === 'details_missing') {
     return 'This QR order has been paid on-chain, but the buyer has not sent the shipping details. Hold it until they do (their order page asks for them); the amount and transaction are below.';

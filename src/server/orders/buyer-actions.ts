@@ -7,13 +7,15 @@ import type { AnyOrderCreated, OrderPageView, OrderPublic } from '../../core/api
 import { formatBaseUnits } from '../../core/money';
 import { FULLY_PAID } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
+import { timingSafeEqual } from 'node:crypto';
 import { shippingProblem } from './create';
+import { hold } from './holds';
 import { DomainError } from '../../core/errors';
 import { queueEmails } from './notifications';
 import { orderPageOf, publicOf } from './public-view';
 import { verifyQuote } from './quotes';
 import { addHistory, checkOrderId, isPriced, ledgerOf, loadOrder, orderUrlOf, toWatched } from './rows';
-import { SIGNATURE, type OrderContext } from './types';
+import { SIGNATURE, type OrderContext, type StoredItem } from './types';
 
 export async function getOrder(ctx: OrderContext, orderId: string): Promise<OrderPublic | undefined> {
   checkOrderId(orderId);
@@ -87,10 +89,10 @@ export async function requote(ctx: OrderContext, orderId: string, token: string)
       .where('id', '=', o.id)
       .execute();
     await addHistory(trx, o.id, 'awaiting_payment', 'requote', at);
-    // The reservation follows the record: released, then the new quantity held until the new expiry (more than
-    // is available: OutOfStockError, 409, and the record keeps its old quantity).
+    // A record holds no stock (holds on intent, never on a view); one made before that rule gives its hold back.
     await ctx.stock.release(trx, o.id, at, 'requote');
-    await ctx.stock.reserve(trx, o.id, quote.items, quote.expiresAt, at);
+    // Still refused when the new quantity is more than is available (409, the record keeps its old quantity).
+    await ctx.stock.assertAvailable(quote.items, trx);
     return {
       orderId: o.id,
       reference: o.reference,
@@ -105,10 +107,20 @@ export async function requote(ctx: OrderContext, orderId: string, token: string)
   });
 }
 
+/** The capability that lets details attach: the record's page token (held by the browser that made it). */
+function holdsCapability(o: { public_token: string | null }, token: unknown): boolean {
+  if (typeof token !== 'string' || !ORDER_TOKEN.test(token) || !o.public_token) return false;
+  const a = Buffer.from(token);
+  const b = Buffer.from(o.public_token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 export async function requestConfirmation(
   ctx: OrderContext,
   orderId: string,
   shippingBody?: unknown,
+  token?: unknown,
+  holder?: string,
 ): Promise<OrderPublic> {
   checkOrderId(orderId);
   // Checked before anything is read: bad details change nothing.
@@ -129,8 +141,17 @@ export async function requestConfirmation(
         'Wallet orders are confirmed by e-mail automatically once the payment is verified.',
       );
     }
+    // The order id alone (it appears in request logs and seller e-mails) never attaches or sends anything.
+    if (!holdsCapability(o, token)) {
+      throw new DomainError(
+        'forbidden',
+        'order_capability_required',
+        'Shipping details can only be sent from the page that started this order, or from its order page link.',
+        { field: 'token' },
+      );
+    }
     const at = ctx.deps.now().toISOString();
-    // A QR record gets its details now (the first details win: a retry never changes them).
+    // A QR record gets its details now; a second, different set is refused in words (a retry of the same is fine).
     let current = o;
     if (o.shipping_json === null) {
       if (shipping === undefined) {
@@ -149,6 +170,17 @@ export async function requestConfirmation(
         .set({ shipping_json: shipping, updated_at: at })
         .where('id', '=', o.id)
         .execute();
+      // Holds on intent: the details commit the buyer, so an unpaid record holds its stock now (sold out
+      // meanwhile: 409 in words, and the details are not kept).
+      if (o.status === 'awaiting_payment' && Date.parse(o.expires_at) > Date.parse(at))
+        await hold(ctx, trx, o.id, JSON.parse(o.items_json) as StoredItem[], o.expires_at, at, holder);
+    } else if (shipping !== undefined && shipping !== o.shipping_json) {
+      throw new DomainError(
+        'conflict',
+        'details_already_sent',
+        'Shipping details were already sent for this order and cannot be replaced here. To change them, contact the seller.',
+        { field: 'shipping' },
+      );
     }
     if (!current.confirmation_requested_at) {
       current = { ...current, confirmation_requested_at: at };
@@ -158,11 +190,14 @@ export async function requestConfirmation(
         .where('id', '=', o.id)
         .execute();
     }
+    // No e-mail for the unpaid: the details are kept, and the confirmations go when the payment lands. An order
+    // without a price (nothing to pay here) is confirmed at once, as the spec says.
+    const unpaid = isPriced(o) && (o.status === 'awaiting_payment' || o.status === 'expired');
     added = await queueEmails(
       ctx,
       trx,
       current,
-      { type: 'confirmation_requested' },
+      { type: 'confirmation_requested', unpaid },
       { at, paymentSeen: FULLY_PAID.has(o.status) },
     );
     return publicOf(ctx, trx, current);

@@ -14,6 +14,7 @@ import {
 } from '../../core/order';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
+import { hold } from './holds';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
 import type { CreateOrderResult, OrderContext } from './types';
@@ -104,6 +105,7 @@ export async function createOrder(
   ctx: OrderContext,
   body: unknown,
   idempotencyKey: string,
+  holder?: string,
 ): Promise<CreateOrderResult> {
   const hash = createHash('sha256').update(stableStringify(body)).digest('hex');
   const replay = await replayOrConflict(ctx, idempotencyKey, hash);
@@ -225,11 +227,12 @@ export async function createOrder(
           created_at: at,
         })
         .execute();
-      // Hold the stock until the quote expires; more than is available throws OutOfStockError (409 at the edge)
-      // and rolls the whole order back. Of two orders racing for the last unit, exactly one gets it. Last in the
-      // transaction: the stock row stays locked from its UPDATE to the commit, and every order for the product
-      // waits for it.
-      await ctx.stock.reserve(trx, orderId, quote.items, quote.expiresAt, at);
+      // Holds on intent, never on a view: a QR record (made to show a QR) holds nothing; its details or its
+      // payment hold the stock later. An order with its details holds the stock until the quote expires; more
+      // than is available throws OutOfStockError (409 at the edge) and rolls the whole order back. Of two orders
+      // racing for the last unit, exactly one gets it. Last in the transaction: the stock row stays locked from
+      // its UPDATE to the commit, and every order for the product waits for it.
+      if (!record) await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder);
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

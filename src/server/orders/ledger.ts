@@ -17,6 +17,7 @@ import {
   type PaymentReport,
   type PaymentTarget,
   type RecordPaymentResult,
+  type StoredItem,
 } from './types';
 
 export async function recordPayment(
@@ -114,7 +115,8 @@ export async function recordPayment(
       // The payment that completes the amount turns the reservation into a sale; when the reservation had lapsed
       // and the stock went to someone else, the order is oversold (the payment is still recorded).
       if (t.role === 'payment' || t.role === 'top_up') {
-        const sale = await ctx.stock.sell(trx, o.id, at);
+        // A QR record paid before its details never held: its items are sold now if the units are there.
+        const sale = await ctx.stock.sell(trx, o.id, at, JSON.parse(o.items_json) as StoredItem[]);
         if (sale === 'oversold') t = transition(o.status, { ...event, stockLost: true });
         if (!t.ok || !t.role)
           return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
@@ -177,6 +179,13 @@ export async function recordPayment(
           paymentMethod: o.payment_method,
           hasShipping: o.shipping_json !== null,
           sumAboveDust: sum >= dustThreshold(ctx, updated),
+          confirmed:
+            (await trx
+              .selectFrom('outbox')
+              .select('id')
+              .where('order_id', '=', o.id)
+              .where('kind', '=', 'order_confirmation')
+              .executeTakeFirst()) !== undefined,
         },
         {
           at,

@@ -12,12 +12,15 @@ import {
   type EmailKind,
   type OrderEmailFacts,
   type OrderEmailPayload,
+  PAID_NOTHING_MORE,
 } from '../../core/email-payload';
 import { emailsFor, type OrderChange } from '../../core/order-emails';
 import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow, PaymentRow } from '../store/schema';
-import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, shippingOf } from './rows';
+import { FULLY_PAID } from '../../core/order-status';
+import { encodeTransferRequestUrl } from '../../core/solana-pay';
+import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, shippingOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
 
 export function factsOf(
@@ -40,7 +43,7 @@ export function factsOf(
     amountBaseUnits: o.amount_base_units === null ? undefined : BigInt(o.amount_base_units),
     shipping: shippingOf(o),
     paymentMethod: o.payment_method,
-    solanaPayUrl: o.solana_pay_url ?? 'N/A',
+    solanaPayUrl: payLinkOf(ctx, o, ledger),
     ...(o.received_base_units !== null ? { receivedBaseUnits: BigInt(o.received_base_units) } : {}),
     orderNumber: orderNumberOf(o.id),
     ...(o.public_token ? { orderUrl: orderUrlOf(ctx, o) } : {}),
@@ -57,6 +60,35 @@ export function factsOf(
     ...extra,
   };
 }
+
+/**
+ * The payment link an e-mail may carry: only while something is owed. Nothing paid yet: the order's link; part
+ * paid: a link for the missing amount (same reference: recorded as this order's top-up); fully paid (or more):
+ * no link, PAID_NOTHING_MORE; no price: 'N/A' (spec).
+ */
+export function payLinkOf(ctx: OrderContext, o: OrderRow, ledger: PaymentRow[]): string {
+  if (o.amount_base_units === null || o.solana_pay_url === null) return 'N/A';
+  const missing = BigInt(o.amount_base_units) - sumOf(ledger);
+  if (missing <= 0n || FULLY_PAID.has(o.status) || NOTHING_TO_PAY.has(o.status)) return PAID_NOTHING_MORE;
+  if (ledger.length === 0) return o.solana_pay_url;
+  return topUpUrlOf(ctx, o, missing);
+}
+
+/** A Solana Pay link for the missing amount of an order, with its reference (the watcher records a top-up). */
+export function topUpUrlOf(ctx: OrderContext, o: OrderRow, missing: bigint): string {
+  const vendorName = ctx.deps.catalog.vendors.find((v) => v.id === o.vendor_id)?.name ?? o.vendor_id;
+  return encodeTransferRequestUrl({
+    recipient: o.recipient,
+    amountBaseUnits: missing,
+    splToken: o.mint,
+    reference: o.reference,
+    label: vendorName,
+    message: `Top-up for order ${orderNumberOf(o.id)}`,
+  });
+}
+
+/** Statuses after which nothing more is to be paid (shipped, delivered; oversold: the seller refunds). */
+const NOTHING_TO_PAY = new Set<OrderRow['status']>(['shipped', 'delivered', 'oversold']);
 
 /**
  * Below this a transfer is dust: the smaller of `dustBps` of the order amount and `dustMaxCents` at the order's

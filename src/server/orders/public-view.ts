@@ -4,8 +4,8 @@
  */
 import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../core/api';
 import { formatBaseUnits } from '../../core/money';
-import { encodeTransferRequestUrl } from '../../core/solana-pay';
 import type { OrderRow, PaymentRow } from '../store/schema';
+import { topUpUrlOf } from './notifications';
 import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
 
@@ -71,14 +71,7 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
         amount: formatBaseUnits(missing),
         amountBaseUnits: missing.toString(),
         // The same reference: the watcher records it as this order's top-up.
-        solanaPayUrl: encodeTransferRequestUrl({
-          recipient: o.recipient,
-          amountBaseUnits: missing,
-          splToken: o.mint,
-          reference: o.reference,
-          label: vendorName,
-          message: `Top-up for order ${orderNumberOf(o.id)}`,
-        }),
+        solanaPayUrl: topUpUrlOf(ctx, o, missing),
       };
     }
   }

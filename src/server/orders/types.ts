@@ -65,8 +65,11 @@ export interface CreateOrderResult {
 export type PaymentHintHandler = (order: WatchedOrder, signature: string) => void | Promise<void>;
 
 export interface OrderService {
-  /** POST /api/orders. Throws DomainError for every refusal. */
-  createOrder(body: unknown, idempotencyKey: string): Promise<CreateOrderResult>;
+  /**
+   * POST /api/orders. Throws DomainError for every refusal. `holder`: the client's hold key (stock/holds.ts),
+   * for the per-client cap on holds.
+   */
+  createOrder(body: unknown, idempotencyKey: string, holder?: string): Promise<CreateOrderResult>;
   /** GET /api/orders/:id; undefined when unknown. Throws DomainError (invalid) on a malformed id. */
   getOrder(orderId: string): Promise<OrderPublic | undefined>;
   findOrder(target: PaymentTarget): Promise<WatchedOrder | undefined>;
@@ -77,10 +80,17 @@ export interface OrderService {
    */
   recordPayment(target: PaymentTarget, report: PaymentReport): Promise<RecordPaymentResult>;
   /**
-   * QR pages' "Send Order Confirmation": attaches `shipping` to a record without details (the first details
-   * win), then enqueues seller then buyer order_confirmation, once.
+   * QR pages' "Send Order Confirmation", with the record's page token (`token`: the capability the browser that
+   * made the record holds; the id alone is refused): attaches `shipping` to a record without details (a second,
+   * different set is refused) and holds its stock while unpaid; seller then buyer order_confirmation are
+   * enqueued once something is paid (at once for an order without a price; else when the payment lands).
    */
-  requestConfirmation(orderId: string, shipping?: unknown): Promise<OrderPublic>;
+  requestConfirmation(
+    orderId: string,
+    shipping?: unknown,
+    token?: unknown,
+    holder?: string,
+  ): Promise<OrderPublic>;
   /** A QR record with nothing paid and no details takes a renewed quote of its own reference. */
   requote(orderId: string, quote: string): Promise<AnyOrderCreated>;
   /** The buyer's order page by its capability token; undefined for any unknown or malformed token. */
@@ -150,7 +160,7 @@ export type ChainClock = () => Promise<Date | null>;
 export interface OrderServiceDeps {
   store: Store;
   catalog: Catalog;
-  settings: Pick<Settings, 'quote' | 'mail' | 'qr' | 'notes' | 'solana' | 'publicUrl' | 'price'>;
+  settings: Pick<Settings, 'quote' | 'mail' | 'qr' | 'holds' | 'notes' | 'solana' | 'publicUrl' | 'price'>;
   /** The base of the buyer's order page links; default settings.publicUrl (tests on port 0: the bound URL). */
   publicUrl?: () => string;
   now: () => Date;

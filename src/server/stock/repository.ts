@@ -27,6 +27,7 @@ import {
   type StockRequest,
 } from '../../core/stock';
 import type { Store } from '../store/store';
+import { heldByLine, recordUnheld } from './holds';
 import type { Database, ReservationState, StockChangeKind, StockChangesTable } from '../store/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -60,13 +61,17 @@ export interface StockRepository {
    * DomainError (invalid_stock) for a line the catalogue does not have or a bad count.
    */
   set(key: StockKey, onHand: number, actor: string, at: string, opts?: SetStockOptions): Promise<StockLevel>;
-  /** In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back). */
+  /**
+   * In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back).
+   * `holder`: the client making the hold (keyed hash), for the per-client cap (./holds.ts).
+   */
   reserve(
     trx: Transaction<Database>,
     orderId: string,
     lines: readonly StockRequest[],
     expiresAt: string,
     at: string,
+    holder?: string,
   ): Promise<void>;
   /**
    * In the expiry's transaction: the order's held reservations are released (`actor`: 'expiry', or 'requote' when
@@ -76,8 +81,15 @@ export interface StockRepository {
   /**
    * In the payment's transaction, when the payment completes the order: held reservations become a sale; released
    * ones are sold when the units are still available, and otherwise the order is oversold (nothing is sold).
+   * `lines`: the order's items, for an order that never held stock (a QR record paid before its details): sold
+   * like a released reservation.
    */
-  sell(trx: Transaction<Database>, orderId: string, at: string): Promise<SaleResult>;
+  sell(
+    trx: Transaction<Database>,
+    orderId: string,
+    at: string,
+    lines?: readonly StockRequest[],
+  ): Promise<SaleResult>;
   /** The change log, newest last (optionally of one line). */
   changes(key?: StockKey): Promise<StockChange[]>;
   /** The latest `limit` changes of these products' lines, newest first (the seller console's recent changes). */
@@ -284,11 +296,16 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
     levels,
 
     async availability(q = db) {
-      return (await levels(q)).map((l) => ({
-        productId: l.productId,
-        ...(l.variantId !== undefined ? { variantId: l.variantId } : {}),
-        available: availableOf(l),
-      }));
+      const held = await heldByLine(q);
+      return (await levels(q)).map((l) => {
+        const h = held.get(stockKey(l));
+        return {
+          productId: l.productId,
+          ...(l.variantId !== undefined ? { variantId: l.variantId } : {}),
+          available: availableOf(l),
+          ...(h ? { held: h.units, heldUntil: h.until } : {}),
+        };
+      });
     },
 
     async assertAvailable(lines, q = db) {
@@ -389,7 +406,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       });
     },
 
-    async reserve(trx, orderId, lines, expiresAt, at) {
+    async reserve(trx, orderId, lines, expiresAt, at, holder) {
       for (const line of lines) {
         if (!Number.isInteger(line.quantity) || line.quantity <= 0)
           throw new DomainError('invalid', 'invalid_stock', `bad quantity ${line.quantity}`, {
@@ -408,6 +425,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
             expires_at: expiresAt,
             created_at: at,
             updated_at: at,
+            holder: holder ?? null,
           })
           // A QR record that changes its quantity reserves again after releasing (same order, same line).
           .onConflict((oc) =>
@@ -416,6 +434,7 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
               state: 'held',
               expires_at: expiresAt,
               updated_at: at,
+              holder: holder ?? null,
             }),
           )
           .execute();
@@ -462,15 +481,22 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       return n;
     },
 
-    async sell(trx, orderId, at) {
-      const mine = await trx
-        .selectFrom('reservations')
-        .selectAll()
-        .where('order_id', '=', orderId)
-        .where('state', 'in', ['held', 'released'])
-        .orderBy('product_id')
-        .orderBy('variant_id')
-        .execute();
+    async sell(trx, orderId, at, lines) {
+      const mineNow = () =>
+        trx
+          .selectFrom('reservations')
+          .selectAll()
+          .where('order_id', '=', orderId)
+          .where('state', 'in', ['held', 'released'])
+          .orderBy('product_id')
+          .orderBy('variant_id')
+          .execute();
+      let mine = await mineNow();
+      if (mine.length === 0 && lines?.length) {
+        // Never held (paid before its details): sold like a released reservation, if the units are there.
+        await recordUnheld(trx, orderId, lines, at);
+        mine = await mineNow();
+      }
       if (mine.length === 0) return 'none';
       // Lock the lines (PostgreSQL; SQLite has one writer), then decide for the whole order before changing any.
       const current = new Map<string, { on_hand: number; reserved: number }>();

@@ -532,4 +532,17 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
     },
   },
+  // Holds on intent: who holds a reservation (a keyed hash of the client's address, never the address), so no
+  // client holds more than HOLD_LIMIT_PER_CLIENT units unpaid at once. NULL for holds made before, and for holds
+  // a payment or the seller made.
+  '0015_reservation_holder': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('reservations').addColumn('holder', 'text').execute();
+      await db.schema
+        .createIndex('reservations_holder')
+        .on('reservations')
+        .columns(['holder', 'state'])
+        .execute();
+    },
+  },
 };

@@ -125,6 +125,8 @@ export interface ReservationsTable {
   expires_at: string;
   created_at: string;
   updated_at: string;
+  /** Migration 0015: the client that made the hold (keyed hash), for the per-client cap; null when unknown. */
+  holder: string | null;
 }
 
 export type StockChangeKind = 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold';

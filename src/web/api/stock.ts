@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { StockResponse } from '../../core/api';
 import { stockKey, type StockKey } from '../../core/stock';
 
@@ -7,12 +7,27 @@ import { stockKey, type StockKey } from '../../core/stock';
  * the prerendered HTML), and again when the tab comes back into view.
  * Until it answers, pages render as the prerendered HTML did; the server refuses what it cannot sell.
  */
-export type StockState =
-  | { status: 'loading' }
-  | { status: 'known'; available: (k: StockKey) => number | undefined }
-  | { status: 'failed' };
+export interface StockLine {
+  available: number;
+  /** Units held by unpaid orders, and when the first comes back if unpaid (ISO). */
+  held?: number;
+  heldUntil?: string;
+}
 
-async function fetchStock(signal: AbortSignal): Promise<Map<string, number>> {
+export type StockState = (
+  | { status: 'loading' }
+  | {
+      status: 'known';
+      available: (k: StockKey) => number | undefined;
+      line: (k: StockKey) => StockLine | undefined;
+    }
+  | { status: 'failed' }
+) & {
+  /** Reads the stock again now (after a refusal or a purchase: the page is always current). */
+  refresh: () => void;
+};
+
+async function fetchStock(signal: AbortSignal): Promise<Map<string, StockLine>> {
   const res = await fetch('/api/stock', {
     headers: { accept: 'application/json' },
     cache: 'no-store',
@@ -21,21 +36,31 @@ async function fetchStock(signal: AbortSignal): Promise<Map<string, number>> {
   if (!res.ok) throw new Error(String(res.status));
   const body = (await res.json()) as Partial<StockResponse>;
   if (!Array.isArray(body.lines)) throw new Error('bad stock');
-  const map = new Map<string, number>();
+  const map = new Map<string, StockLine>();
   for (const l of body.lines) {
-    if (typeof l.productId === 'string' && typeof l.available === 'number') map.set(stockKey(l), l.available);
+    if (typeof l.productId === 'string' && typeof l.available === 'number')
+      map.set(stockKey(l), {
+        available: l.available,
+        ...(typeof l.held === 'number' ? { held: l.held } : {}),
+        ...(typeof l.heldUntil === 'string' ? { heldUntil: l.heldUntil } : {}),
+      });
   }
   return map;
 }
 
 /** Started when the page's code loads (before hydration), so the first read is under way early. */
-let early: Promise<Map<string, number>> | undefined =
+let early: Promise<Map<string, StockLine>> | undefined =
   typeof window !== 'undefined' && typeof fetch === 'function'
-    ? fetchStock(new AbortController().signal).catch(() => new Map<string, number>())
+    ? fetchStock(new AbortController().signal).catch(() => new Map<string, StockLine>())
     : undefined;
 
+type Known =
+  { status: 'loading' } | Omit<Extract<StockState, { status: 'known' }>, 'refresh'> | { status: 'failed' };
+
 export function useStock(): StockState {
-  const [state, setState] = useState<StockState>({ status: 'loading' });
+  const [state, setState] = useState<Known>({ status: 'loading' });
+  const [nudge, setNudge] = useState(0);
+  const refresh = useCallback(() => setNudge((n) => n + 1), []);
   useEffect(() => {
     let controller = new AbortController();
     const load = () => {
@@ -47,7 +72,12 @@ export function useStock(): StockState {
       early = undefined;
       (pending ?? fetchStock(signal))
         .then((map) => {
-          if (!signal.aborted) setState({ status: 'known', available: (k) => map.get(stockKey(k)) });
+          if (!signal.aborted)
+            setState({
+              status: 'known',
+              available: (k) => map.get(stockKey(k))?.available,
+              line: (k) => map.get(stockKey(k)),
+            });
         })
         .catch(() => {
           // Keep a known stock on a failed refresh; a first failure leaves the page as prerendered.
@@ -63,6 +93,6 @@ export function useStock(): StockState {
       controller.abort();
       document.removeEventListener('visibilitychange', onVisible);
     };
-  }, []);
-  return state;
+  }, [nudge]);
+  return useMemo(() => ({ ...state, refresh }), [state, refresh]);
 }

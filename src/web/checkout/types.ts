@@ -25,6 +25,14 @@ export interface CheckoutProps {
   validateShipping: () => Shipping | null;
   /** After a finished purchase ("Buy another"): clears the shipping form and puts focus in its first field. */
   startOver?: () => void;
+  /** Re-reads the live stock at once (after any refusal or purchase: the page is always current). */
+  refreshStock?: () => void;
+  /** A resumed order (after a reload) sets the page's quantity to its own. */
+  resumeQuantity?: (quantity: number) => void;
+  /** The order was placed (details sent / order made): the form's saved copy in this tab is dropped. */
+  orderPlaced?: () => void;
+  /** Why the quantity cannot be bought ("Only 3 left…"), or undefined: pay buttons stay disabled meanwhile. */
+  quantityProblem?: string | undefined;
 }
 
 /** QR checkout: `children` (the page's purchase instructions and US form) go between the QR area and the button. */

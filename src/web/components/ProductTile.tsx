@@ -11,18 +11,27 @@ export function ProductTile({
   product,
   eager,
   soldOut,
+  reserved = false,
 }: {
   product: Product;
   eager: boolean;
   soldOut: boolean;
+  /** Nothing available, but held by unpaid orders (it may come back): "Reserved", not "Sold Out". */
+  reserved?: boolean;
 }) {
-  const price = product.retailCents ?? product.saleCents;
+  // The price the buyer pays, next to the retail price when there is one (glass pieces), on phones too.
   const info = (
     <span className="tile-info">
       <span className="tile-name">{product.name}</span>
       <span className="tile-price">
-        <span className="visually-hidden">{product.retailCents ? 'Retail price ' : 'Price '}</span>
-        {formatUsd(price)}
+        {product.retailCents !== undefined && product.retailCents !== product.saleCents && (
+          <>
+            <span className="visually-hidden">Retail price </span>
+            <s className="tile-retail">{formatUsd(product.retailCents)}</s>{' '}
+          </>
+        )}
+        <span className="visually-hidden">Price </span>
+        <span className="tile-sale">{formatUsd(product.saleCents)}</span>
       </span>
     </span>
   );
@@ -40,7 +49,7 @@ export function ProductTile({
     return (
       <div className="tile sold-out" data-product={product.id}>
         {img}
-        <span className="badge sold-out-badge">Sold Out</span>
+        <span className="badge sold-out-badge">{reserved ? 'Reserved' : 'Sold Out'}</span>
         {info}
       </div>
     );

@@ -29,12 +29,15 @@ export function ShippingForm({
   values,
   onChange,
   invalid = [],
+  messages = {},
 }: {
   kind: FormKind;
   values: ShippingValues;
   onChange: (field: ShippingField, value: string) => void;
   /** Required fields found empty by the last check: marked aria-invalid, with a message next to each. */
   invalid?: readonly ShippingField[];
+  /** A field's own message instead of "… is required." (a malformed e-mail address). */
+  messages?: Partial<Record<ShippingField, string>>;
 }) {
   const id = useId();
   return (
@@ -84,8 +87,8 @@ export function ShippingForm({
               />
             )}
             {bad && (
-              <p className="field-error" id={errorId}>
-                {requiredText(field)}
+              <p className="field-error" id={errorId} role={messages[field] ? 'alert' : undefined}>
+                {messages[field] ?? requiredText(field)}
               </p>
             )}
           </div>

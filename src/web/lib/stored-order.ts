@@ -20,3 +20,15 @@ export function useHasStoredOrder(productId: string | undefined): boolean {
   }, [productId]);
   return has;
 }
+
+/** The same, read now (call after hydration only: the server's HTML never knows the browser's storage). */
+export function hasStoredOrder(productId: string): boolean {
+  try {
+    return (
+      window.localStorage.getItem(`qr-order:${productId}`) !== null ||
+      window.localStorage.getItem(`claim.walletOrder.${productId}`) !== null
+    );
+  } catch {
+    return false;
+  }
+}

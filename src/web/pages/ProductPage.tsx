@@ -1,8 +1,11 @@
-import { lazy, Suspense, useCallback, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { isEmailAddress } from '../../core/email-address';
 import { usePrice, type PriceState } from '../api/price';
 import { useStock } from '../api/stock';
-import { useHasStoredOrder } from '../lib/stored-order';
+import { hasStoredOrder, useHasStoredOrder } from '../lib/stored-order';
 import { stockText } from '../../core/stock';
+import { clearSavedForm, loadSavedForm, saveForm } from '../lib/saved-form';
+import { formatLocalTime } from '../lib/time';
 import { productById, unitCents, vendorById } from '../catalog';
 import { ShippingForm } from '../components/ShippingForm';
 import { VendorHeader } from '../components/VendorHeader';
@@ -34,6 +37,9 @@ export function preloadCheckout(payment: Product['payment']): Promise<unknown> {
   return payment === 'qr' ? loadQrPay() : loadWalletSlot();
 }
 
+/** The form's message for an e-mail address the server would refuse. */
+export const BAD_EMAIL = 'Enter a valid e-mail address, like name@example.com.';
+
 /** Quantity input text → whole number ≥ 1, or null (spec: not clamped, bad entries give no amount). */
 function parseQuantity(text: string): number | null {
   if (!/^\d{1,4}$/.test(text.trim())) return null;
@@ -61,18 +67,38 @@ export default function ProductPage({ productId }: { productId: string }) {
   usePageTitle(product?.name ?? 'Page not found');
   const price = usePrice();
   const stock = useStock();
-  const ownOrder = useHasStoredOrder(product?.id);
+  const storedAtLoad = useHasStoredOrder(product?.id);
   const [variantId, setVariantId] = useState(product?.variants?.[0]?.id);
   const [quantityText, setQuantityText] = useState('1');
   const [values, setValues] = useState<ShippingValues>({});
   const [invalid, setInvalid] = useState<readonly ShippingField[]>([]);
+  const [messages, setMessages] = useState<Partial<Record<ShippingField, string>>>({});
   const qr = product?.payment === 'qr';
   const formRef = useRef<HTMLFormElement>(null);
+  const pid = product?.id;
+  // The form survives a reload and back/forward within this tab (sessionStorage), read after hydration.
+  const [restored, setRestored] = useState(false);
+  useEffect(() => {
+    if (!pid) return;
+    const saved = loadSavedForm(pid);
+    if (saved) setValues(saved);
+    setRestored(true);
+  }, [pid]);
+  useEffect(() => {
+    if (pid && restored) saveForm(pid, values);
+  }, [pid, restored, values]);
   const startOver = useCallback(() => {
     setValues({});
     setInvalid([]);
+    setMessages({});
+    if (pid) clearSavedForm(pid);
     formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
-  }, []);
+  }, [pid]);
+  /** The order is placed: the tab's saved copy of the form is dropped (a reload starts clean). */
+  const orderPlaced = useCallback(() => {
+    if (pid) clearSavedForm(pid);
+  }, [pid]);
+  const resumeQuantity = useCallback((n: number) => setQuantityText(String(n)), []);
 
   // Spec §5: an empty required field alerts the spec's text. Also (issue 14): each empty field is marked
   // aria-invalid with a message next to it, and focus moves to the first one.
@@ -81,10 +107,19 @@ export default function ProductPage({ productId }: { productId: string }) {
     const shipping = shippingFromValues(kind, values);
     const missing = missingFields(kind, values);
     setInvalid(missing);
+    setMessages({});
     if (!shipping) {
       window.alert(qr ? MISSING_SHIPPING_QR : MISSING_SHIPPING_WALLET);
       const first = missing[0];
       if (first) formRef.current?.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+      return null;
+    }
+    // The server's own e-mail rule, in the form: a bad address stops here, before any wallet or server call.
+    if (!isEmailAddress(shipping.email)) {
+      setInvalid(['email']);
+      setMessages({ email: BAD_EMAIL });
+      formRef.current?.querySelector<HTMLElement>('[name="email"]')?.focus();
+      return null;
     }
     return shipping;
   }, [qr, values]);
@@ -100,15 +135,33 @@ export default function ProductPage({ productId }: { productId: string }) {
         )
       : undefined;
   const noStock = available !== undefined && available <= 0;
-  // The buyer's own order of this product stays on its page (status, QR) even once the product is sold out.
+  // The buyer's own order of this product stays on its page (status, QR) even once the product is sold out,
+  // also one this page made since it loaded (read at each render after hydration).
+  const ownOrder = storedAtLoad || (restored && hasStoredOrder(product.id));
   const soldOut = noStock && !ownOrder;
+  const line =
+    stock.status === 'known'
+      ? stock.line(variantId !== undefined ? { productId: product.id, variantId } : { productId: product.id })
+      : undefined;
+  // Nothing available but unpaid holds may come back: "Reserved", with when (in the reader's zone, named).
+  const reserved = noStock && (line?.held ?? 0) > 0;
   const stockNote = available !== undefined && stockText(available) && (
     <p className={noStock ? 'stock sold-out-note' : 'stock low-stock'} role="status" data-testid="stock">
-      <strong>{stockText(available)}</strong>
+      <strong>{reserved ? 'Reserved' : stockText(available)}</strong>
+      {reserved && line?.heldUntil && (
+        <> — reserved by another buyer; back on sale at {formatLocalTime(line.heldUntil)} if unpaid.</>
+      )}
     </p>
   );
 
   const quantity = product.quantity ? parseQuantity(quantityText) : 1;
+  // The quantity is bounded by what is available now (inline, and the pay buttons wait for a good one).
+  const quantityProblem =
+    product.quantity && quantity === null
+      ? 'Enter a whole number of 1 or more.'
+      : quantity !== null && available !== undefined && available > 0 && quantity > available
+        ? `Only ${available} left: choose ${available} or fewer.`
+        : undefined;
   const unit = unitCents(product, variantId);
   const totalCents = quantity === null ? null : unit * quantity;
   const units = claimBaseUnits(totalCents, price.status === 'known' ? price.priceUsd : undefined);
@@ -129,6 +182,10 @@ export default function ProductPage({ productId }: { productId: string }) {
     claimBaseUnits: units,
     validateShipping,
     startOver,
+    refreshStock: stock.refresh,
+    resumeQuantity,
+    orderPlaced,
+    quantityProblem,
   };
 
   const quantityInput = product.quantity && (
@@ -142,8 +199,16 @@ export default function ProductPage({ productId }: { productId: string }) {
         step={1}
         inputMode="numeric"
         value={quantityText}
+        aria-invalid={quantityProblem ? true : undefined}
+        aria-describedby={quantityProblem ? 'quantity-problem' : undefined}
+        {...(available !== undefined && available > 0 ? { max: available } : {})}
         onChange={(e) => setQuantityText(e.target.value)}
       />
+      {quantityProblem && (
+        <p className="field-error" id="quantity-problem" role="alert">
+          {quantityProblem}
+        </p>
+      )}
     </div>
   );
   const variants = product.variants && (
@@ -172,7 +237,13 @@ export default function ProductPage({ productId }: { productId: string }) {
       onSubmit={(e) => e.preventDefault()}
       aria-label="Shipping details"
     >
-      <ShippingForm kind={qr ? 'us' : 'international'} values={values} onChange={onField} invalid={invalid} />
+      <ShippingForm
+        kind={qr ? 'us' : 'international'}
+        values={values}
+        onChange={onField}
+        invalid={invalid}
+        messages={messages}
+      />
     </form>
   );
   const help = (

@@ -22,6 +22,12 @@ export default function VendorPage({ vendor }: { vendor: Vendor }) {
                 product={p}
                 eager={i < 4}
                 soldOut={stock.status === 'known' && isSoldOut(p, stock.available)}
+                reserved={
+                  stock.status === 'known' &&
+                  (
+                    p.variants?.map((v) => ({ productId: p.id, variantId: v.id })) ?? [{ productId: p.id }]
+                  ).some((k) => (stock.line(k)?.held ?? 0) > 0)
+                }
               />
             </li>
           ))}

@@ -3,7 +3,8 @@ import type { OrderPublic, OrderRequest, OrderStatus } from '../../../core/api';
 import { useConfig } from '../../api/config';
 import { formatBaseUnits } from '../../../core/money';
 import { getOrder, newIdempotencyKey } from '../shared/order-api';
-import { createQrOrder, requestConfirmation } from './api';
+import { createQrOrder, pageTokenOf, requestConfirmation } from './api';
+import { ApiRequestError } from '../../lib/call';
 import { FULLY_PAID } from '../../../core/order-status';
 import { storedReferrer } from '../../lib/referral';
 import type { QrCheckoutProps } from '../types';
@@ -35,10 +36,13 @@ export function confirmLabel(vendorId: string): string {
   return vendorId === 'coopersglass' ? 'Send Confirmation Email' : 'Send Order Confirmation';
 }
 
+/** After the details of an unpaid record: the next step, where the QR is. */
+export const nowPay = (amount: string) => `Now pay ${amount} $CLAIM to complete the order.`;
+
 const STATUS_TEXT: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',
-  paid: 'Payment received',
-  final: 'Payment received and final',
+  paid: 'Payment received — Paid, nothing more to pay',
+  final: 'Payment received and final — Paid, nothing more to pay',
   expired: 'Payment window expired',
   underpaid: 'Payment received, but less than the order total',
   paid_late: 'Payment received after the payment window closed',
@@ -64,6 +68,10 @@ export default function QrPay({
   quantity,
   price,
   validateShipping,
+  refreshStock,
+  resumeQuantity,
+  orderPlaced,
+  quantityProblem,
   children,
 }: QrCheckoutProps) {
   const config = useConfig();
@@ -76,11 +84,16 @@ export default function QrPay({
   const [nudge, setNudge] = useState(0);
   const [notReady, setNotReady] = useState(false);
   const attempt = useRef<{ body: string; key: string } | null>(null);
+  const qrArea = useRef<HTMLElement>(null);
+  const alerted = useRef(false);
 
   useEffect(() => {
-    setOrderState(loadQrOrder(product.id));
+    const stored = loadQrOrder(product.id);
+    setOrderState(stored);
     setLoaded(true);
-  }, [product.id]);
+    // A reload keeps the order's quantity on the page.
+    if (stored) resumeQuantity?.(stored.quantity);
+  }, [product.id, resumeQuantity]);
 
   const setOrder = useCallback((o: StoredQrOrder) => setOrderState(o), []);
   const refresh = useCallback(() => setNudge((n) => n + 1), []);
@@ -135,6 +148,25 @@ export default function QrPay({
   /** Something arrived for the record (or its window closed): the QR is no longer the thing to show. */
   const settled = known !== null && known.status !== 'awaiting_payment';
   const paid = known !== null && FULLY_PAID.has(known.status);
+  /** The details are in and the record is not paid yet: the next step is the QR. */
+  const payNext =
+    order !== null && order.detailsSent && known?.status === 'awaiting_payment' && known.amount !== null;
+
+  // The payment landed (the page is current: stock re-read). Details sent before paying: the confirmations go
+  // now; once both are delivered the button reads 'Confirmation Sent' and the one alert says so.
+  useEffect(() => {
+    if (paid) refreshStock?.();
+  }, [paid, refreshStock]);
+  useEffect(() => {
+    if (!order || !known || !paid || !order.detailsSent || order.confirmed || sending || alerted.current)
+      return;
+    if (confirmationOutcome(known, {}) !== 'sent') return;
+    alerted.current = true;
+    const done = { ...order, confirmed: true };
+    saveQrOrder(done);
+    setOrderState(done);
+    window.alert(MSG_SENT);
+  }, [order, known, paid, sending]);
   // Only the record's own link is ever shown (record before showing); none once payment arrived, and none while
   // the open record is being moved to the page's quantity (or the quantity is not a number: no link).
   const following = requotable && quantity !== order.quantity;
@@ -175,6 +207,8 @@ export default function QrPay({
     );
   } else if (priceFailed) {
     qrContent = <p className="error">{price.status === 'error' ? MSG_PRICE_ERROR : MSG_PRICE_FAILED}</p>;
+  } else if (quantityProblem) {
+    qrContent = <p data-testid="quantity-problem">{quantityProblem}</p>;
   } else if (quote.status === 'failed' || recordError) {
     qrContent = <p className="error">The payment link could not be prepared. Try again later.</p>;
   } else {
@@ -238,14 +272,28 @@ export default function QrPay({
         saveQrOrder(current);
         setOrderState(current);
       }
-      // The details attach to the record (the first ones win: a retry never changes them).
-      let snapshot: OrderPublic = await requestConfirmation(current.orderId, shipping);
+      // The details attach to the record, with its page token (the id alone attaches nothing).
+      let snapshot: OrderPublic = await requestConfirmation(
+        current.orderId,
+        pageTokenOf(current.orderUrl),
+        shipping,
+      );
+      orderPlaced?.();
       if (!current.detailsSent) {
         current = { ...current, detailsSent: true };
         saveQrOrder(current);
         setOrderState(current);
       }
       setNudge((n) => n + 1);
+      refreshStock?.();
+      if (
+        snapshot.amount !== null &&
+        (snapshot.status === 'awaiting_payment' || snapshot.status === 'expired')
+      ) {
+        // Not paid yet: nothing is e-mailed until the payment lands. The next step is the QR, above.
+        qrArea.current?.focus();
+        return;
+      }
       const baseline = attemptBaseline(snapshot);
       const deadline = Date.now() + CONFIRM_WAIT_MS;
       let outcome = confirmationOutcome(snapshot, baseline);
@@ -256,27 +304,40 @@ export default function QrPay({
       }
       if (outcome === 'sent') {
         const done = { ...current, confirmed: true };
+        alerted.current = true;
         saveQrOrder(done);
         setOrderState(done);
         window.alert(MSG_SENT);
       } else {
         window.alert(MSG_FAILED);
       }
-    } catch {
-      window.alert(MSG_FAILED);
+    } catch (err) {
+      // A refusal by the shop (sold out, details already sent, too many pieces held, …) is its own sentence.
+      if (err instanceof ApiRequestError && err.status >= 400 && err.status < 500) {
+        refreshStock?.();
+        window.alert(err.message);
+      } else {
+        window.alert(MSG_FAILED);
+      }
     } finally {
       setSending(false);
     }
-  }, [validateShipping, sending, order, quote, quantity, product.id]);
+  }, [validateShipping, sending, order, quote, quantity, product.id, refreshStock, orderPlaced]);
 
   const signature = known?.signature;
-  const canSend = !sending && !order?.confirmed;
+  const canSend = !sending && !order?.confirmed && !(quantityProblem && !order);
   const quantityChanged = order !== null && !requotable && quantity !== null && quantity !== order.quantity;
 
   return (
     <div className="qr-pay">
-      <section className="card qr-area" aria-labelledby="qr-title">
+      <section className="card qr-area" aria-labelledby="qr-title" ref={qrArea} tabIndex={-1}>
         <h2 id="qr-title">Scan to pay</h2>
+        {payNext && order.amount && (
+          <p className="next-step" role="status" data-testid="pay-next">
+            <strong>{nowPay(order.amount)}</strong> Your details are saved; nothing is e-mailed until the
+            payment arrives.
+          </p>
+        )}
         <div className="qr-box" role="status" aria-live="polite" data-testid="qr-box">
           {qrContent}
         </div>
@@ -357,7 +418,7 @@ export default function QrPay({
                 This order is for {order.quantity}. To order a different quantity, start a new order.
               </p>
             )}
-            {!requotable && (
+            {!requotable && !paid && (
               <p>
                 <button type="button" className="button link" onClick={startNewOrder} disabled={sending}>
                   Start a new order

@@ -66,19 +66,27 @@ export function createQrOrder(
 }
 
 /**
- * POST /api/orders/:id/confirmation: QR pages' "Send Order Confirmation" (seller then buyer, once). `shipping`
- * attaches the details to a QR record that has none yet (the record was made when the QR was first shown).
+ * POST /api/orders/:id/confirmation: QR pages' "Send Order Confirmation". `token`: the record's page token (from
+ * its `orderUrl`, held by this browser), without which the server attaches nothing. `shipping` attaches the details
+ * to a record that has none yet (a different second set is refused); the e-mails go once the payment lands.
  */
 export function requestConfirmation(
   orderId: string,
+  token: string,
   shipping?: ShippingUS,
   signal?: AbortSignal,
 ): Promise<OrderPublic> {
   return call('POST', `/api/orders/${encodeURIComponent(orderId)}/confirmation`, {
     check: isOrder,
-    body: shipping ? { shipping } : {},
+    body: { token, ...(shipping ? { shipping } : {}) },
     ...(signal ? { signal } : {}),
   });
+}
+
+/** The page token of an order page link (`…/order/<token>`), or '' when there is none. */
+export function pageTokenOf(orderUrl: string | null): string {
+  if (!orderUrl) return '';
+  return /\/order\/([0-9a-f]{32})$/.exec(orderUrl)?.[1] ?? '';
 }
 
 /**

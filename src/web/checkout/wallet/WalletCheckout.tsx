@@ -54,6 +54,9 @@ export function WalletCheckout({
   claimBaseUnits,
   validateShipping,
   startOver,
+  refreshStock,
+  orderPlaced,
+  quantityProblem,
   config,
 }: CheckoutProps & { config: PublicConfig }) {
   const { connection } = useConnection();
@@ -103,7 +106,9 @@ export function WalletCheckout({
       mint: config.claimMint,
       check,
     });
-  const ready = claimBaseUnits !== null && claimBaseUnits > 0n;
+  const priced = claimBaseUnits !== null && claimBaseUnits > 0n;
+  // Above the stock (or not a number): Buy Now waits for a quantity that can be bought.
+  const ready = priced && !quantityProblem;
 
   const remember = useCallback(
     (o: OpenOrder) => {
@@ -164,6 +169,7 @@ export function WalletCheckout({
         if (lack) throw new ShortfallStop(lack);
       };
       const order = await ensureOrder(shipping, quantity, check);
+      orderPlaced?.();
       setFocusStatus(true);
       const attempt = attempts.current;
       const orderPath = orderPathOf(order.orderUrl);
@@ -221,6 +227,8 @@ export function WalletCheckout({
     } finally {
       busyRef.current = false;
       setBusy(false);
+      // After any purchase or refusal the page is current: stock re-read at once.
+      refreshStock?.();
     }
   };
 
@@ -298,7 +306,7 @@ export function WalletCheckout({
           aria-busy={busy}
           onClick={() => void onBuy()}
         >
-          {!ready ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
+          {!priced ? 'Loading Price...' : busy ? 'Processing...' : 'Buy Now'}
         </button>
       )}
       {shortfall && (

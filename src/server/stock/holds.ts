@@ -1,0 +1,83 @@
+/**
+ * Holds (reservations in state `held`) as the checkout sees them: who holds how much (the per-client cap), what
+ * each line has held and when its first hold comes back ("Reserved" on the pages), and the record of an order that
+ * never held (a QR record paid before its details) so the sale rule can judge it.
+ */
+import { createHmac } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { stockKey, type StockRequest } from '../../core/stock';
+import type { Database } from '../store/schema';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A client's hold key: a keyed hash of its address (the address itself is never stored). */
+export function holderOf(secret: string, clientAddress: string): string {
+  return createHmac('sha256', secret).update(`holder:${clientAddress}`).digest('hex').slice(0, 32);
+}
+
+/** Units the client holds unpaid now (other than `exceptOrderId`'s), and when the first of them comes back. */
+export async function heldBy(
+  q: Db,
+  holder: string,
+  at: string,
+  exceptOrderId?: string,
+): Promise<{ units: number; nextRelease: string | undefined }> {
+  let sel = q
+    .selectFrom('reservations')
+    .select((eb) => [eb.fn.sum<number>('quantity').as('units'), eb.fn.min<string>('expires_at').as('next')])
+    .where('holder', '=', holder)
+    .where('state', '=', 'held')
+    .where('expires_at', '>', at);
+  if (exceptOrderId) sel = sel.where('order_id', '!=', exceptOrderId);
+  const row = await sel.executeTakeFirst();
+  return { units: Number(row?.units ?? 0), nextRelease: row?.next ?? undefined };
+}
+
+/** Per stock line: units held by unpaid orders and the earliest expiry among them. */
+export async function heldByLine(q: Db): Promise<Map<string, { units: number; until: string }>> {
+  const rows = await q
+    .selectFrom('reservations')
+    .select((eb) => [
+      'product_id',
+      'variant_id',
+      eb.fn.sum<number>('quantity').as('units'),
+      eb.fn.min<string>('expires_at').as('until'),
+    ])
+    .where('state', '=', 'held')
+    .groupBy(['product_id', 'variant_id'])
+    .execute();
+  const map = new Map<string, { units: number; until: string }>();
+  for (const r of rows) {
+    const key = stockKey(
+      r.variant_id ? { productId: r.product_id, variantId: r.variant_id } : { productId: r.product_id },
+    );
+    if (Number(r.units) > 0) map.set(key, { units: Number(r.units), until: r.until });
+  }
+  return map;
+}
+
+/** An order that never held stock, recorded as released reservations (nothing moves): the sale judges it. */
+export async function recordUnheld(
+  trx: Transaction<Database>,
+  orderId: string,
+  lines: readonly StockRequest[],
+  at: string,
+): Promise<void> {
+  for (const line of lines) {
+    await trx
+      .insertInto('reservations')
+      .values({
+        order_id: orderId,
+        product_id: line.productId,
+        variant_id: line.variantId ?? '',
+        quantity: line.quantity,
+        state: 'released',
+        expires_at: at,
+        created_at: at,
+        updated_at: at,
+        holder: null,
+      })
+      .onConflict((oc) => oc.columns(['order_id', 'product_id', 'variant_id']).doNothing())
+      .execute();
+  }
+}

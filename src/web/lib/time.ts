@@ -1,0 +1,8 @@
+/** A time of day in the reader's own zone, naming it ("4:35 PM UTC", "16:35 CET"). */
+export function formatLocalTime(iso: string): string {
+  return new Date(iso).toLocaleTimeString(undefined, {
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
+}

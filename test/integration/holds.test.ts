@@ -1,0 +1,166 @@
+/**
+ * Holds on intent, never on a view (app.inject against a real store: a SQLite file, and PostgreSQL when
+ * TEST_DATABASE_URL is set): QR records made to show a QR hold nothing however many are made; details and Buy Now
+ * hold; one client holds at most HOLD_LIMIT_PER_CLIENT units unpaid at once, refused in words with 429; held
+ * units show as held (with when they come back) in GET /api/stock. The pure rules: src/core/stock.test.ts.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OrderCreated, QuoteResponse, StockResponse } from '../../src/core/api';
+import { startServer, type RunningServer } from '../../src/server/server';
+import {
+  Clock,
+  intlShipping,
+  postgresBackend,
+  RecordingTransport,
+  sqliteBackend,
+  testSettings,
+  TestPrice,
+  usShipping,
+  type Backend,
+} from './orders-support';
+
+const backends = [sqliteBackend(), postgresBackend()];
+const EAGLES = 'eagles-xl-joystick-cropal-stick'; // QR, glass: one of a kind
+const HONEY = 'honey-dew-papaya-live-rosin'; // QR, 25 in stock
+const LILAC = 'lilac-tiptop'; // wallet, glass: one of a kind
+const BATH = { productId: 'bathsalts-flower', variantId: 'zips' }; // wallet
+
+describe.each(backends)('holds on $name', (backend: Backend) => {
+  describe.runIf(backend.enabled)(`${backend.name} store`, () => {
+    let server: RunningServer;
+    let clock: Clock;
+    let keyN = 0;
+    let price: TestPrice;
+
+    beforeEach(async () => {
+      clock = new Clock();
+      server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '3' }), {
+        store: await backend.fresh(),
+        priceSource: (price = new TestPrice(clock, '0.5')),
+        transport: new RecordingTransport(),
+        now: clock.now,
+        listen: false,
+        startOutbox: false,
+        expireEveryMs: 0,
+      });
+      await server.stock.set(BATH, 25, 'test', clock.now().toISOString());
+    });
+    afterEach(async () => {
+      await server.close();
+    });
+    afterAll(async () => {
+      await backend.cleanup();
+    });
+
+    const inject = (
+      method: 'GET' | 'POST',
+      url: string,
+      payload?: unknown,
+      headers = {},
+      ip = '203.0.113.7',
+    ) =>
+      server.app.inject({
+        method,
+        url,
+        remoteAddress: ip,
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+        headers,
+      });
+    async function quote(item: { productId: string; variantId?: string }, quantity = 1, ip?: string) {
+      const r = await inject('POST', '/api/quotes', { items: [{ ...item, quantity }] }, {}, ip);
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json<QuoteResponse>();
+    }
+    const order = async (body: object, ip?: string) =>
+      inject('POST', '/api/orders', body, { 'idempotency-key': `h-${++keyN}` }, ip);
+    async function view(productId: string, ip?: string): Promise<OrderCreated> {
+      const q = await quote({ productId }, 1, ip);
+      const r = await order({ quote: q.quote, paymentMethod: 'qr' }, ip);
+      expect(r.statusCode, r.body).toBe(201);
+      return r.json<OrderCreated>();
+    }
+    async function buyNow(item: { productId: string; variantId?: string }, quantity = 1, ip?: string) {
+      const q = await quote(item, quantity, ip);
+      return order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' }, ip);
+    }
+    const stock = async () => (await inject('GET', '/api/stock')).json<StockResponse>().lines;
+    const line = async (productId: string, variantId?: string) =>
+      (await stock()).find((l) => l.productId === productId && l.variantId === variantId);
+
+    it('a script opening a QR page 100 times holds nothing: a second visitor can still buy the piece', async () => {
+      const records: OrderCreated[] = [];
+      for (let i = 0; i < 100; i++) records.push(await view(EAGLES, `198.51.100.${i % 7}`));
+      expect(await line(EAGLES)).toEqual({ productId: EAGLES, available: 1 });
+      const reservations = await server.store.db.selectFrom('reservations').selectAll().execute();
+      expect(reservations).toEqual([]);
+      // The second visitor commits (sends the details with the page's token): the piece is held for them now.
+      const mine = await view(EAGLES, '192.0.2.1');
+      const token = mine.orderUrl.slice(mine.orderUrl.lastIndexOf('/') + 1);
+      const sent = await inject(
+        'POST',
+        `/api/orders/${mine.orderId}/confirmation`,
+        { shipping: usShipping, token },
+        {},
+        '192.0.2.1',
+      );
+      expect(sent.statusCode, sent.body).toBe(200);
+      const held = await line(EAGLES);
+      expect(held).toMatchObject({ available: 0, held: 1 });
+      expect(held?.heldUntil).toBe(mine.expiresAt);
+      // Another of the script's records sending details now: sold out, refused in words, nothing kept.
+      const late = records[0]!;
+      const refused = await inject('POST', `/api/orders/${late.orderId}/confirmation`, {
+        shipping: usShipping,
+        token: late.orderUrl.slice(late.orderUrl.lastIndexOf('/') + 1),
+      });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({
+        error: 'sold_out',
+        message: 'Sold out: Eagles XL Joystick Cropal Stick is no longer available.',
+      });
+      const again = await inject('GET', `/api/orders/${late.orderId}`);
+      expect(again.json()).toMatchObject({ shippingDetails: 'awaiting' });
+    });
+
+    it('one client holds at most the cap unpaid; a further hold is a plain 429; others are not affected', async () => {
+      expect((await buyNow(BATH, 2)).statusCode).toBe(201);
+      expect((await buyNow({ productId: LILAC })).statusCode).toBe(201);
+      const over = await buyNow(BATH, 1);
+      expect(over.statusCode).toBe(429);
+      const body = over.json<{ error: string; message: string }>();
+      expect(body.error).toBe('hold_limit');
+      expect(body.message).toMatch(
+        /^You already have 3 pieces reserved and unpaid, and one buyer can reserve at most 3 at once\. Pay for them or wait before reserving more\. The first comes back at \d\d:\d\d UTC if unpaid\.$/,
+      );
+      // QR details count too.
+      const rec = await view(HONEY);
+      const token = rec.orderUrl.slice(rec.orderUrl.lastIndexOf('/') + 1);
+      const details = await inject('POST', `/api/orders/${rec.orderId}/confirmation`, {
+        shipping: usShipping,
+        token,
+      });
+      expect(details.statusCode).toBe(429);
+      // Another buyer (another address) is not affected.
+      expect((await buyNow(BATH, 3, '192.0.2.55')).statusCode).toBe(201);
+      // Once the holds lapse, the client may hold again.
+      clock.advance(16 * 60_000);
+      await server.orders.expireOrders();
+      price.set('0.5');
+      expect((await buyNow(BATH, 3)).statusCode).toBe(201);
+    });
+
+    it('held pieces show as held with when they come back; expiry puts them back on sale', async () => {
+      const r = await buyNow({ productId: LILAC });
+      const created = r.json<OrderCreated>();
+      expect(await line(LILAC)).toEqual({
+        productId: LILAC,
+        available: 0,
+        held: 1,
+        heldUntil: created.expiresAt,
+      });
+      clock.advance(16 * 60_000);
+      await server.orders.expireOrders();
+      expect(await line(LILAC)).toEqual({ productId: LILAC, available: 1 });
+    });
+  });
+});
