@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrderCreated, QuoteResponse, StockResponse } from '../../src/core/api';
+import { scoped } from '../../src/server/seller/query';
 import { startServer, type RunningServer } from '../../src/server/server';
 import {
   Clock,
@@ -93,6 +94,10 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
       expect(await line(EAGLES)).toEqual({ productId: EAGLES, available: 1 });
       const reservations = await server.store.db.selectFrom('reservations').selectAll().execute();
       expect(reservations).toEqual([]);
+      // The vendor's console lists none of them: a view is not an order.
+      const listed = async () =>
+        (await scoped(server.store.db, ['coopersglass'], {}).select('id').execute()).map((r) => r.id);
+      expect(await listed()).toEqual([]);
       // The second visitor commits (sends the details with the page's token): the piece is held for them now.
       const mine = await view(EAGLES, '192.0.2.1');
       const token = mine.orderUrl.slice(mine.orderUrl.lastIndexOf('/') + 1);
@@ -106,6 +111,7 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
       expect(sent.statusCode, sent.body).toBe(200);
       const held = await line(EAGLES);
       expect(held).toMatchObject({ available: 0, held: 1 });
+      expect(await listed()).toEqual([mine.orderId]);
       expect(held?.heldUntil).toBe(mine.expiresAt);
       // Another of the script's records sending details now: sold out, refused in words, nothing kept.
       const late = records[0]!;

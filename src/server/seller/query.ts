@@ -22,9 +22,31 @@ function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The seller's orders matching the query (no order, no page: the caller adds them). */
+/**
+ * The seller's orders matching the query (no order, no page: the caller adds them). QR records without details
+ * and without any payment (a page view) are not listed.
+ */
 export function scoped(db: Db, vendorIds: readonly string[], q: OrderQuery) {
-  let query = db.selectFrom('orders').where('vendor_id', 'in', vendorIds.length ? [...vendorIds] : ['']);
+  let query = db
+    .selectFrom('orders')
+    .where('vendor_id', 'in', vendorIds.length ? [...vendorIds] : [''])
+    // A QR record made to show a QR is not an order: the vendor sees it once the buyer commits (details) or pays.
+    .where((eb) =>
+      eb.not(
+        eb.and([
+          eb('payment_method', '=', 'qr'),
+          eb('shipping_json', 'is', null),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('payments')
+                .select('payments.signature')
+                .whereRef('payments.order_id', '=', 'orders.id'),
+            ),
+          ),
+        ]),
+      ),
+    );
   if (q.status === 'exceptions') {
     query = query.where((eb) =>
       eb.or([
