@@ -14,12 +14,14 @@ import { paths } from '../../../core/routes';
 import { storedReferrer } from '../../lib/referral';
 import { getOrder, newIdempotencyKey } from '../shared/order-api';
 import type { CheckoutProps } from '../types';
+import { ApiRequestError } from '../../lib/call';
 import { createOrder, requestQuote, sendPaymentHint, waitForConfirmation } from './api';
 import { OrderAttempt, type Attempt, type Payable } from './attempt';
 import { connectAdapter, isUserRejection } from './connect';
 import {
   CONFIRMATION_FAILED,
   CONFIRMATION_SENT,
+  DECLINED,
   DECLINED_NOTE,
   flowFailed,
   MAIL_PENDING_NOTE,
@@ -203,13 +205,13 @@ export function WalletCheckout({
         targetOf(order),
       );
       setKick((k) => k + 1);
-      window.alert(paymentSuccessful(order.amount, signature));
+      // One alert after success (the status panel, which has focus, shows the progress meanwhile).
       const outcome = await waitForConfirmation(order.orderId, CONFIRMATION_TIMEOUT_MS);
       setKick((k) => k + 1);
       if (outcome.delivered) {
-        window.alert(CONFIRMATION_SENT);
+        window.alert(`${paymentSuccessful(order.amount, signature)}\n${CONFIRMATION_SENT}`);
       } else {
-        window.alert(CONFIRMATION_FAILED);
+        window.alert(`${paymentSuccessful(order.amount, signature)}\n${CONFIRMATION_FAILED}`);
         setNote(MAIL_PENDING_NOTE);
       }
     } catch (err) {
@@ -219,9 +221,15 @@ export function WalletCheckout({
       } else if (err instanceof CheckoutStop) {
         window.alert(err.message);
         if (err.message === NO_TOKEN_ACCOUNT) setShortfall({ kind: 'no-token-account' });
+      } else if (!sent && isUserRejection(err)) {
+        // Business refusals are plain sentences: declined in the wallet, refused or unreachable shop.
+        window.alert(DECLINED);
+        setNote(DECLINED_NOTE);
+      } else if (err instanceof ApiRequestError) {
+        window.alert(plainError(err, sent));
       } else {
+        // Truly unexpected: the spec's text.
         window.alert(flowFailed(plainError(err, sent)));
-        if (!sent && isUserRejection(err)) setNote(DECLINED_NOTE);
       }
       setKick((k) => k + 1);
     } finally {
@@ -261,7 +269,9 @@ export function WalletCheckout({
       setKick((k) => k + 1);
     } catch (err) {
       console.warn('Payment link checkout stopped:', err);
-      window.alert(flowFailed(plainError(err, false)));
+      window.alert(
+        err instanceof ApiRequestError ? plainError(err, false) : flowFailed(plainError(err, false)),
+      );
     } finally {
       busyRef.current = false;
       setBusy(false);

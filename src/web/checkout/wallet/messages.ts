@@ -12,6 +12,9 @@ export const paymentSuccessful = (amount: string, signature: string): string =>
   `Payment Successful! Sent ${amount} $CLAIM. Transaction ID: ${signature}`;
 export const flowFailed = (message: string): string => `Transaction or email logic failed: ${message}`;
 
+/** The alert when the buyer declines in the wallet (a refusal, not a crash: a plain sentence). */
+export const DECLINED = 'You declined the request in your wallet. Nothing was paid.';
+
 /** Inline notes under the button (not alerts). */
 export const DECLINED_NOTE =
   'You declined the request in Phantom. Nothing was paid; your order is still awaiting payment. Click Buy Now to try again.';
