@@ -25,6 +25,9 @@ export interface OrderEmailPayload {
   usdAtPayment?: string; // paid_late: the payment's USD value at its block time ('unknown' without a price then)
   trackingNumber?: string; // ours: order_shipped (seller console)
   carrier?: string; // ours: order_shipped, when the seller named one
+  trackingUrl?: string; // ours: the carrier's tracking page (USPS, UPS, FedEx, DHL)
+  refundCLAIM?: string; // ours: refund_sent, six decimals returned by this refund
+  refundLink?: string; // ours: refund_sent, the refund transaction's explorer link
   priceAlert?: string; // ours: price_alert, what happened (both prices, the spread and the limit)
   // Ours, buyer messages: who sells it and how to reach them (replies go to vendor_email).
   vendor_name?: string;
@@ -38,9 +41,10 @@ export type EmailRecipientRole = 'seller' | 'buyer';
  * seller, and the buyer when the details are known; an extra payment: the seller only). payment_underpaid: our
  * note to the seller that less than the order total arrived (any order). details_missing: to the seller, a QR
  * order paid without shipping details. paid_late: paid after the quote expired (seller: review before shipping;
- * buyer: the seller will confirm). order_shipped: to the buyer, the seller sent the parcel (tracking number).
- * buyer: the seller will confirm). payment_oversold: our exception to the seller: paid in full after the
- * reservation lapsed and the stock sold out meanwhile (order `oversold`): refund the buyer.
+ * buyer: the seller will confirm). order_shipped: to the buyer, the seller sent the parcel (tracking number);
+ * tracking_updated: the same after the seller changed the tracking number. payment_oversold: paid in full after
+ * the reservation lapsed and the stock sold out meanwhile (order `oversold`): the seller refunds the buyer, and the
+ * buyer is told at once. refund_sent: to the buyer, a refund recorded (amount, transaction link).
  */
 export type EmailKind =
   | 'order_confirmation'
@@ -49,7 +53,9 @@ export type EmailKind =
   | 'details_missing'
   | 'paid_late'
   | 'order_shipped'
+  | 'tracking_updated'
   | 'payment_oversold'
+  | 'refund_sent'
   // Ours: to every seller, about no order: quotes are paused because the price sources disagree (once per episode).
   | 'price_alert';
 
@@ -83,8 +89,10 @@ export interface OrderEmailFacts {
   transactionUrls?: string[];
   /** paid_late: USD cents of the received amount at the payment's block time (null: no price known then). */
   usdAtPaymentCents?: number | null;
-  /** order_shipped: the seller's tracking number (and carrier, when named). */
-  shipment?: { trackingNumber: string; carrier?: string };
+  /** order_shipped, tracking_updated: the seller's tracking number (and carrier, its tracking page). */
+  shipment?: { trackingNumber: string; carrier?: string; trackingUrl?: string };
+  /** refund_sent: what this refund returned and its transaction's explorer link. */
+  refund?: { amountBaseUnits: bigint; transactionUrl: string };
   /** The vendor selling it, named in buyer messages with a way to reach it (its seller address, Telegram). */
   vendor?: { name: string; email: string; telegramUrl?: string };
 }
@@ -141,9 +149,10 @@ export function buildOrderEmailPayload(
  * seller, then the buyer when the details are known (an extra payment's note: the seller only, with that
  * transfer's amount and signature); paid_late → seller (with the USD value at payment time), then the buyer;
  * payment_underpaid → seller, then the buyer whose details are known (with the link for the missing amount);
- * details_missing and payment_oversold → seller only, with the amount received;
- * order_shipped → the buyer only, with the tracking number (and carrier). No buyer message without the buyer's
- * address.
+ * details_missing → seller only, with the amount received; payment_oversold → the seller and the buyer (sold to
+ * someone else, refund on its way); order_shipped and tracking_updated → the buyer only, with the tracking number
+ * (carrier, tracking page); refund_sent → the buyer only, with the amount and the transaction link. No buyer
+ * message without the buyer's address.
  */
 export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, sellerEmail: string): OrderEmail[] {
   const seller: OrderEmail = {
@@ -189,13 +198,24 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
       if (buyer) received(buyer);
       return buyer ? [seller, buyer] : [seller];
     case 'details_missing':
-    case 'payment_oversold':
       received(seller);
       return [seller];
+    case 'payment_oversold':
+      // The seller refunds; the buyer is told at once that the piece went to someone else.
+      received(seller);
+      if (buyer) received(buyer);
+      return buyer ? [seller, buyer] : [seller];
     case 'order_shipped':
+    case 'tracking_updated':
       if (!buyer || !facts.shipment) return [];
       buyer.payload.trackingNumber = facts.shipment.trackingNumber;
       if (facts.shipment.carrier) buyer.payload.carrier = facts.shipment.carrier;
+      if (facts.shipment.trackingUrl) buyer.payload.trackingUrl = facts.shipment.trackingUrl;
+      return [buyer];
+    case 'refund_sent':
+      if (!buyer || !facts.refund) return [];
+      buyer.payload.refundCLAIM = formatBaseUnits(facts.refund.amountBaseUnits);
+      buyer.payload.refundLink = facts.refund.transactionUrl;
       return [buyer];
     case 'price_alert':
       return []; // about no order: buildPriceAlertEmail

@@ -104,6 +104,8 @@ const table: [string, OrderChange, EmailToQueue[]][] = [
     [],
   ],
   ['the seller marks the order shipped', { type: 'shipped' }, [{ kind: 'order_shipped' }]],
+  ['the seller changes the tracking number', { type: 'tracking_changed' }, [{ kind: 'tracking_updated' }]],
+  ['a refund is recorded', { type: 'refunded' }, [{ kind: 'refund_sent' }]],
 ];
 
 describe('emailsFor: the e-mails an order change causes', () => {

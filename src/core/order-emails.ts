@@ -16,7 +16,10 @@
  * - A paid QR record still without details after the grace delay → "details missing" to the seller.
  * - The buyer's details arriving ("Send Order Confirmation") → the confirmation pair, once something was paid (or
  *   there is no price: nothing to pay here); nothing while the order is unpaid (no mail for the unpaid).
- * - The seller marking the order shipped → the buyer's "shipped" note with the tracking number.
+ * - The seller marking the order shipped → the buyer's "shipped" note with the tracking number; a changed
+ *   tracking number → the buyer is told again.
+ * - A refund recorded (checked on chain) → the buyer's "refund sent" note with the amount and transaction.
+ * - (An oversold order's message goes to the seller and the buyer: see email-payload.ts.)
  * Notes about one transfer (`about: 'transfer'` or `'extra'`) are skipped for dust and batched by the writer.
  */
 import type { EmailKind } from './email-payload';
@@ -41,7 +44,9 @@ export type OrderChange =
   | { type: 'details_overdue' }
   /** `unpaid`: the order has a price and nothing arrived yet (awaiting payment or expired). */
   | { type: 'confirmation_requested'; unpaid: boolean }
-  | { type: 'shipped' };
+  | { type: 'shipped' }
+  | { type: 'tracking_changed' }
+  | { type: 'refunded' };
 
 export interface EmailToQueue {
   kind: EmailKind;
@@ -78,5 +83,9 @@ export function emailsFor(change: OrderChange): EmailToQueue[] {
       return change.unpaid ? [] : [{ kind: 'order_confirmation' }];
     case 'shipped':
       return [{ kind: 'order_shipped' }];
+    case 'tracking_changed':
+      return [{ kind: 'tracking_updated' }];
+    case 'refunded':
+      return [{ kind: 'refund_sent' }];
   }
 }

@@ -23,6 +23,7 @@ import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
+import { renderEmail } from '../../src/server/mail/templates';
 import { restock } from '../support/stock';
 import {
   Clock,
@@ -72,12 +73,20 @@ const backends = [sqliteBackend(), postgresBackend()];
 describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
   describe.runIf(backend.enabled)(`${backend.name} store`, () => {
     let server: RunningServer;
+    const transport = new RecordingTransport();
 
     beforeAll(async () => {
       const clock = new Clock(Date.now());
       server = await startServer(
         loadSettings(
-          { PORT: '0', LOCALNET_PORT: String(net.port), SELLER_EMAIL: 'seller@shop.test' },
+          {
+            PORT: '0',
+            LOCALNET_PORT: String(net.port),
+            SELLER_EMAIL: 'seller@shop.test',
+            // Every refund check reads the refund and the order's payments: more than the default budget allows
+            // in 10 s across these tests.
+            SOLANA_RPC_BUDGET: '1000',
+          },
           {
             claimMint: mint.toBase58(),
             recipients: {
@@ -89,7 +98,7 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
         {
           store: await backend.fresh(),
           priceSource: new TestPrice(clock, '0.5'),
-          transport: new RecordingTransport(),
+          transport,
           listen: false,
           startOutbox: false,
           expireEveryMs: 0,
@@ -270,6 +279,60 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
       });
       expect(tooEarly.statusCode).toBe(400);
       expect(tooEarly.json()).toMatchObject({ error: 'refund_before_payment' });
+    });
+
+    it('partial refunds add up: the exception stays open until what is owed is back; more than was received is refused in words; the buyer is e-mailed each refund with its amount and transaction', async () => {
+      const buyer = Keypair.generate();
+      await faucet(net, buyer.publicKey, 2, 10_000);
+      const o = await paidOrder(buyer, 5_000_000n); // 5 $CLAIM extra: owed back
+      const cookie = await signIn(vendor);
+      const refund = (orderId: string, signature: string) =>
+        inject('POST', `/api/seller/orders/${orderId}/refund`, {
+          cookie,
+          body: { exception: 'extra_payment', signature },
+        });
+      const first = await send(connection, claimTransfer(vendor, buyer.publicKey, 2_000_000n), [vendor]);
+      let r = await refund(o.orderId, first);
+      expect(r.statusCode, r.body).toBe(200);
+      let d = r.json<SellerOrderDetail>();
+      expect(d.resolved).toEqual([]); // 3 $CLAIM still owed
+      expect(d.actions.map((a) => a.action)).toEqual(['refund']);
+      const second = await send(connection, claimTransfer(vendor, buyer.publicKey, 3_000_000n), [vendor]);
+      r = await refund(o.orderId, second);
+      expect(r.statusCode, r.body).toBe(200);
+      d = r.json<SellerOrderDetail>();
+      expect(d.resolved).toEqual(['extra_payment']);
+      expect(d.actions.map((a) => a.action)).toEqual(['refund', 'refunded']);
+
+      // The buyer hears of each refund: the amount and the transaction's link.
+      expect(d.emails.filter((e) => e.kind === 'refund_sent').map((e) => e.recipient)).toEqual([
+        'buyer',
+        'buyer',
+      ]);
+      for (let i = 0; i < 5; i++) await server.outbox.runOnce();
+      const number = o.orderId.slice(0, 8).toUpperCase();
+      const told = transport.sent.filter((m) => m.kind === 'refund_sent' && m.payload.orderNumber === number);
+      expect(told.every((m) => m.to === intlShipping.email)).toBe(true);
+      expect(told.map((m) => m.payload.refundCLAIM).sort()).toEqual(['2.000000', '3.000000']);
+      const text = renderEmail(told.find((m) => m.payload.refundCLAIM === '2.000000')!).text;
+      expect(text).toContain('Refund ($CLAIM): 2.000000');
+      expect(text).toContain(first);
+
+      // More than the order received (and not yet refunded) is refused, and nothing is recorded.
+      const o2 = await paidOrder(buyer, 1_000n);
+      const received = BigInt(
+        (await inject('GET', `/api/seller/orders/${o2.orderId}`, { cookie })).json<SellerOrderDetail>()
+          .receivedBaseUnits,
+      );
+      const tooMuch = await send(connection, claimTransfer(vendor, buyer.publicKey, received + 1n), [vendor]);
+      const refused = await refund(o2.orderId, tooMuch);
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.json()).toMatchObject({ error: 'refund_too_much', field: 'signature' });
+      expect(refused.json<{ message: string }>().message).toMatch(/more than the .* \$CLAIM received/);
+      const after = (
+        await inject('GET', `/api/seller/orders/${o2.orderId}`, { cookie })
+      ).json<SellerOrderDetail>();
+      expect(after.actions).toEqual([]);
     });
   });
 });

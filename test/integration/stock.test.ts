@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPublic, QuoteResponse, StockResponse } from '../../src/core/api';
 import { startServer, type RunningServer } from '../../src/server/server';
+import { renderEmail } from '../../src/server/mail/templates';
 import { restock } from '../support/stock';
 import {
   Clock,
@@ -234,7 +235,7 @@ describe.each(backends)('stock on $name', (backend: Backend) => {
       expect(log.every((c) => typeof c.at === 'string' && c.at.length === 24)).toBe(true);
     });
 
-    it('a late payment after the piece sold to someone else: recorded, order oversold, the seller is told to refund', async () => {
+    it('a late payment after the piece sold to someone else: recorded, order oversold, the seller is told to refund and the buyer at once', async () => {
       const late = await buyLilac();
       advance(15 * 60_000 + 1_000);
       await server.orders.expireOrders();
@@ -252,14 +253,22 @@ describe.each(backends)('stock on $name', (backend: Backend) => {
       const pub = (await (await fetch(`${server.url}/api/orders/${late.orderId}`)).json()) as OrderPublic;
       expect(pub.status).toBe('oversold');
       expect(pub.payments).toEqual([expect.objectContaining({ signature: sig, role: 'payment' })]);
-      // One exception for the seller, no confirmation to the buyer.
+      // One exception for the seller; the buyer is told at once (no order confirmation).
       expect(pub.emails).toEqual([
         expect.objectContaining({ kind: 'payment_oversold', recipient: 'seller' }),
+        expect.objectContaining({ kind: 'payment_oversold', recipient: 'buyer' }),
       ]);
       await server.outbox.runOnce();
+      await server.outbox.runOnce();
       expect(transport.sent.map((m) => [m.kind, m.role])).toEqual(
-        expect.arrayContaining([['payment_oversold', 'seller']]),
+        expect.arrayContaining([
+          ['payment_oversold', 'seller'],
+          ['payment_oversold', 'buyer'],
+        ]),
       );
+      const told = transport.sent.find((m) => m.kind === 'payment_oversold' && m.role === 'buyer');
+      expect(renderEmail(told!).text).toContain('sold to someone else a moment earlier');
+      expect(renderEmail(told!).text).toContain('Your refund is on its way');
       // Nothing sold twice: one unit, one sale.
       expect((await server.stock.levels()).find((l) => l.productId === LILAC)).toMatchObject({
         onHand: 0,

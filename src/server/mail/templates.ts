@@ -66,8 +66,15 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
     );
   }
   if (message.kind === 'order_shipped') return headerSafe(`Your $CLAIM order has shipped: ${product}`);
+  if (message.kind === 'tracking_updated')
+    return headerSafe(`New tracking number for your order: ${product}`);
+  if (message.kind === 'refund_sent') return headerSafe(`Refund sent for your $CLAIM order: ${product}`);
   if (message.kind === 'payment_oversold')
-    return headerSafe(`Sold out before payment, refund needed: ${product}`);
+    return headerSafe(
+      message.role === 'seller'
+        ? `Sold out before payment, refund needed: ${product}`
+        : `Sold to someone else, your refund is on its way: ${product}`,
+    );
   if (message.kind === 'price_alert')
     return headerSafe('$CLAIM price alert: quotes paused, the price sources disagree');
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
@@ -87,6 +94,15 @@ function intro(message: OutgoingEmail): string {
   if (message.kind === 'price_alert') return p.priceAlert ?? 'The $CLAIM price sources disagree.';
   if (message.kind === 'order_shipped') {
     return 'Your order is on its way. You can follow the parcel with the tracking number below.';
+  }
+  if (message.kind === 'tracking_updated') {
+    return 'The seller has changed the tracking number of your parcel. You can follow it with the number below.';
+  }
+  if (message.kind === 'refund_sent') {
+    return 'The seller has sent you a refund on-chain. The amount and the transaction are below.';
+  }
+  if (message.kind === 'payment_oversold' && message.role === 'buyer') {
+    return 'Your payment arrived in full, but the piece was sold to someone else a moment earlier. Your refund is on its way: you will get another message when it is sent.';
   }
   if (message.kind === 'payment_oversold') {
     return 'This order was paid in full after its reservation had lapsed, and the item sold out meanwhile (order status: oversold). The payment is recorded. Please refund the buyer, or restock and ship if you can.';
@@ -138,6 +154,12 @@ function fields(p: OrderEmailPayload): [string, string][] {
   if (p.trackingNumber !== undefined) {
     rows.unshift(['Tracking number', p.trackingNumber]);
     if (p.carrier !== undefined) rows.splice(1, 0, ['Carrier', p.carrier]);
+    if (p.trackingUrl !== undefined)
+      rows.splice(p.carrier !== undefined ? 2 : 1, 0, ['Tracking page', p.trackingUrl]);
+  }
+  if (p.refundCLAIM !== undefined) {
+    rows.unshift(['Refund ($CLAIM)', p.refundCLAIM]);
+    if (p.refundLink !== undefined) rows.splice(1, 0, ['Refund transaction', p.refundLink]);
   }
   return rows;
 }
@@ -146,6 +168,8 @@ function fields(p: OrderEmailPayload): [string, string][] {
 function linkWords(label: string, index: number, count: number): string {
   if (label === 'Solana Pay link') return 'Pay with a Solana wallet';
   if (label === 'Order page') return 'Your order page';
+  if (label === 'Tracking page') return 'Follow the parcel';
+  if (label === 'Refund transaction') return 'View the refund on the explorer';
   return count > 1 ? `View transaction ${index} on the explorer` : 'View the transaction on the explorer';
 }
 
@@ -210,7 +234,12 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   const wrap = 'overflow-wrap:anywhere;word-break:break-word';
   const cell = (k: string, v: string): string => {
     const isPayLink = k === 'Solana Pay link' && /^solana:[^\s"'<>]+$/.test(v);
-    const isWebLink = (k === 'Transaction link' || k === 'Order page') && /^https?:\/\/[^\s"'<>]+$/.test(v);
+    const isWebLink =
+      (k === 'Transaction link' ||
+        k === 'Order page' ||
+        k === 'Refund transaction' ||
+        k === 'Tracking page') &&
+      /^https?:\/\/[^\s"'<>]+$/.test(v);
     if (k === 'Transaction link') txIndex += 1;
     const value =
       isPayLink || isWebLink

@@ -6,6 +6,11 @@
  * changes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { trackingUrl as trackingUrlOf } from '../../core/carriers';
+import { explorerTxUrl } from '../../core/explorer';
+import { formatBaseUnits } from '../../core/money';
+import { owedOf, type Owed } from '../../core/refunds';
+import { isUniqueViolation } from '../store/store';
 import { DomainError } from '../../core/errors';
 import { exceptionsOf } from '../../core/order-exceptions';
 import { transition } from '../../core/order-status';
@@ -69,15 +74,13 @@ export async function markShipped(
       throw new DomainError('conflict', 'order_changed', 'The order changed meanwhile. Please reload it.');
     await addHistory(trx, o.id, t.next, 'shipped', at);
     await recordAction(trx, o.id, 'shipped', shipment, seller.address, at);
+    const trackingUrl = trackingUrlOf(shipment.carrier, shipment.trackingNumber);
     added = await queueEmails(
       ctx,
       trx,
       { ...o, status: t.next, updated_at: at },
       { type: 'shipped' },
-      {
-        at,
-        shipment,
-      },
+      { at, shipment: { ...shipment, ...(trackingUrl ? { trackingUrl } : {}) } },
     );
   });
   if (added > 0) ctx.deps.onOutboxChange?.();
@@ -129,14 +132,34 @@ async function assertOpenExceptionOf(
 
 /** A refund signature recorded before (for any order). */
 async function refundRecorded(q: Db, signature: string): Promise<boolean> {
-  // The signature is base58 (checked at the edge): no LIKE wildcard or quote can be in it.
   const row = await q
-    .selectFrom('seller_actions')
-    .select('id')
-    .where('action', '=', 'refunded')
-    .where('detail_json', 'like', `%"signature":"${signature}"%`)
+    .selectFrom('refunds')
+    .select('signature')
+    .where('signature', '=', signature)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+const alreadyRecorded = () =>
+  new DomainError('conflict', 'refund_already_recorded', 'This refund transaction is already recorded.', {
+    field: 'signature',
+  });
+
+/** What the order owes its payer now (src/core/refunds.ts), from its ledger and recorded refunds. */
+export async function owedNow(
+  q: Db,
+  o: Pick<OrderRow, 'id' | 'status' | 'amount_base_units'>,
+): Promise<Owed> {
+  const [payments, refunds] = await Promise.all([
+    q.selectFrom('payments').select(['role', 'received_base_units']).where('order_id', '=', o.id).execute(),
+    q.selectFrom('refunds').select('amount_base_units').where('order_id', '=', o.id).execute(),
+  ]);
+  return owedOf({
+    status: o.status,
+    amountBaseUnits: o.amount_base_units === null ? null : BigInt(o.amount_base_units),
+    payments: payments.map((p) => ({ role: p.role, receivedBaseUnits: BigInt(p.received_base_units) })),
+    refunds: refunds.map((r) => ({ amountBaseUnits: BigInt(r.amount_base_units) })),
+  });
 }
 
 /**
@@ -151,13 +174,7 @@ export async function refundTarget(
 ): Promise<RefundTarget> {
   const o = await sellerOrder(ctx.db, seller.vendorIds, orderId);
   await assertOpenExceptionOf(ctx.db, o, input.exception, { allowResolved: false });
-  if (await refundRecorded(ctx.db, input.signature))
-    throw new DomainError(
-      'conflict',
-      'refund_already_recorded',
-      'This refund transaction is already recorded.',
-      { field: 'signature' },
-    );
+  if (await refundRecorded(ctx.db, input.signature)) throw alreadyRecorded();
   const payments = await ctx.db
     .selectFrom('payments')
     .select(['signature', 'slot'])
@@ -176,8 +193,11 @@ export async function refundTarget(
 }
 
 /**
- * Records a refund the chain confirmed as the seller's action settling its exception, in one transaction that
- * re-checks what `refundTarget` checked (the order row is locked on PostgreSQL, so two clicks are serialised).
+ * Records a refund the chain confirmed, in one transaction that re-checks what `refundTarget` checked (the order
+ * row is locked on PostgreSQL; SQLite has one writer) and what is owed: a refund above what was received and not
+ * yet refunded is refused in words. The refund row is unique by signature. When what is owed has been returned,
+ * the exception is settled (seller action `refunded`); before that the refund is recorded as partial (`refund`).
+ * The buyer is e-mailed the amount and the transaction link.
  */
 export async function recordRefund(
   ctx: OrderContext,
@@ -186,27 +206,114 @@ export async function recordRefund(
   refund: CheckedRefund,
 ): Promise<void> {
   const at = ctx.deps.now().toISOString();
+  let added = 0;
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+      await assertOpenExceptionOf(trx, o, refund.exception, { allowResolved: false });
+      if (await refundRecorded(trx, refund.signature)) throw alreadyRecorded();
+      const owed = await owedNow(trx, o);
+      if (refund.amountBaseUnits > owed.refundableBaseUnits)
+        throw new DomainError(
+          'conflict',
+          'refund_too_much',
+          `That transaction returned ${formatBaseUnits(refund.amountBaseUnits)} $CLAIM, more than the ${formatBaseUnits(owed.refundableBaseUnits)} $CLAIM received for this order and not yet refunded.`,
+          { field: 'signature' },
+        );
+      await trx
+        .insertInto('refunds')
+        .values({
+          signature: refund.signature,
+          order_id: o.id,
+          amount_base_units: refund.amountBaseUnits.toString(),
+          exception: refund.exception,
+          address: seller.address,
+          at,
+        })
+        .execute();
+      const settled = refund.amountBaseUnits >= owed.remainingBaseUnits;
+      await recordAction(
+        trx,
+        o.id,
+        settled ? 'refunded' : 'refund',
+        {
+          exception: refund.exception,
+          signature: refund.signature,
+          amountBaseUnits: refund.amountBaseUnits.toString(),
+        },
+        seller.address,
+        at,
+      );
+      const cluster = { cluster: ctx.deps.settings.solana.cluster, rpcUrl: ctx.deps.settings.solana.rpcUrl };
+      added = await queueEmails(
+        ctx,
+        trx,
+        o,
+        { type: 'refunded' },
+        {
+          at,
+          refund: {
+            amountBaseUnits: refund.amountBaseUnits,
+            transactionUrl: explorerTxUrl(refund.signature, cluster),
+          },
+          distinctKey: refund.signature,
+        },
+      );
+    })
+    .catch((err: unknown) => {
+      // The same signature recorded at the same instant by another request: the key let one through.
+      if (isUniqueViolation(err)) throw alreadyRecorded();
+      throw err;
+    });
+  if (added > 0) ctx.deps.onOutboxChange?.();
+}
+
+/**
+ * A new tracking number (and carrier) for a shipped order: recorded as the seller action `tracking` (the latest
+ * one is the order's shipment); the buyer is told again.
+ */
+export async function updateTracking(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  shipment: Shipment,
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  let added = 0;
   await ctx.db.transaction().execute(async (trx) => {
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
-    if (await refundRecorded(trx, refund.signature))
-      throw new DomainError(
-        'conflict',
-        'refund_already_recorded',
-        'This refund transaction is already recorded.',
-        { field: 'signature' },
-      );
-    await recordAction(
+    if (o.status !== 'shipped' && o.status !== 'delivered')
+      throw new DomainError('conflict', 'not_shipped', 'Only a shipped order has tracking to change.');
+    const id = randomUUID();
+    await recordAction(trx, o.id, 'tracking', { ...shipment, id }, seller.address, at);
+    const trackingUrl = trackingUrlOf(shipment.carrier, shipment.trackingNumber);
+    added = await queueEmails(
+      ctx,
       trx,
-      o.id,
-      'refunded',
+      o,
+      { type: 'tracking_changed' },
       {
-        exception: refund.exception,
-        signature: refund.signature,
-        amountBaseUnits: refund.amountBaseUnits.toString(),
+        at,
+        shipment: { ...shipment, ...(trackingUrl ? { trackingUrl } : {}) },
+        distinctKey: `tracking:${id}`,
       },
-      seller.address,
-      at,
     );
+  });
+  if (added > 0) ctx.deps.onOutboxChange?.();
+}
+
+/** The seller's free-text note on the order (the latest one is shown; '' clears it). No e-mail. */
+export async function setNote(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  note: string,
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    await recordAction(trx, o.id, 'note', { note }, seller.address, at);
   });
 }
 

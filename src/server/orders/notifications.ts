@@ -27,7 +27,7 @@ export function factsOf(
   ctx: OrderContext,
   o: OrderRow,
   ledger: PaymentRow[],
-  extra: Pick<OrderEmailFacts, 'extraPayment' | 'usdAtPaymentCents' | 'shipment'> = {},
+  extra: Pick<OrderEmailFacts, 'extraPayment' | 'usdAtPaymentCents' | 'shipment' | 'refund'> = {},
 ): OrderEmailFacts {
   const items = itemsOf(o);
   const cluster = { cluster: ctx.deps.settings.solana.cluster, rpcUrl: ctx.deps.settings.solana.rpcUrl };
@@ -126,7 +126,9 @@ export async function enqueue(
   paymentSeen: boolean,
   at: string,
   payment?: NoteAbout,
-  extraFacts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment'> = {},
+  extraFacts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment' | 'refund'> = {},
+  /** Told apart from earlier messages of the same kind (a refund's signature, a tracking change's id). */
+  distinctKey = '',
 ): Promise<number> {
   if (payment && payment.receivedBaseUnits < dustThreshold(ctx, o)) return 0;
   const ledger = await ledgerOf(q, o.id);
@@ -186,7 +188,7 @@ export async function enqueue(
       if (slot > notBefore) notBefore = slot;
     }
   }
-  const paymentSignature = payment?.signature ?? '';
+  const paymentSignature = payment?.signature ?? distinctKey;
   const existing = await q
     .selectFrom('outbox')
     .select(['id', 'role'])
@@ -237,8 +239,12 @@ export interface QueueOptions {
   payment?: { signature: string; receivedBaseUnits: bigint };
   /** paid_late: the transfer's USD value at its block time (read only when a message states it). */
   usdAtPaymentCents?: () => Promise<number | null>;
-  /** order_shipped: the tracking number (and carrier). */
-  shipment?: { trackingNumber: string; carrier?: string };
+  /** order_shipped, tracking_updated: the tracking number (carrier, tracking page). */
+  shipment?: OrderEmailFacts['shipment'];
+  /** refund_sent: the refund's amount and transaction link. */
+  refund?: OrderEmailFacts['refund'];
+  /** Tells this message apart from earlier ones of its kind (a refund's signature, a tracking change's id). */
+  distinctKey?: string;
 }
 
 /** Queues the e-mails `change` causes (src/core/order-emails.ts decides which) in the caller's transaction. */
@@ -253,11 +259,13 @@ export async function queueEmails(
   for (const email of emailsFor(change)) {
     const note =
       email.about && opts.payment ? { ...opts.payment, extra: email.about === 'extra' } : undefined;
-    const facts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment'> = {};
+    const facts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment' | 'refund'> = {};
     if (email.usdAtPayment && opts.usdAtPaymentCents)
       facts.usdAtPaymentCents = await opts.usdAtPaymentCents();
     if (opts.shipment) facts.shipment = opts.shipment;
-    added += await enqueue(ctx, q, o, email.kind, opts.paymentSeen ?? true, opts.at, note, facts);
+    if (opts.refund) facts.refund = opts.refund;
+    const paymentSeen = opts.paymentSeen ?? true;
+    added += await enqueue(ctx, q, o, email.kind, paymentSeen, opts.at, note, facts, opts.distinctKey);
   }
   return added;
 }

@@ -24,6 +24,8 @@ import {
   refundTarget,
   resendEmail,
   resolveException,
+  setNote,
+  updateTracking,
 } from './fulfilment';
 import { expireOrders, recordPayment } from './ledger';
 import { cleanupRecords, notifyMissingDetails } from './records';
@@ -69,6 +71,8 @@ const OPERATIONS = {
   refundTarget,
   recordRefund,
   resendEmail,
+  updateTracking,
+  setNote,
 };
 
 /** Each operation without its first parameter, the context (the compiler checks these against OrderService). */

@@ -150,6 +150,10 @@ export interface OrderService {
   ): Promise<RefundTarget>;
   /** Records a refund the chain confirmed (once per signature). */
   recordRefund(seller: SellerActor, orderId: string, refund: CheckedRefund): Promise<void>;
+  /** A shipped order's new tracking number (and carrier); the buyer is told again. */
+  updateTracking(seller: SellerActor, orderId: string, shipment: Shipment): Promise<void>;
+  /** The seller's free-text note on the order. */
+  setNote(seller: SellerActor, orderId: string, note: string): Promise<void>;
   /** Sends a failed e-mail of the order again. */
   resendEmail(seller: SellerActor, orderId: string, emailId: string): Promise<void>;
 }

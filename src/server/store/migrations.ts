@@ -545,4 +545,46 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Refunds: one row per refund transaction the chain confirmed, UNIQUE by signature (two recordings of one
+  // transaction: one wins), checked against what is owed in the same transaction as it is written. Refunds recorded
+  // before (seller actions `refunded`) are copied in.
+  '0016_refunds': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('refunds')
+        .addColumn('signature', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
+        .addColumn('amount_base_units', 'text', (c) => c.notNull())
+        .addColumn('exception', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('refunds_order').on('refunds').columns(['order_id', 'at']).execute();
+      const old = (await db
+        .selectFrom('seller_actions')
+        .select(['order_id', 'detail_json', 'address', 'at'])
+        .where('action', '=', 'refunded')
+        .execute()) as { order_id: string; detail_json: string; address: string; at: string }[];
+      for (const a of old) {
+        const d = JSON.parse(a.detail_json) as {
+          signature?: string;
+          amountBaseUnits?: string;
+          exception?: string;
+        };
+        if (!d.signature) continue;
+        await db
+          .insertInto('refunds')
+          .values({
+            signature: d.signature,
+            order_id: a.order_id,
+            amount_base_units: d.amountBaseUnits ?? '0',
+            exception: d.exception ?? '',
+            address: a.address,
+            at: a.at,
+          })
+          .onConflict((oc: any) => oc.column('signature').doNothing())
+          .execute();
+      }
+    },
+  },
 };

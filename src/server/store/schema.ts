@@ -189,9 +189,24 @@ export interface SellerSessionsTable {
 export interface SellerActionsTable {
   id: string;
   order_id: string;
-  /** shipped | delivered | resolved | refunded | email_resent (written by src/server/orders/fulfilment.ts). */
+  /**
+   * shipped | tracking (a changed tracking number) | delivered | note | resolved | refund (partial) | refunded
+   * (what was owed is returned) | email_resent (written by src/server/orders/fulfilment.ts).
+   */
   action: string;
   detail_json: string;
+  address: string;
+  at: string;
+}
+
+/** Migration 0016: refunds the chain confirmed (src/server/orders/fulfilment.ts), one per transaction. */
+export interface RefundsTable {
+  signature: string;
+  order_id: string;
+  amount_base_units: string;
+  /** The exception the seller named when recording it. */
+  exception: string;
+  /** The payout address signed in. */
   address: string;
   at: string;
 }
@@ -213,6 +228,7 @@ export interface Database {
   seller_nonces: SellerNoncesTable;
   seller_sessions: SellerSessionsTable;
   seller_actions: SellerActionsTable;
+  refunds: RefundsTable;
   stock: StockTable;
   reservations: ReservationsTable;
   stock_changes: StockChangesTable;
