@@ -596,6 +596,28 @@ describe('product page', () => {
     await close();
   });
 
+  it('price not trusted (the demo pool pushed below the liquidity floor): the home page says why, Buy stays disabled', async () => {
+    expect(serverHasPrice, 'the server should serve /api/price (price service)').toBe(true);
+    const push = (mode: string) => fetch(`${server.url}/dev/price/${mode}`, { method: 'POST' });
+    expect((await push('thin')).status).toBe(200);
+    const { page, close } = await open('server');
+    try {
+      await page.goto('/');
+      await page
+        .getByText(
+          'The $CLAIM price cannot be trusted right now (too little liquidity). Please try again later.',
+        )
+        .waitFor();
+      await page.goto('/garlic');
+      await page.getByText('Failed to load $CLAIM price. Try again later.').waitFor();
+      expect(await page.getByTestId('claim-amount').textContent()).toBe('N/A');
+      expect(await page.getByRole('button', { name: 'Loading Price...' }).isDisabled()).toBe(true);
+    } finally {
+      await push('normal');
+      await close();
+    }
+  });
+
   it('price loading: the spec texts and a disabled Buy button', async () => {
     const { page, close } = await open('pending');
     await page.goto('/garlic');
