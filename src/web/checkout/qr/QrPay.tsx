@@ -325,7 +325,7 @@ export default function QrPay({
   }, [validateShipping, sending, order, quote, quantity, product.id, refreshStock, orderPlaced]);
 
   const signature = known?.signature;
-  const canSend = !sending && !order?.confirmed && !(quantityProblem && !order);
+  const canSend = !sending && !order?.confirmed && !quantityProblem;
   const quantityChanged = order !== null && !requotable && quantity !== null && quantity !== order.quantity;
 
   return (

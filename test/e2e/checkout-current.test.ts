@@ -1,0 +1,142 @@
+/**
+ * Checkout that never misleads, in the browser, on a phone (390 × 844, touch) and at a desk: a page view holds
+ * nothing (a second visitor can still buy the piece), a malformed e-mail is refused in the form before any wallet
+ * or server call, a quantity above the stock is refused inline with the pay button disabled, and the shipping form
+ * survives a reload within the tab (not in another one). Paying, receipts without a payable link and the QR steps
+ * in order are in qr-checkout.test.ts; holds, the per-client cap and "Reserved" at the API in
+ * test/integration/holds.test.ts.
+ */
+import type { Browser, BrowserContextOptions, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  launchBrowser,
+  openPage,
+  startTestServer,
+  unexpectedErrors,
+  type TestServer,
+} from '../support/browser';
+import { restock } from '../support/stock';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const viewports: [string, BrowserContextOptions][] = [
+  ['phone 390 × 844 (touch)', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+  ['desktop', { viewport: { width: 1280, height: 900 } }],
+];
+const orderCalls = (r: Request) =>
+  ['/api/quotes', '/api/orders'].some((p) => new URL(r.url()).pathname.startsWith(p)) && r.method() !== 'GET';
+
+describe.each(viewports)('checkout on %s', (_name, options) => {
+  it('a page view holds nothing: a second visitor sees the one-of-a-kind piece for sale and its QR', async () => {
+    await restock(server.running, 'eagles-xl-joystick-cropal-stick', 1);
+    const first = await openPage(browser, server.url, options);
+    await first.page.goto('/vendors/coopersglass/product9');
+    await first.page.getByTestId('qr-image').waitFor();
+    const second = await openPage(browser, server.url, options);
+    await second.page.goto('/vendors/coopersglass');
+    await second.page.locator('a.tile[data-product="eagles-xl-joystick-cropal-stick"]').waitFor();
+    await second.page.waitForLoadState('networkidle');
+    expect(
+      await second.page.locator('div.tile.sold-out[data-product="eagles-xl-joystick-cropal-stick"]').count(),
+    ).toBe(0);
+    await second.page.goto('/vendors/coopersglass/product9');
+    await second.page.getByTestId('qr-image').waitFor();
+    expect(await second.page.getByText('Sold out').count()).toBe(0);
+    expect(await second.page.getByText('Reserved').count()).toBe(0);
+    expect(unexpectedErrors(first.errors)).toEqual([]);
+    expect(unexpectedErrors(second.errors)).toEqual([]);
+    await first.close();
+    await second.close();
+  });
+
+  it('"ada@" is refused in the form: marked, said, focused; no wallet prompt, no quote, no order', async () => {
+    const { page, errors, close } = await openPage(browser, server.url, options);
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const calls: string[] = [];
+    page.on('request', (r) => {
+      if (orderCalls(r)) calls.push(r.url());
+    });
+    await page.goto('/vendors/coopersglass/product2');
+    const form = page.locator('form.order-form');
+    for (const [name, value] of [
+      ['fullName', 'Ada Lovelace'],
+      ['email', 'ada@'],
+      ['address1', '12 St James Square'],
+      ['city', 'London'],
+      ['stateProvince', 'Greater London'],
+      ['postalCode', 'SW1Y 4JH'],
+      ['country', 'United Kingdom'],
+    ] as const)
+      await form.locator(`[name="${name}"]`).fill(value);
+    const buy = page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' });
+    await buy.waitFor();
+    await buy.click();
+    const email = form.locator('[name="email"]');
+    await expect.poll(() => email.getAttribute('aria-invalid')).toBe('true');
+    expect(await email.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.getByText('Enter a valid e-mail address, like name@example.com.').waitFor();
+    await page.waitForTimeout(500);
+    expect(dialogs).toEqual([]); // not even "Please install Phantom Wallet."
+    expect(calls).toEqual([]);
+    expect(await page.locator('.wallet-adapter-modal').count()).toBe(0);
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await close();
+  });
+
+  it('a quantity above the stock is refused inline and the button waits; a good one brings the QR back', async () => {
+    await restock(server.running, 'honey-dew-papaya-live-rosin', 3);
+    const { page, errors, close } = await openPage(browser, server.url, options);
+    await page.goto('/honey2');
+    await page.getByTestId('qr-image').waitFor();
+    await page.getByLabel('Quantity').fill('4');
+    const problem = page.locator('#quantity-problem');
+    await problem.getByText('Only 3 left: choose 3 or fewer.').waitFor();
+    expect(await page.getByLabel('Quantity').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).isDisabled()).toBe(true);
+    expect(await page.getByTestId('qr-box').textContent()).toContain('Only 3 left');
+    await page.getByLabel('Quantity').fill('3');
+    await page.getByTestId('qr-image').waitFor();
+    expect(await problem.count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).isDisabled()).toBe(false);
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await close();
+  });
+
+  it('the shipping form survives a reload and back/forward within the tab, not in another tab', async () => {
+    await restock(server.running, 'honey-dew-papaya-live-rosin', 25);
+    const { page, context, errors, close } = await openPage(browser, server.url, options);
+    await page.goto('/honey2');
+    const name = page.locator('form.order-form [name="fullName"]');
+    await name.fill('Grace Hopper');
+    await page.locator('form.order-form [name="city"]').fill('Arlington');
+    await page.reload();
+    await expect.poll(() => name.inputValue()).toBe('Grace Hopper');
+    expect(await page.locator('form.order-form [name="city"]').inputValue()).toBe('Arlington');
+    await page.goto('/about');
+    await page.goBack();
+    await expect
+      .poll(() => page.locator('form.order-form [name="fullName"]').inputValue())
+      .toBe('Grace Hopper');
+    // Another tab of the same browser starts empty (sessionStorage is per tab).
+    const other = await context.newPage();
+    await other.goto('/honey2');
+    await other.locator('form.order-form [name="fullName"]').waitFor();
+    await other.waitForLoadState('networkidle');
+    expect(await other.locator('form.order-form [name="fullName"]').inputValue()).toBe('');
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await close();
+  });
+});
