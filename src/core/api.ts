@@ -262,6 +262,57 @@ export interface OrderPageView {
   shipment?: { trackingNumber: string; carrier?: string; at: string };
   /** Underpaid: what is missing and a payment link for exactly that (same reference). */
   topUp?: { amount: string; amountBaseUnits: string; solanaPayUrl: string };
+  /** The buyer's control over their data (never the data itself: the page has no name, e-mail or address). */
+  privacy: OrderPagePrivacy;
+}
+
+export interface OrderPagePrivacy {
+  /**
+   * The buyer's details as the shop keeps them: `kept` (sealed), `none` (never given), `erased` (by the
+   * retention rule or the buyer), `unreadable` (a sealed value that failed its check).
+   */
+  details: 'kept' | 'none' | 'erased' | 'unreadable';
+  /** When they were erased. */
+  erasedAt?: string;
+  /** "Delete my details": `allowed` now, `cancel_first` (before shipping the vendor needs the address), `done`. */
+  deletion: 'allowed' | 'cancel_first' | 'done';
+  /**
+   * "Cancel instead": `unpaid` (nothing paid: cancelled at once), `ask_vendor` (paid: the vendor is asked to
+   * cancel and refund), `requested` (asked already), `none`.
+   */
+  cancel: 'unpaid' | 'ask_vendor' | 'requested' | 'none';
+  /** Days the details are kept after delivery or after the order closed without shipping. */
+  retentionDays: number;
+}
+
+/**
+ * GET /api/order-pages/:token/data → "Download my data": everything the shop keeps about the order, with the
+ * e-mails sent about it (the seller's address is the vendor's, and stays on the server).
+ */
+export interface OrderDataExport {
+  exportedAt: string;
+  order: Omit<OrderPageView, 'privacy' | 'topUp'> & {
+    history: { status: OrderStatus; event: string; at: string }[];
+    referrer: string | null;
+  };
+  details:
+    | { state: 'kept'; shipping: Record<string, string> }
+    | { state: 'none' | 'unreadable' }
+    | { state: 'erased'; erasedAt: string | null };
+  emails: {
+    kind: string;
+    recipient: 'seller' | 'buyer';
+    /** The buyer's address on buyer e-mails; never the vendor's. */
+    to?: string;
+    state: string;
+    createdAt: string;
+    deliveredAt: string | null;
+    /** The stored message as sent (subject and text); null once erased or unreadable. */
+    message: { subject: string; text: string } | null;
+    erased: boolean;
+  }[];
+  sellerActions: { action: string; at: string; detail: Record<string, string> }[];
+  retention: { days: number; rule: string };
 }
 
 /** Every API error: 4xx/5xx with this body. `field` names the offending input where there is one. */

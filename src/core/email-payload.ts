@@ -57,13 +57,19 @@ export type EmailKind =
   | 'payment_oversold'
   | 'refund_sent'
   // Ours: to every seller, about no order: quotes are paused because the price sources disagree (once per episode).
-  | 'price_alert';
+  | 'price_alert'
+  /** To the seller: the buyer deleted their details from the order page (the message names none). */
+  | 'details_erased'
+  /** To the seller: the buyer asks to cancel a paid order before shipping (then to delete their details). */
+  | 'cancel_requested';
 
 /** The payment link's field (solanaPayURL) of an order with nothing more to pay: never a payable link. */
 export const PAID_NOTHING_MORE = 'Paid — nothing more to pay';
 
 /** Shown in place of the buyer's name and address while a QR record has no shipping details. */
 export const DETAILS_NOT_GIVEN = 'not given yet';
+/** Shown in place of the buyer's name and address in the seller's notes about the buyer's privacy requests. */
+export const DETAILS_WITHHELD = 'see the order in the seller console';
 
 // ---------------------------------------------------------------------------------------------------------
 // Builders (pure). Templates and transports (src/server/mail) render or post what they build.
@@ -217,6 +223,9 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
       buyer.payload.refundCLAIM = formatBaseUnits(facts.refund.amountBaseUnits);
       buyer.payload.refundLink = facts.refund.transactionUrl;
       return [buyer];
+    case 'details_erased':
+    case 'cancel_requested':
+      return []; // the buyer's requests, naming nobody: buildBuyerRequestEmail
     case 'price_alert':
       return []; // about no order: buildPriceAlertEmail
   }
@@ -239,4 +248,23 @@ export function buildPriceAlertEmail(sellerEmail: string, text: string): OrderEm
       priceAlert: text,
     },
   };
+}
+
+/**
+ * The seller's note about a buyer's request from the order page: "Delete my details" was done
+ * (details_erased), or "cancel instead" of a paid order before shipping (cancel_requested). Neither carries the
+ * buyer's name, e-mail or address: the order number and page identify the order.
+ */
+export function buildBuyerRequestEmail(
+  facts: Omit<OrderEmailFacts, 'shipping'>,
+  kind: 'details_erased' | 'cancel_requested',
+  sellerEmail: string,
+): OrderEmail {
+  const payload = buildOrderEmailPayload({ ...facts, shipping: undefined }, 'seller', sellerEmail);
+  const withheld = kind === 'details_erased' ? 'deleted at the buyer’s request' : DETAILS_WITHHELD;
+  payload.from_name = withheld;
+  payload.email = withheld;
+  payload.shippingAddress = withheld;
+  delete payload.orderUrl; // the buyer's capability link is theirs, not the seller's
+  return { role: 'seller', to: sellerEmail, payload };
 }

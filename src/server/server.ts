@@ -31,6 +31,9 @@ import { mergeProbes, type OpsProbes } from './ops/probes';
 import { createRpcProbe } from './ops/rpc-probe';
 import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
 import { redactError } from './redact';
+import { createSealer } from './privacy/seal';
+import { startRetentionJob, type RetentionJob } from './privacy/retention-job';
+import { privacyRoutes } from './http/privacy-routes';
 import { stockRoutes } from './http/stock-routes';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
@@ -56,6 +59,11 @@ export interface ServerOverrides {
   outbox?: Partial<Omit<OutboxWorkerOptions, 'store' | 'transport'>>;
   /** Don't start the worker (tests drive it with runOnce). */
   startOutbox?: boolean;
+  /**
+   * The personal-data retention job (src/server/privacy/retention-job.ts): daily, first run a minute after start.
+   * `false` does not start it (tests drive `orders.runRetention`).
+   */
+  retention?: { everyMs?: number; firstAfterMs?: number } | false;
   /** Interval of the housekeeping (expire orders, missing details, QR records, expired seller sessions and
    * nonces), ms. Default 30 s; 0 disables. */
   expireEveryMs?: number;
@@ -99,6 +107,8 @@ export interface RunningServer {
   /** Stock lines, reservations and the change log (tests restock through it). */
   stock: StockRepository;
   outbox: OutboxWorker;
+  /** The retention job, unless overrides.retention is false. */
+  retention?: RetentionJob;
   price?: PriceService;
   transport: MailTransport;
   /** The process's budgeted Solana Connection (payments/connection.ts): every server RPC call shares its budget. */
@@ -140,10 +150,15 @@ export async function startServer(
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
 
+    // Personal data is sealed with DATA_KEYS (demo mode: a derived demo key). Rows written before sealing existed
+    // are sealed now, before anything is served (idempotent: plain values only; docs/decisions/privacy.md).
+    const sealer = createSealer(settings.privacy.dataKeys);
+
     const outbox: OutboxWorker = createOutboxWorker({
       store,
       transport,
       now,
+      sealer,
       // The same on every restart of this instance (host and fixed port), so a restart releases its old leases;
       // with PORT=0 (tests) every life is its own instance.
       instanceId:
@@ -160,12 +175,19 @@ export async function startServer(
       stock,
       settings,
       now,
+      sealer,
       onOutboxChange: () => outbox.nudge(),
       // PUBLIC_URL on port 0 (tests) names no real address: the order page links then use the bound URL.
       publicUrl: () => (boundUrl && /:0$/.test(settings.publicUrl) ? boundUrl : settings.publicUrl),
       ...(overrides.onPaymentHint ? { onPaymentHint: overrides.onPaymentHint } : {}),
       onError: (err) => console.error('order service:', redactError(err)),
     });
+    const sealedAtStart = await orders.sealStoredData({ onlyPlain: true });
+    if (sealedAtStart.resealed > 0 || sealedAtStart.unreadable > 0)
+      console.log(
+        `personal data: sealed ${sealedAtStart.resealed} stored values written before sealing` +
+          (sealedAtStart.unreadable ? `; ${sealedAtStart.unreadable} unreadable` : ''),
+      );
 
     // Price: (b)'s service unless a source is injected. In demo mode it reads our own demo feed; the base URL is
     // rewritten to the address we actually bound (PORT=0).
@@ -227,7 +249,6 @@ export async function startServer(
       logger: overrides.logger ?? false,
       ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
       health: async () => store.ready() && (await store.ping()),
-      orderPageExists: async (token) => (await orders.getOrderPage(token)) !== undefined,
       plugins: [
         (a) => orderRoutes(a, { orders, stock, quotes: { catalog, settings, priceSource, now } }),
         // The seller console's API. Its origin is PUBLIC_URL, or the address bound when PUBLIC_URL says port 0.
@@ -242,7 +263,10 @@ export async function startServer(
               boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl,
             stock,
             rpc,
+            sealer,
           }),
+        // The buyer's personal data from the order page: download, delete, cancel instead.
+        (a) => privacyRoutes(a, { orders }),
         (a) => stockRoutes(a, { stock }),
         ...(price
           ? [
@@ -308,6 +332,29 @@ export async function startServer(
         mergeProbes(probes, running.probes);
       }
     }
+    let retention: RetentionJob | undefined;
+    if (overrides.retention !== false) {
+      const job = startRetentionJob({
+        store,
+        orders,
+        now,
+        holder: `${hostname()}:${process.pid}:${randomUUID()}`,
+        ...(overrides.retention?.everyMs !== undefined ? { everyMs: overrides.retention.everyMs } : {}),
+        ...(overrides.retention?.firstAfterMs !== undefined
+          ? { firstAfterMs: overrides.retention.firstAfterMs }
+          : {}),
+        onRun: (r) => {
+          if (r.erased > 0 || r.waiting > 0)
+            console.log(
+              `personal data: erased the details of ${r.erased} orders past their retention` +
+                (r.waiting ? ` (${r.waiting} wait for an e-mail still being delivered)` : ''),
+            );
+        },
+        onError: (err) => console.error('personal data retention:', redactError(err)),
+      });
+      retention = job;
+      cleanups.push(() => job.stop());
+    }
     const expireEvery = overrides.expireEveryMs ?? 30_000;
     if (expireEvery > 0) {
       const t = setInterval(() => {
@@ -333,6 +380,7 @@ export async function startServer(
       orders,
       stock,
       outbox,
+      ...(retention ? { retention } : {}),
       ...(price ? { price } : {}),
       transport,
       connection,

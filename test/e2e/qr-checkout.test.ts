@@ -6,6 +6,7 @@
  * The QR belongs to a server record made before it is shown; a payment shows 'Payment received' live
  * (also after a reload), the details complete the order, and every buyer e-mail links the order page.
  */
+import { ordersOfBuyer } from '../support/sealed';
 import { parseURL, type TransferRequestURL } from '@solana/pay';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
@@ -533,11 +534,7 @@ describe('QR checkout', () => {
       (r) => new URL(r.url()).pathname === '/api/orders' && r.method() === 'POST',
     );
     expect(creates).toHaveLength(1);
-    const rows = await stack.server.store.db
-      .selectFrom('orders')
-      .select('id')
-      .where('shipping_json', 'like', '%Rita Retry%')
-      .execute();
+    const rows = await ordersOfBuyer(stack.server.store, stack.settings, 'Rita Retry');
     expect(rows).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(mailsTo('rita@example.test', /.*/)).toHaveLength(1);
@@ -561,11 +558,13 @@ describe('QR checkout', () => {
     await fillUsForm(q.page, 'Drew Drift', 'drew@example.test');
     await q.page.getByRole('button', { name: 'Send Order Confirmation' }).click();
     expect(await waitForDialog(q, 1)).toBe(SENT);
-    const row = await stack.server.store.db
-      .selectFrom('orders')
-      .select(['reference', 'signature', 'received_base_units', 'amount_base_units'])
-      .where('shipping_json', 'like', '%Drew Drift%')
-      .executeTakeFirstOrThrow();
+    const [drew] = await ordersOfBuyer(stack.server.store, stack.settings, 'Drew Drift');
+    const row = {
+      reference: drew?.reference,
+      signature: drew?.signature,
+      received_base_units: drew?.received_base_units,
+      amount_base_units: drew?.amount_base_units,
+    };
     expect(row).toEqual({
       reference,
       signature,
@@ -618,11 +617,11 @@ describe('QR checkout', () => {
       }
       await new Promise((r) => setTimeout(r, 1_500));
       expect(mailsTo('nora@example.test', /.*/)).toHaveLength(1);
-      const rows = await stack.server.store.db
-        .selectFrom('orders')
-        .select(['amount_base_units', 'solana_pay_url', 'status'])
-        .where('shipping_json', 'like', '%Nora Noprice%')
-        .execute();
+      const rows = (await ordersOfBuyer(stack.server.store, stack.settings, 'Nora Noprice')).map((o) => ({
+        amount_base_units: o.amount_base_units,
+        solana_pay_url: o.solana_pay_url,
+        status: o.status,
+      }));
       expect(rows).toEqual([{ amount_base_units: null, solana_pay_url: null, status: 'awaiting_payment' }]);
       expect(unexpectedErrors(q.errors, [API_PRICE])).toEqual([]); // only the routed 503 of /api/price
       await q.close();

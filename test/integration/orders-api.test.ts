@@ -16,6 +16,7 @@ import { renderEmail } from '../../src/server/mail/templates';
 import type { OutgoingEmail } from '../../src/server/mail/types';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { restock } from '../support/stock';
+import { shippingOfRow } from '../support/sealed';
 import {
   Clock,
   fakeSignature,
@@ -367,7 +368,8 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           .selectAll()
           .where('id', '=', created.orderId)
           .executeTakeFirstOrThrow();
-        expect(JSON.parse(row.shipping_json ?? 'null')).toMatchObject({
+        expect(row.shipping_json).toMatch(/^sealed:v1:/);
+        expect(shippingOfRow(testSettings(), row)).toMatchObject({
           fullName: 'Ada Lovelace',
           kind: 'international',
         });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, QuoteResponse } from '../../src/core/api';
 import { createOutboxWorker } from '../../src/server/mail/outbox';
+import { createSealer } from '../../src/server/privacy/seal';
 import { addStock } from '../support/stock';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { fakeSignature, intlShipping, RecordingTransport, testSettings } from './orders-support';
@@ -136,6 +137,7 @@ describe('outbox leases', () => {
         store: s.store,
         transport: new RecordingTransport(),
         instanceId: 'host-a:3000',
+        sealer: createSealer(testSettings().privacy.dataKeys),
       });
       expect(await restarted.releaseOwnLeases()).toBe(1);
       const after = await s.store.db

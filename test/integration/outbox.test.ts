@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrderCreated, QuoteResponse } from '../../src/core/api';
 import { createOutboxWorker } from '../../src/server/mail/outbox';
+import { createSealer } from '../../src/server/privacy/seal';
 import { PermanentMailError } from '../../src/server/mail/types';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { openStore, type Store, type StoreConfig } from '../../src/server/store/store';
@@ -22,6 +23,7 @@ import {
   type Backend,
 } from './orders-support';
 import { restock } from '../support/stock';
+import { errorOfRow } from '../support/sealed';
 
 const backends = [sqliteBackend(), postgresBackend()];
 
@@ -131,7 +133,9 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
         ['seller', 'retrying', 1],
         ['buyer', 'pending', 0],
       ]);
-      expect(r[0]?.last_error).toContain('451');
+      // Stored redacted and sealed: the mail server's answer may quote the recipient.
+      expect(r[0]?.last_error).toMatch(/^sealed:v1:/);
+      expect(errorOfRow(testSettings(), r[0]!)).toContain('451');
       // Backoff: 30 s × jitter 0.75 → not due before.
       clock.advance(20_000);
       expect(await s.outbox.runOnce()).toEqual({ sent: 0, retrying: 0, failed: 0 });
@@ -219,6 +223,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
         now: clock.now,
         leaseMs: 60_000,
         batchSize: 1,
+        sealer: createSealer(testSettings().privacy.dataKeys),
       });
       const run = doomed.runOnce().catch(() => 'crashed');
       // Wait for the claim itself (the transport was called), not for a guessed time.
@@ -276,7 +281,13 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
         const shared = new RecordingTransport();
         shared.delayMs = 5;
         const workers = stores.map((store) =>
-          createOutboxWorker({ store, transport: shared, now: clock.now, batchSize: 3 }),
+          createOutboxWorker({
+            store,
+            transport: shared,
+            now: clock.now,
+            batchSize: 3,
+            sealer: createSealer(testSettings().privacy.dataKeys),
+          }),
         );
         await Promise.all(workers.map((w) => w.runOnce()));
         const all = await rows(s);

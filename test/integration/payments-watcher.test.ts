@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { payloadOfRow } from '../support/sealed';
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
@@ -350,7 +351,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
         .where('kind', '=', 'payment_received')
         .executeTakeFirstOrThrow();
       expect(note.payment_signature).toBe(second);
-      expect(JSON.parse(note.payload_json)).toMatchObject({
+      expect(payloadOfRow(orders.settings, note)).toMatchObject({
         paymentSignature: second,
         receivedCLAIM: '95.000000',
       });

@@ -15,6 +15,7 @@ import { connectionPaymentRpc } from '../../src/server/payments/rpc.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { PaymentWatcher, type WatcherEvent } from '../../src/server/payments/watcher.js';
 import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
+import { payloadOfRow } from '../support/sealed';
 
 describe('QR: paid before the order is recorded', () => {
   let net: Localnet;
@@ -198,7 +199,7 @@ describe('QR: paid before the order is recorded', () => {
     const rows = await outbox();
     // No shipping details yet: the seller only, with the USD value at the block time (100 × 0.25) vs $50.00.
     expect(rows.map((r) => [r.kind, r.role])).toEqual([['paid_late', 'seller']]);
-    expect(JSON.parse(rows[0]!.payload_json)).toMatchObject({
+    expect(payloadOfRow(orders.settings, rows[0]!)).toMatchObject({
       usdAtPayment: '25.00',
       totalUSD: '50.00',
       receivedCLAIM: '100.000000',

@@ -6,6 +6,8 @@
  */
 import { createOutboxWorker } from '../../src/server/mail/outbox';
 import { openStore } from '../../src/server/store/store';
+import { createSealer, parseDataKeys } from '../../src/server/privacy/seal';
+import { TEST_DATA_KEYS } from './fixtures';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: outbox-claimer.ts <sqlite file>');
@@ -13,6 +15,8 @@ const store = await openStore({ kind: 'sqlite', file });
 const worker = createOutboxWorker({
   store,
   instanceId: 'doomed-instance:3000',
+  // The keys of testSettings() (test/integration/orders-support.ts), which wrote the rows.
+  sealer: createSealer(parseDataKeys(TEST_DATA_KEYS).keys),
   transport: {
     name: 'file',
     send: (m) => {

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { normalisePath, resolveScreen } from '../../core/routes';
 import type { Catalog } from '../../core/catalog';
@@ -14,8 +14,6 @@ export interface PageRouteDeps {
   catalog: Catalog;
   /** Directory of the built web app (vite build output). Omit to serve the API only. */
   webDir?: string;
-  /** Whether a buyer order page token names an order (its HTML is then 200, else the 404 page). */
-  orderPageExists?: (token: string) => Promise<boolean>;
 }
 
 /** The build's prerendered pages (scripts/prerender.ts: dist/web/_prerender/manifest.json), read once. */
@@ -125,18 +123,12 @@ export async function pageRoutes(app: FastifyInstance, deps: PageRouteDeps): Pro
         );
       },
     });
-    app.setNotFoundHandler(async (req, reply) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return reply.status(404).send({ error: 'not_found', message: 'Not found' });
-      if (req.url.startsWith('/api/'))
-        return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
-      // The build's prerender folder (HTML templates, manifest) is an implementation detail: never served.
-      if (isPrerenderPath(req.url)) return sendNotFoundPage(reply, prerendered?.notFound, shell, req.headers);
+    const servePage = async (req: FastifyRequest, reply: FastifyReply) => {
       const screen = resolveScreen(deps.catalog, req.url);
-      // An order page is client-rendered data (the bare shell), and only for a token that names an order.
-      const notFound =
-        screen.kind === 'not-found' ||
-        (screen.kind === 'order' && !(await (deps.orderPageExists?.(screen.token) ?? Promise.resolve(true))));
+      // An order page is client-rendered data (the bare shell) for every well-formed token, known or not: the
+      // status never tells whether a token names an order (the page's own API call answers that, rate-limited
+      // like this route). Its title names no one ("Your order").
+      const notFound = screen.kind === 'not-found';
       const page = notFound ? prerendered?.notFound : prerendered?.pages.get(normalisePath(req.url));
       const { body, encoding } = page ? encodedPage(page, req.headers['accept-encoding']) : { body: shell };
       reply
@@ -149,6 +141,17 @@ export async function pageRoutes(app: FastifyInstance, deps: PageRouteDeps): Pro
       if (screen.kind === 'order')
         reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
       return reply.send(body);
+    };
+    // The buyer's order page (a capability URL) is a route of its own, rate-limited per client IP as its API.
+    app.get('/order/:token', servePage);
+    app.setNotFoundHandler(async (req, reply) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return reply.status(404).send({ error: 'not_found', message: 'Not found' });
+      if (req.url.startsWith('/api/'))
+        return reply.status(404).send({ error: 'not_found', message: `No API route ${req.url}` });
+      // The build's prerender folder (HTML templates, manifest) is an implementation detail: never served.
+      if (isPrerenderPath(req.url)) return sendNotFoundPage(reply, prerendered?.notFound, shell, req.headers);
+      return servePage(req, reply);
     });
   } else {
     app.setNotFoundHandler((req, reply) =>

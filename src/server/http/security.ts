@@ -17,8 +17,15 @@ import { DomainError } from '../../core/errors';
 import { QR_ROUTE } from './qr-route';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Reads that are limited too: the buyer's order page by capability token (no guessing tokens by brute force). */
-const LIMITED_READS = new Set(['GET /api/order-pages/:token']);
+/**
+ * Reads that are limited too: the buyer's order page by capability token, its HTML page and its data download
+ * (no guessing tokens by brute force).
+ */
+const LIMITED_READS = new Set([
+  'GET /api/order-pages/:token',
+  'GET /api/order-pages/:token/data',
+  'GET /order/:token',
+]);
 /**
  * The seller console's sign-in routes have their own, tighter limit (`sellerAuthPerMinute`): each nonce is a row
  * in the store (GET /api/seller/nonce writes), each session attempt verifies a signature, and a person signs in a

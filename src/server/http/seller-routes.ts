@@ -41,6 +41,8 @@ import { allOrders, listOrders, orderDetail, type SellerViewDeps } from '../sell
 import type { OrderService } from '../orders/service';
 import type { PaymentRpc } from '../payments/rpc';
 import type { Settings } from '../settings';
+import type { Sealer } from '../privacy/seal';
+import { createSearchCache } from '../privacy/search';
 import type { StockRepository } from '../stock/repository';
 import type { Store } from '../store/store';
 import { DomainError } from '../../core/errors';
@@ -70,6 +72,8 @@ export interface SellerRoutesDeps {
   stock: StockRepository;
   /** The payments' RPC port on the process's RPC budget: "Mark refunded" reads the refund on chain with it. */
   rpc?: PaymentRpc;
+  /** Opens the buyers' sealed details for their vendor (console, search, CSV) and seals what the console writes. */
+  sealer: Sealer;
 }
 
 function cookieOf(req: FastifyRequest): string | undefined {
@@ -98,7 +102,11 @@ declare module 'fastify' {
 
 export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps): Promise<void> {
   const auth: SellerAuthDeps = deps;
-  const views: SellerViewDeps = { store: deps.store };
+  const views: SellerViewDeps = {
+    store: deps.store,
+    sealer: deps.sealer,
+    search: createSearchCache(deps.sealer),
+  };
   const refunds = { orders: deps.orders, ...(deps.rpc ? { rpc: deps.rpc } : {}) };
   const stockDeps: SellerStockDeps = { stock: deps.stock, catalog: deps.catalog, now: deps.now };
   const secure = deps.settings.publicUrl.startsWith('https:');

@@ -19,11 +19,19 @@ import type { EmailKind, EmailRecipientRole, OrderEmailPayload } from '../../cor
 import type { PayoutGroup } from '../settings';
 import type { Store } from '../store/store';
 import type { OutboxRow } from '../store/schema';
+import { openMail, sealError } from '../privacy/order-data';
+import type { Sealer } from '../privacy/seal';
+import { redact } from '../redact';
 import { PermanentMailError, type MailTransport, type OutgoingEmail } from './types';
 
 export interface OutboxWorkerOptions {
   store: Store;
   transport: MailTransport;
+  /**
+   * Opens the sealed recipient and body of each row, and seals the delivery errors it stores (an SMTP answer may
+   * quote the recipient): src/server/privacy. A row that cannot be opened (unreadable, erased) fails for good.
+   */
+  sealer: Sealer;
   now?: () => Date;
   random?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
@@ -163,15 +171,22 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   }
 
   function toMessage(row: OutboxRow): OutgoingEmail {
+    const opened = openMail(opts.sealer, row.order_id, row);
+    if (opened.state !== 'readable')
+      throw new PermanentMailError(
+        opened.state === 'erased'
+          ? 'The message was erased with the buyer’s details before it was sent.'
+          : 'The stored message is unreadable (its sealed value failed the check).',
+      );
     return {
       id: row.id,
       orderId: row.order_id ?? '', // '' for a seller alert about no order
       kind: row.kind as EmailKind,
       role: row.role as EmailRecipientRole,
-      to: row.recipient_email,
+      to: opened.to,
       payoutGroup: row.payout_group as PayoutGroup,
       paymentSeen: Number(row.payment_seen) === 1,
-      payload: JSON.parse(row.payload_json) as OrderEmailPayload,
+      payload: opened.payload satisfies OrderEmailPayload,
     };
   }
 
@@ -195,7 +210,12 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
           next_attempt_at: next,
           locked_until: null,
           lock_token: null,
-          last_error: (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 1000),
+          // Redacted (no addresses, no credentials) and sealed: the store keeps no recipient in clear.
+          last_error: sealError(
+            opts.sealer,
+            row.order_id,
+            redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 1000),
+          ),
         })
         .where('id', '=', row.id)
         .where('lock_token', '=', token)

@@ -77,6 +77,8 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
     );
   if (message.kind === 'price_alert')
     return headerSafe('$CLAIM price alert: quotes paused, the price sources disagree');
+  if (message.kind === 'details_erased') return headerSafe(`Buyer deleted their details: ${product}`);
+  if (message.kind === 'cancel_requested') return headerSafe(`Buyer asks to cancel: ${product}`);
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
 }
 
@@ -106,6 +108,12 @@ function intro(message: OutgoingEmail): string {
   }
   if (message.kind === 'payment_oversold') {
     return 'This order was paid in full after its reservation had lapsed, and the item sold out meanwhile (order status: oversold). The payment is recorded. Please refund the buyer, or restock and ship if you can.';
+  }
+  if (message.kind === 'details_erased') {
+    return 'The buyer of this order deleted their details (name, e-mail, address) from their order page. The shop no longer keeps them; the order, its amounts and payments stay for your books.';
+  }
+  if (message.kind === 'cancel_requested') {
+    return 'The buyer asks to cancel this order before it ships, and to have their details deleted afterwards. Please refund the payment (then "Mark refunded" in the seller console), or contact the buyer from the order in the console.';
   }
   if (message.kind === 'payment_underpaid') {
     return message.role === 'seller'

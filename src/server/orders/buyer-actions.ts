@@ -11,6 +11,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { shippingProblem } from './create';
 import { hold } from './holds';
 import { DomainError } from '../../core/errors';
+import { sealShipping } from '../privacy/order-data';
 import { queueEmails } from './notifications';
 import { orderPageOf, publicOf } from './public-view';
 import { verifyQuote } from './quotes';
@@ -128,7 +129,8 @@ export async function requestConfirmation(
   if (shippingBody !== undefined) {
     const ship = shippingProblem({ payment: 'qr' }, shippingBody);
     if (ship instanceof DomainError) throw ship;
-    shipping = JSON.stringify(ship.ok);
+    // Sealed before it reaches the store, bound to this order (src/server/privacy).
+    shipping = sealShipping(ctx.sealer, orderId, ship.ok);
   }
   let added = 0;
   const pub = await ctx.db.transaction().execute(async (trx) => {

@@ -15,6 +15,7 @@ import {
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
 import { hold } from './holds';
+import { sealShipping } from '../privacy/order-data';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
 import type { CreateOrderResult, OrderContext } from './types';
@@ -200,7 +201,8 @@ export async function createOrder(
           mint: quote.mint,
           solana_pay_url: quote.solanaPayUrl,
           payment_method: quote.payment,
-          shipping_json: shipping === null ? null : JSON.stringify(shipping),
+          // Sealed before it reaches the store, bound to this order (src/server/privacy).
+          shipping_json: shipping === null ? null : sealShipping(ctx.sealer, orderId, shipping),
           referrer: req.data.referrer ?? null,
           status: 'awaiting_payment',
           expires_at: quote.expiresAt,

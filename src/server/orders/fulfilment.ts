@@ -17,11 +17,14 @@ import { transition } from '../../core/order-status';
 import type { SellerException } from '../../core/seller-api';
 import { extrasOf, resolvedOf, sellerOrder } from './exceptions';
 import { queueEmails } from './notifications';
-import { addHistory } from './rows';
+import { sealActionDetail } from '../privacy/order-data';
+import { addHistory, shippingOf } from './rows';
 import type { OrderRow } from '../store/schema';
 import type { CheckedRefund, Db, OrderContext, RefundTarget, SellerActor, Shipment } from './types';
 
+/** A seller action; its free text (tracking number, carrier, note) sealed to the order (src/server/privacy). */
 async function recordAction(
+  ctx: OrderContext,
   q: Db,
   orderId: string,
   action: string,
@@ -29,9 +32,10 @@ async function recordAction(
   address: string,
   at: string,
 ): Promise<void> {
+  const detail_json = sealActionDetail(ctx.sealer, orderId, detail as Record<string, unknown>);
   await q
     .insertInto('seller_actions')
-    .values({ id: randomUUID(), order_id: orderId, action, detail_json: JSON.stringify(detail), address, at })
+    .values({ id: randomUUID(), order_id: orderId, action, detail_json, address, at })
     .execute();
 }
 
@@ -64,6 +68,12 @@ export async function markShipped(
         'no_shipping_details',
         'This order has no shipping details yet: it cannot be shipped.',
       );
+    if (shippingOf(ctx.sealer, o) === undefined)
+      throw new DomainError(
+        'conflict',
+        'details_unavailable',
+        'This order’s shipping details were erased or are unreadable: it cannot be shipped from here.',
+      );
     const moved = await trx
       .updateTable('orders')
       .set({ status: t.next, updated_at: at })
@@ -73,7 +83,7 @@ export async function markShipped(
     if (Number(moved.numUpdatedRows) !== 1)
       throw new DomainError('conflict', 'order_changed', 'The order changed meanwhile. Please reload it.');
     await addHistory(trx, o.id, t.next, 'shipped', at);
-    await recordAction(trx, o.id, 'shipped', shipment, seller.address, at);
+    await recordAction(ctx, trx, o.id, 'shipped', shipment, seller.address, at);
     const trackingUrl = trackingUrlOf(shipment.carrier, shipment.trackingNumber);
     added = await queueEmails(
       ctx,
@@ -96,7 +106,7 @@ export async function markDelivered(ctx: OrderContext, seller: SellerActor, orde
     if (o.status === t.next) return; // already delivered: nothing to record twice
     await trx.updateTable('orders').set({ status: t.next, updated_at: at }).where('id', '=', o.id).execute();
     await addHistory(trx, o.id, t.next, 'delivered', at);
-    await recordAction(trx, o.id, 'delivered', {}, seller.address, at);
+    await recordAction(ctx, trx, o.id, 'delivered', {}, seller.address, at);
   });
 }
 
@@ -111,7 +121,7 @@ export async function resolveException(
   await ctx.db.transaction().execute(async (trx) => {
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
     await assertOpenExceptionOf(trx, o, input.exception, { allowResolved: true });
-    await recordAction(trx, o.id, 'resolved', input, seller.address, at);
+    await recordAction(ctx, trx, o.id, 'resolved', input, seller.address, at);
   });
 }
 
@@ -234,6 +244,7 @@ export async function recordRefund(
         .execute();
       const settled = refund.amountBaseUnits >= owed.remainingBaseUnits;
       await recordAction(
+        ctx,
         trx,
         o.id,
         settled ? 'refunded' : 'refund',
@@ -286,7 +297,7 @@ export async function updateTracking(
     if (o.status !== 'shipped' && o.status !== 'delivered')
       throw new DomainError('conflict', 'not_shipped', 'Only a shipped order has tracking to change.');
     const id = randomUUID();
-    await recordAction(trx, o.id, 'tracking', { ...shipment, id }, seller.address, at);
+    await recordAction(ctx, trx, o.id, 'tracking', { ...shipment, id }, seller.address, at);
     const trackingUrl = trackingUrlOf(shipment.carrier, shipment.trackingNumber);
     added = await queueEmails(
       ctx,
@@ -313,7 +324,7 @@ export async function setNote(
   const at = ctx.deps.now().toISOString();
   await ctx.db.transaction().execute(async (trx) => {
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
-    await recordAction(trx, o.id, 'note', { note }, seller.address, at);
+    await recordAction(ctx, trx, o.id, 'note', { note }, seller.address, at);
   });
 }
 
@@ -342,7 +353,7 @@ export async function resendEmail(
       .where('id', '=', row.id)
       .where('state', '=', 'failed')
       .execute();
-    await recordAction(trx, o.id, 'email_resent', { emailId: row.id }, seller.address, at);
+    await recordAction(ctx, trx, o.id, 'email_resent', { emailId: row.id }, seller.address, at);
   });
   ctx.deps.onOutboxChange?.();
 }

@@ -16,6 +16,7 @@ import {
 } from '../../core/email-payload';
 import { emailsFor, type OrderChange } from '../../core/order-emails';
 import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
+import { openMail, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { FULLY_PAID } from '../../core/order-status';
@@ -41,7 +42,7 @@ export function factsOf(
     totalCents: o.total_cents,
     // Unpriced QR order: 'N/A' for both (spec §3 keeps the field list).
     amountBaseUnits: o.amount_base_units === null ? undefined : BigInt(o.amount_base_units),
-    shipping: shippingOf(o),
+    shipping: shippingOf(ctx.sealer, o),
     paymentMethod: o.payment_method,
     solanaPayUrl: payLinkOf(ctx, o, ledger),
     ...(o.received_base_units !== null ? { receivedBaseUnits: BigInt(o.received_base_units) } : {}),
@@ -159,7 +160,9 @@ export async function enqueue(
         sellerEmailFor(ctx.deps.settings.mail, o.payout_group),
       ).find((m) => m.role === waiting.role);
       if (!merged) return 0;
-      const before = JSON.parse(waiting.payload_json) as OrderEmailPayload;
+      const opened = openMail(ctx.sealer, o.id, waiting);
+      if (opened.state !== 'readable') return 0;
+      const before = opened.payload;
       const payload: OrderEmailPayload = { ...merged.payload };
       if (payment.extra) {
         const sum = parseBaseUnitsText(before.receivedCLAIM ?? '0.000000') + payment.receivedBaseUnits;
@@ -168,7 +171,7 @@ export async function enqueue(
       }
       await q
         .updateTable('outbox')
-        .set({ payload_json: JSON.stringify(payload) })
+        .set({ payload_json: sealMail(ctx.sealer, o.id, { to: opened.to, payload }).payload_json })
         .where('id', '=', waiting.id)
         .where('state', '=', 'pending')
         .execute();
@@ -208,10 +211,10 @@ export async function enqueue(
         order_id: o.id,
         kind,
         role: mail.role,
-        recipient_email: mail.to,
+        // Sealed: the payload quotes the buyer's name, e-mail and address (src/server/privacy).
+        ...sealMail(ctx.sealer, o.id, mail),
         payout_group: o.payout_group,
         payment_seen: paymentSeen ? 1 : 0,
-        payload_json: JSON.stringify(mail.payload),
         after_id: mail.role === 'buyer' ? (sellerId ?? null) : null,
         state: 'pending',
         attempts: 0,

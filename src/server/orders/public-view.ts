@@ -6,6 +6,8 @@ import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../cor
 import { formatBaseUnits } from '../../core/money';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { topUpUrlOf } from './notifications';
+import { openActionDetail } from '../privacy/order-data';
+import { privacyOf } from './privacy-state';
 import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
 
@@ -48,6 +50,7 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
     receivedBaseUnits: received.toString(),
     payments: paymentsOf(ledger),
     shippingDetails: shippingDetailsOf(o),
+    privacy: await privacyOf(ctx, q, o),
   };
   const shipped = await q
     .selectFrom('seller_actions')
@@ -57,9 +60,10 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
     .orderBy('at', 'desc')
     .executeTakeFirst();
   if (shipped) {
-    const d = JSON.parse(shipped.detail_json) as { trackingNumber: string; carrier?: string };
+    // The tracking number is sealed with the seller's other free text (erased with the buyer's details).
+    const d = openActionDetail(ctx.sealer, o.id, shipped.detail_json);
     view.shipment = {
-      trackingNumber: d.trackingNumber,
+      trackingNumber: d.trackingNumber ?? (d.erased ? 'erased' : 'unreadable'),
       ...(d.carrier ? { carrier: d.carrier } : {}),
       at: shipped.at,
     };

@@ -1,4 +1,6 @@
 /** Row access shared by the order service's parts: load (locked on PostgreSQL), ledger, history, watcher view. */
+import { openShipping } from '../privacy/order-data';
+import type { Sealer } from '../privacy/seal';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { OrderStatus } from '../../core/api';
@@ -120,6 +122,11 @@ export function itemsOf(o: Pick<OrderRow, 'items_json'>): StoredItem[] {
 }
 
 /** The buyer's shipping details; undefined for a QR record paid before its details arrived (NULL). */
-export function shippingOf(o: Pick<OrderRow, 'shipping_json'>): ShippingInput | undefined {
-  return o.shipping_json === null ? undefined : (JSON.parse(o.shipping_json) as ShippingInput);
+export function shippingOf(
+  sealer: Sealer,
+  o: Pick<OrderRow, 'id' | 'shipping_json'>,
+): ShippingInput | undefined {
+  // Sealed (src/server/privacy): undefined too when erased or unreadable (no e-mail can quote them).
+  const opened = openShipping(sealer, o.id, o.shipping_json);
+  return opened.state === 'given' ? opened.shipping : undefined;
 }

@@ -10,11 +10,17 @@
  *   an open QR record, the order page by capability token, the wallet's payment hint);
  * - records.ts: QR records over time ("paid, shipping details missing" after the grace delay; cleanup);
  * - fulfilment.ts: the seller's actions (ship, deliver, resolve an exception, record a refund, resend an e-mail);
- * - watch.ts: what the payment watcher reads.
+ * - watch.ts: what the payment watcher reads;
+ * - personal-data.ts, data-export.ts, reseal.ts: the buyer's personal data (erasure by retention or by the
+ *   buyer, "cancel instead", "Download my data", sealing under the current key; docs/decisions/privacy.md).
  * Refusals are DomainErrors (src/core/errors.ts); the HTTP edge maps them to statuses. The OrderService
  * interface (types.ts) documents each operation.
  */
 import { createStockRepository } from '../stock/repository';
+import { createSealer } from '../privacy/seal';
+import { exportMyData } from './data-export';
+import { cancelInstead, deleteMyDetails, runRetention } from './personal-data';
+import { sealedValuesByKey, sealStoredData } from './reseal';
 import { getOrder, getOrderPage, paymentHint, requestConfirmation, requote } from './buyer-actions';
 import { createOrder } from './create';
 import {
@@ -73,6 +79,12 @@ const OPERATIONS = {
   resendEmail,
   updateTracking,
   setNote,
+  exportMyData,
+  deleteMyDetails,
+  cancelInstead,
+  runRetention,
+  sealStoredData,
+  sealedValuesByKey,
 };
 
 /** Each operation without its first parameter, the context (the compiler checks these against OrderService). */
@@ -87,6 +99,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     isPg: deps.store.dialect === 'postgres',
     stock: deps.stock ?? createStockRepository(deps.store, deps.catalog),
     hintHandler: deps.onPaymentHint,
+    sealer: deps.sealer ?? createSealer(deps.settings.privacy.dataKeys),
   };
   const bound = Object.fromEntries(
     Object.entries(OPERATIONS).map(([name, op]) => [

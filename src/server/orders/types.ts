@@ -1,12 +1,20 @@
 /** The order module's types: what the service offers, what the payment watcher sees, and its dependencies. */
 import type { StockRepository } from '../stock/repository';
 import type { Kysely, Transaction } from 'kysely';
-import type { AnyOrderCreated, OrderPageView, OrderPublic, OrderStatus, PaymentRole } from '../../core/api';
+import type {
+  AnyOrderCreated,
+  OrderDataExport,
+  OrderPageView,
+  OrderPublic,
+  OrderStatus,
+  PaymentRole,
+} from '../../core/api';
 import type { Catalog } from '../../core/catalog';
 import type { SellerException } from '../../core/seller-api';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import type { Database } from '../store/schema';
+import type { Sealer } from '../privacy/seal';
 
 export const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
@@ -156,6 +164,18 @@ export interface OrderService {
   setNote(seller: SellerActor, orderId: string, note: string): Promise<void>;
   /** Sends a failed e-mail of the order again. */
   resendEmail(seller: SellerActor, orderId: string, emailId: string): Promise<void>;
+  /** "Download my data": everything kept about the order, for its capability token (undefined: unknown). */
+  exportMyData(token: string): Promise<OrderDataExport | undefined>;
+  /** "Delete my details" (refused with order_will_ship before shipping); undefined for an unknown token. */
+  deleteMyDetails(token: string): Promise<OrderPageView | undefined>;
+  /** "Cancel instead" before shipping: cancels an unpaid order, or asks the vendor (once) for a paid one. */
+  cancelInstead(token: string): Promise<OrderPageView | undefined>;
+  /** The retention job: erases personal data of orders delivered or closed longer ago than the retention. */
+  runRetention(now?: Date): Promise<RetentionResult>;
+  /** Seals stored values under the current data key (plain ones only with onlyPlain): start-up and keys:rotate. */
+  sealStoredData(opts?: ResealOptions): Promise<ResealResult>;
+  /** Stored personal values per data key id ('plain' for unsealed ones). */
+  sealedValuesByKey(): Promise<Record<string, number>>;
 }
 
 /** Time up to which the payment watcher has judged the chain; null when it has judged nothing yet. */
@@ -164,7 +184,12 @@ export type ChainClock = () => Promise<Date | null>;
 export interface OrderServiceDeps {
   store: Store;
   catalog: Catalog;
-  settings: Pick<Settings, 'quote' | 'mail' | 'qr' | 'holds' | 'notes' | 'solana' | 'publicUrl' | 'price'>;
+  settings: Pick<
+    Settings,
+    'quote' | 'mail' | 'qr' | 'holds' | 'notes' | 'solana' | 'publicUrl' | 'price' | 'privacy'
+  >;
+  /** Seals and opens personal data (src/server/privacy); made from settings.privacy.dataKeys when omitted. */
+  sealer?: Sealer;
   /** The base of the buyer's order page links; default settings.publicUrl (tests on port 0: the bound URL). */
   publicUrl?: () => string;
   now: () => Date;
@@ -195,6 +220,8 @@ export interface OrderContext {
   stock: StockRepository;
   db: Kysely<Database>;
   isPg: boolean;
+  /** Every personal value is sealed before it reaches the store (src/server/privacy/order-data.ts). */
+  sealer: Sealer;
   /** Who hears of the wallet's "I sent it" hints (the payment watcher, once it runs). */
   hintHandler: PaymentHintHandler | undefined;
   /** The payment watcher's progress (expiry follows it: ledger.ts expireOrders); unset without a watcher. */
@@ -227,4 +254,24 @@ export interface RefundTarget {
   recipient: string;
   mint: string;
   payments: { signature: string; slot: number | null }[];
+}
+
+export interface RetentionResult {
+  erased: number;
+  /** Due, but an e-mail of the order is still being delivered: erased on a later run. */
+  waiting: number;
+}
+
+export interface ResealOptions {
+  /** Only plain (never sealed) values: the start-up pass. Default false: everything not under the current key. */
+  onlyPlain?: boolean;
+  batchSize?: number;
+  /** After each committed batch (progress; a test stops the run here to resume it later). */
+  onBatch?: (progress: { column: string; resealed: number }) => void | Promise<void>;
+}
+
+export interface ResealResult {
+  resealed: number;
+  /** Values that could not be opened with any key of DATA_KEYS (left unchanged). */
+  unreadable: number;
 }

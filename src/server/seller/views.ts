@@ -13,30 +13,56 @@ import type {
   SellerOrderSummary,
 } from '../../core/seller-api';
 import { extrasOf, RESOLVING_ACTIONS, resolvedOf, sellerOrder } from '../orders/exceptions';
-import { itemsOf, shippingOf } from '../orders/rows';
+import { itemsOf } from '../orders/rows';
+import { openActionDetail, openError, openMail, openShipping } from '../privacy/order-data';
+import type { SearchCache } from '../privacy/search';
+import type { Sealer } from '../privacy/seal';
 import type { OrderRow } from '../store/schema';
 import type { Store } from '../store/store';
 import { MAX_PAGE_SIZE, scoped, type OrderQuery } from './query';
 
 export interface SellerViewDeps {
   store: Store;
+  /** Opens the buyers' sealed details for their own vendor (src/server/privacy). */
+  sealer: Sealer;
+  /** Opened search text of the vendor's orders, in memory (src/server/privacy/search.ts). */
+  search: SearchCache;
 }
 
-function summaryOf(o: OrderRow, hasExtra: boolean, resolved: SellerException[]): SellerOrderSummary {
-  const shipping = shippingOf(o);
+/** What the console shows in place of a name when the details are gone or failed their check. */
+export const DETAILS_ERASED = 'details erased';
+export const DETAILS_UNREADABLE = 'details unreadable';
+
+/** The order's details opened for its vendor, and what to show when they are not there. */
+function detailsOf(sealer: Sealer, o: OrderRow) {
+  const opened = openShipping(sealer, o.id, o.shipping_json);
+  const shipping = opened.state === 'given' ? opened.shipping : undefined;
+  const placeholder =
+    opened.state === 'erased' ? DETAILS_ERASED : opened.state === 'unreadable' ? DETAILS_UNREADABLE : '';
+  // Erased or unreadable details were given: the order is not "paid without shipping details".
+  return { shipping, placeholder, given: opened.state !== 'none' };
+}
+
+function summaryOf(
+  sealer: Sealer,
+  o: OrderRow,
+  hasExtra: boolean,
+  resolved: SellerException[],
+): SellerOrderSummary {
+  const { shipping, placeholder, given } = detailsOf(sealer, o);
   return {
     orderId: o.id,
     createdAt: o.created_at,
     status: o.status,
     vendorId: o.vendor_id,
     paymentMethod: o.payment_method,
-    buyerName: shipping?.fullName ?? '',
+    buyerName: shipping?.fullName ?? placeholder,
     buyerEmail: shipping?.email ?? '',
     product: productLine(itemsOf(o)),
     totalCents: o.total_cents,
     amountBaseUnits: o.amount_base_units,
     receivedBaseUnits: o.received_base_units ?? '0',
-    exceptions: exceptionsOf({ status: o.status, hasShipping: shipping !== undefined, hasExtra }),
+    exceptions: exceptionsOf({ status: o.status, hasShipping: given, hasExtra }),
     resolved,
   };
 }
@@ -49,21 +75,48 @@ export async function listOrders(
   const db = deps.store.db;
   const page = q.page ?? 1;
   const pageSize = q.pageSize ?? 25;
-  const count = await scoped(db, vendorIds, q)
-    .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .executeTakeFirst();
-  const rows = await scoped(db, vendorIds, q)
-    .selectAll('orders')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute();
+  const search = q.search?.trim();
+  let rows: OrderRow[];
+  let total: number;
+  if (search) {
+    // The details are sealed: the vendor's own orders are matched in the server (src/server/privacy/search.ts),
+    // by buyer name, e-mail, address or order number, newest first.
+    const candidates = await scoped(db, vendorIds, q)
+      .select(['orders.id', 'orders.updated_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    const matching = await deps.search.matching(candidates, search, (ids) =>
+      db.selectFrom('orders').select(['id', 'shipping_json']).where('id', 'in', ids).execute(),
+    );
+    const hits = candidates.filter((c) => matching.has(c.id));
+    total = hits.length;
+    const pageIds = hits.slice((page - 1) * pageSize, page * pageSize).map((h) => h.id);
+    const byId = new Map(
+      (pageIds.length
+        ? await db.selectFrom('orders').selectAll().where('id', 'in', pageIds).execute()
+        : []
+      ).map((r) => [r.id, r]),
+    );
+    rows = pageIds.flatMap((id) => byId.get(id) ?? []);
+  } else {
+    const count = await scoped(db, vendorIds, q)
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .executeTakeFirst();
+    total = Number(count?.n ?? 0);
+    rows = await scoped(db, vendorIds, q)
+      .selectAll('orders')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute();
+  }
   const ids = rows.map((r) => r.id);
   const [extras, resolved] = await Promise.all([extrasOf(db, ids), resolvedOf(db, ids)]);
   return {
-    orders: rows.map((o) => summaryOf(o, extras.has(o.id), resolved.get(o.id) ?? [])),
-    total: Number(count?.n ?? 0),
+    orders: rows.map((o) => summaryOf(deps.sealer, o, extras.has(o.id), resolved.get(o.id) ?? [])),
+    total,
     page,
     pageSize,
   };
@@ -110,7 +163,7 @@ export async function orderDetail(
   ]);
   const parsedActions = actions.map((a) => ({
     action: a.action,
-    detail: JSON.parse(a.detail_json) as Record<string, string>,
+    detail: openActionDetail(deps.sealer, o.id, a.detail_json),
     address: a.address,
     at: a.at,
   }));
@@ -118,10 +171,10 @@ export async function orderDetail(
   const resolved = parsedActions
     .filter((a) => RESOLVING_ACTIONS.includes(a.action) && a.detail.exception)
     .map((a) => a.detail.exception as SellerException);
-  const shipping = shippingOf(o);
+  const { shipping } = detailsOf(deps.sealer, o);
   const shippedAction = [...parsedActions].reverse().find((a) => a.action === 'shipped');
   return {
-    ...summaryOf(o, hasExtra, resolved),
+    ...summaryOf(deps.sealer, o, hasExtra, resolved),
     reference: o.reference,
     recipient: o.recipient,
     expiresAt: o.expires_at,
@@ -142,17 +195,21 @@ export async function orderDetail(
       confirmation: p.confirmation,
     })),
     history: history.map((h) => ({ status: h.status, event: h.event, at: h.at })),
-    emails: emails.map((e) => ({
-      id: e.id,
-      kind: e.kind,
-      recipient: e.role,
-      to: e.recipient_email,
-      state: e.state,
-      attempts: e.attempts,
-      lastError: e.last_error,
-      deliveredAt: e.delivered_at,
-      createdAt: e.created_at,
-    })),
+    emails: emails.map((e) => {
+      const opened = openMail(deps.sealer, o.id, e);
+      return {
+        id: e.id,
+        kind: e.kind,
+        recipient: e.role,
+        // Sealed; 'erased' or 'unreadable' when it is not there any more.
+        to: opened.state === 'readable' ? opened.to : opened.state,
+        state: e.state,
+        attempts: e.attempts,
+        lastError: openError(deps.sealer, o.id, e.last_error),
+        deliveredAt: e.delivered_at,
+        createdAt: e.created_at,
+      };
+    }),
     actions: parsedActions,
     ...(shippedAction
       ? {

@@ -587,4 +587,14 @@ export const migrations: Record<string, Migration> = {
       }
     },
   },
+  // Personal data (docs/decisions/privacy.md): `details_erased_at` marks an order whose buyer details and e-mail
+  // bodies were erased (retention or the buyer's "Delete my details"); the order, amounts and ledger stay. The
+  // values themselves are sealed by the application (it holds the keys, migrations do not): rows written before
+  // sealing are sealed by the start-up pass of the order module (sealStoredData), which `npm run keys:rotate` runs
+  // too.
+  '0017_personal_data': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('orders').addColumn('details_erased_at', 'text').execute();
+    },
+  },
 };

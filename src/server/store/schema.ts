@@ -38,6 +38,8 @@ export interface OrdersTable {
   public_token: string | null;
   /** When the seller was told "paid, shipping details missing" (migration 0007). */
   details_notified_at: string | null;
+  /** When the buyer's details and e-mail bodies were erased (retention or the buyer; migration 0017). */
+  details_erased_at: Generated<string | null>;
 }
 
 export interface OrderHistoryTable {

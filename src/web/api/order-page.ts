@@ -1,4 +1,7 @@
-/** GET /api/order-pages/:token: the buyer's order page, through src/web/lib/call.ts. */
+/**
+ * The buyer's order page, through src/web/lib/call.ts: GET /api/order-pages/:token, and the buyer's control
+ * over their details (delete, cancel instead; "Download my data" is a plain link to /data).
+ */
 import type { OrderPageView } from '../../core/api';
 import { call, isObject } from '../lib/call';
 
@@ -9,7 +12,8 @@ function isOrderPage(b: unknown): b is OrderPageView {
     typeof b.status === 'string' &&
     Array.isArray(b.items) &&
     Array.isArray(b.payments) &&
-    typeof b.totalCents === 'number'
+    typeof b.totalCents === 'number' &&
+    isObject(b.privacy)
   );
 }
 
@@ -18,5 +22,23 @@ export function getOrderPage(token: string, signal?: AbortSignal): Promise<Order
   return call('GET', `/api/order-pages/${encodeURIComponent(token)}`, {
     check: isOrderPage,
     ...(signal ? { signal } : {}),
+  });
+}
+
+/** The URL of "Download my data" (a JSON attachment of everything the shop keeps about this order). */
+export function myDataUrl(token: string): string {
+  return `/api/order-pages/${encodeURIComponent(token)}/data`;
+}
+
+/** DELETE /api/order-pages/:token/details: "Delete my details" (409 order_will_ship before shipping). */
+export function deleteMyDetails(token: string): Promise<OrderPageView> {
+  return call('DELETE', `/api/order-pages/${encodeURIComponent(token)}/details`, { check: isOrderPage });
+}
+
+/** POST /api/order-pages/:token/cancel: "Cancel instead" before shipping. */
+export function cancelOrderInstead(token: string): Promise<OrderPageView> {
+  return call('POST', `/api/order-pages/${encodeURIComponent(token)}/cancel`, {
+    body: {},
+    check: isOrderPage,
   });
 }

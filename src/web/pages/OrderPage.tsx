@@ -8,6 +8,7 @@ import { useConfig } from '../api/config';
 import { getOrderPage } from '../api/order-page';
 import { ApiRequestError, isAbort } from '../lib/call';
 import { usePageTitle } from '../lib/title';
+import OrderPrivacy from './OrderPrivacy';
 
 const POLL_MS = 2_000;
 /** Nothing changes any more (a late payment is still recorded on an expired order: keep reading that one). */
@@ -213,6 +214,7 @@ export default function OrderPage({ token }: { token: string }) {
       )}
       <h2>What happens next</h2>
       <p data-testid="order-next">{nextSteps(v)}</p>
+      <OrderPrivacy token={token} view={v} onChange={(view) => setState({ status: 'known', view })} />
     </section>
   );
 }
