@@ -47,14 +47,17 @@ export interface StoredMail {
   payload_json: string;
 }
 
+/** Outbox rows about no order (seller alerts) bind their values to the empty order id. */
+const orderOf = (orderId: string | null): string => orderId ?? '';
+
 export function sealMail(
   sealer: Sealer,
-  orderId: string,
+  orderId: string | null,
   mail: { to: string; payload: OrderEmailPayload },
 ): StoredMail {
   return {
-    recipient_email: sealer.seal(mail.to, orderId, 'outbox.recipient'),
-    payload_json: sealer.seal(JSON.stringify(mail.payload), orderId, 'outbox.payload'),
+    recipient_email: sealer.seal(mail.to, orderOf(orderId), 'outbox.recipient'),
+    payload_json: sealer.seal(JSON.stringify(mail.payload), orderOf(orderId), 'outbox.payload'),
   };
 }
 
@@ -63,14 +66,14 @@ export type OpenedMail =
   | { state: 'erased' }
   | { state: 'unreadable' };
 
-export function openMail(sealer: Sealer, orderId: string, row: StoredMail): OpenedMail {
+export function openMail(sealer: Sealer, orderId: string | null, row: StoredMail): OpenedMail {
   if (row.payload_json === ERASED) return { state: 'erased' };
   try {
     return {
       state: 'readable',
-      to: sealer.openOrPlain(row.recipient_email, orderId, 'outbox.recipient'),
+      to: sealer.openOrPlain(row.recipient_email, orderOf(orderId), 'outbox.recipient'),
       payload: JSON.parse(
-        sealer.openOrPlain(row.payload_json, orderId, 'outbox.payload'),
+        sealer.openOrPlain(row.payload_json, orderOf(orderId), 'outbox.payload'),
       ) as OrderEmailPayload,
     };
   } catch (err) {
@@ -80,15 +83,15 @@ export function openMail(sealer: Sealer, orderId: string, row: StoredMail): Open
 }
 
 /** A stored delivery error, sealed (null stays null). */
-export function sealError(sealer: Sealer, orderId: string, error: string | null): string | null {
-  return error === null ? null : sealer.seal(error, orderId, 'outbox.error');
+export function sealError(sealer: Sealer, orderId: string | null, error: string | null): string | null {
+  return error === null ? null : sealer.seal(error, orderOf(orderId), 'outbox.error');
 }
 
-export function openError(sealer: Sealer, orderId: string, stored: string | null): string | null {
+export function openError(sealer: Sealer, orderId: string | null, stored: string | null): string | null {
   if (stored === null) return null;
   if (stored === ERASED) return 'erased';
   try {
-    return sealer.openOrPlain(stored, orderId, 'outbox.error');
+    return sealer.openOrPlain(stored, orderOf(orderId), 'outbox.error');
   } catch (err) {
     if (err instanceof UnreadableSealError) return 'unreadable';
     throw err;
@@ -141,13 +144,13 @@ export function eraseActionDetail(json: string): string {
 /** Re-seals one stored value under the sealer's current key (plain → sealed too); undefined when already current. */
 export function resealed(
   sealer: Sealer,
-  orderId: string,
+  orderId: string | null,
   field: Parameters<Sealer['seal']>[2],
   stored: string,
 ): string | undefined {
   if (stored === ERASED) return undefined;
   if (isSealed(stored) && stored.startsWith(`sealed:v1:${sealer.currentKeyId}:`)) return undefined;
-  return sealer.seal(sealer.openOrPlain(stored, orderId, field), orderId, field);
+  return sealer.seal(sealer.openOrPlain(stored, orderOf(orderId), field), orderOf(orderId), field);
 }
 
 /** Re-seals a seller action's detail: its sealed part under the current key, plain free-text fields sealed. */
