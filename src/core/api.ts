@@ -287,7 +287,7 @@ export interface OrderPagePrivacy {
 
 /**
  * GET /api/order-pages/:token/data → "Download my data": everything the shop keeps about the order, with the
- * e-mails sent about it (the seller's address is the vendor's, and stays on the server).
+ * e-mails sent about it (the vendor's copies list no recipient).
  */
 export interface OrderDataExport {
   exportedAt: string;

@@ -1,7 +1,7 @@
 /**
  * "Download my data" (the buyer's order page): everything the shop keeps about one order, opened for its buyer,
- * with the e-mails sent about it as they were sent. The vendor's own address stays on the server (seller
- * messages say "the vendor"), and the buyer's capability link is the only key.
+ * with the e-mails sent about it as they were sent. The vendor's copies list no recipient (they are addressed
+ * to "the vendor"), and the buyer's capability link is the only key.
  */
 import type { OrderDataExport } from '../../core/api';
 import type { OrderEmailPayload } from '../../core/email-payload';
