@@ -196,7 +196,7 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
       await pay(wallet);
       const qr = await order('honey-dew-papaya-live-rosin', undefined, 'qr');
       const confirm = await inject('POST', `/api/orders/${qr.orderId}/confirmation`, {
-        body: { shipping: QR_BUYER },
+        body: { shipping: QR_BUYER, token: tokenOf(qr) },
       });
       expect(confirm.statusCode, confirm.body).toBe(200);
       await pay(qr);

@@ -11,11 +11,21 @@ import { timingSafeEqual } from 'node:crypto';
 import { shippingProblem } from './create';
 import { hold } from './holds';
 import { DomainError } from '../../core/errors';
+import type { ShippingInput } from '../../core/order';
 import { sealShipping } from '../privacy/order-data';
 import { queueEmails } from './notifications';
 import { orderPageOf, publicOf } from './public-view';
 import { verifyQuote } from './quotes';
-import { addHistory, checkOrderId, isPriced, ledgerOf, loadOrder, orderUrlOf, toWatched } from './rows';
+import {
+  addHistory,
+  checkOrderId,
+  isPriced,
+  ledgerOf,
+  loadOrder,
+  orderUrlOf,
+  shippingOf,
+  toWatched,
+} from './rows';
 import { SIGNATURE, type OrderContext, type StoredItem } from './types';
 
 export async function getOrder(ctx: OrderContext, orderId: string): Promise<OrderPublic | undefined> {
@@ -126,9 +136,11 @@ export async function requestConfirmation(
   checkOrderId(orderId);
   // Checked before anything is read: bad details change nothing.
   let shipping: string | undefined;
+  let given: ShippingInput | undefined;
   if (shippingBody !== undefined) {
     const ship = shippingProblem({ payment: 'qr' }, shippingBody);
     if (ship instanceof DomainError) throw ship;
+    given = ship.ok;
     // Sealed before it reaches the store, bound to this order (src/server/privacy).
     shipping = sealShipping(ctx.sealer, orderId, ship.ok);
   }
@@ -176,7 +188,8 @@ export async function requestConfirmation(
       // meanwhile: 409 in words, and the details are not kept).
       if (o.status === 'awaiting_payment' && Date.parse(o.expires_at) > Date.parse(at))
         await hold(ctx, trx, o.id, JSON.parse(o.items_json) as StoredItem[], o.expires_at, at, holder);
-    } else if (shipping !== undefined && shipping !== o.shipping_json) {
+    } else if (given !== undefined && JSON.stringify(shippingOf(ctx.sealer, o)) !== JSON.stringify(given)) {
+      // Compared opened: a sealed value differs every time (random nonce) even for the same details.
       throw new DomainError(
         'conflict',
         'details_already_sent',
