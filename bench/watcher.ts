@@ -12,6 +12,12 @@
  *   WebSocket up and `--down` with it refused by the localnet;
  * - POST /api/orders (after POST /api/quotes) at `--order-rate`/s for 10 s: p50/p99 of the order call.
  *
+ * Then a flood (`--flood-seconds 180 --flood-rate 2`, 0 to skip), on a fresh network and store with no open
+ * orders: dust transfers of 1… base units to a vendor's token account at `--flood-rate` a second from many
+ * attacker addresses, and meanwhile a real payment every 10 s whose page polls the order (as the QR and wallet
+ * pages do): payment → `paid` p50/p95, the server's RPC requests a minute and 429s, the watcher's backlog
+ * (readiness's "behind by N transfers") at its largest and at the end, and whether readiness stayed ok.
+ *
  * Each payment's wallet traffic names itself to the localnet as its own buyer (another IP on the real network). Each number of open
  * orders gets a fresh local network, in its own process (as a provider is another machine), and a fresh store.
  */
@@ -29,7 +35,8 @@ import {
   startPriceFeed,
   startProductionServer,
 } from './lib/production';
-import { pay } from '../test/integration/payments-support';
+import { pay, transferIx } from '../test/integration/payments-support';
+import { Transaction } from '@solana/web3.js';
 
 const args = process.argv.slice(2);
 const argValue = (name: string): string | undefined => cliArg(args, name);
@@ -55,6 +62,8 @@ async function main(): Promise<void> {
   const upN = num('up', 30);
   const downN = num('down', 10);
   const orderRate = num('order-rate', 200);
+  const floodSeconds = num('flood-seconds', 180);
+  const floodRate = num('flood-rate', 2);
   /** --profile DIR: the server child writes a V8 CPU profile there (open it in Chrome DevTools). */
   const profileDir = argValue('profile');
   const price = await startPriceFeed();
@@ -177,7 +186,128 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  if (floodSeconds > 0) await flood(price.url, floodSeconds, floodRate);
   price.close();
+}
+
+/** The flood scenario (see the header). */
+async function flood(priceUrl: string, seconds: number, rate: number): Promise<void> {
+  const net = await startLocalnetProcess({ publicLimits: true });
+  const buyer = Keypair.generate();
+  const attacker = Keypair.generate();
+  await net.faucet(buyer.publicKey, 100, 10_000_000);
+  await net.faucet(attacker.publicKey, 100, 10_000_000);
+  const dir = mkdtempSync(join(tmpdir(), 'claim-bench-flood-'));
+  const server = await startProductionServer({ rpcUrl: net.rpcUrl, wsUrl: net.wsUrl, priceUrl, dir });
+  const agent = keepAliveAgent(64);
+  let clients = 0;
+  const connection = (name: string) =>
+    new Connection(net.rpcUrl, {
+      commitment: 'confirmed',
+      httpHeaders: { 'x-localnet-client': `${name}-${++clients}` },
+    });
+  try {
+    const first = await placeOrder(server.port, agent);
+    const vendor = new PublicKey(first.recipient);
+    const s0 = await server.stats();
+    const t0 = Date.now();
+    let flooding = true;
+    let sent = 0;
+    // The flood: `rate` transfers a second, each from the next attacker address (20 addresses in turn).
+    const attackers = Array.from({ length: 20 }, () => connection('attacker'));
+    const floodLoop = (async () => {
+      let blockhash = await attackers[0]!.getLatestBlockhash('confirmed');
+      let at = Date.now();
+      while (flooding) {
+        if (sent % 50 === 0) blockhash = await attackers[sent % 20]!.getLatestBlockhash('confirmed');
+        const tx = new Transaction({ feePayer: attacker.publicKey, ...blockhash }).add(
+          transferIx({
+            from: attacker,
+            recipientOwner: vendor,
+            mint: net.mint,
+            amount: BigInt(++sent),
+            references: [],
+          }),
+        );
+        tx.sign(attacker);
+        void attackers[sent % 20]!.sendRawTransaction(tx.serialize(), { skipPreflight: true }).catch(
+          () => undefined,
+        );
+        at += 1000 / rate;
+        await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+      }
+    })();
+    // Readiness every second: the backlog it reports and whether it stayed ready.
+    let maxBehind = 0;
+    let lastBehind = 0;
+    let notReady = 0;
+    let probes = 0;
+    const readiness = (async () => {
+      while (flooding) {
+        const r = await httpCall({ port: server.port, path: '/api/health/ready', agent, readBody: true });
+        probes++;
+        if (r.status !== 200) notReady++;
+        const behind = /behind by (\d+) transfers/.exec(r.body);
+        lastBehind = behind ? Number(behind[1]) : 0;
+        maxBehind = Math.max(maxBehind, lastBehind);
+        await new Promise((res) => setTimeout(res, 1000));
+      }
+    })();
+    // A real payment every 10 s, its page polling.
+    const seen: number[] = [];
+    while (Date.now() - t0 < seconds * 1000) {
+      const next = Date.now() + 10_000;
+      const o = await placeOrder(server.port, agent);
+      await pay(connection('buyer'), {
+        from: buyer,
+        recipientOwner: new PublicKey(o.recipient),
+        mint: net.mint,
+        amount: o.amount,
+        references: [new PublicKey(o.reference)],
+      });
+      const at = performance.now();
+      for (;;) {
+        const r = await httpCall({
+          port: server.port,
+          path: `/api/orders/${o.orderId}`,
+          agent,
+          readBody: true,
+        });
+        const status = (JSON.parse(r.body) as { status: string }).status;
+        if (status === 'paid' || status === 'final') {
+          seen.push(performance.now() - at);
+          break;
+        }
+        if (performance.now() - at > 60_000) {
+          seen.push(Infinity);
+          break;
+        }
+        await new Promise((res) => setTimeout(res, 250));
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+    }
+    flooding = false;
+    await floodLoop;
+    await readiness;
+    const elapsed = (Date.now() - t0) / 1000;
+    const s1 = await server.stats();
+    seen.sort((a, b) => a - b);
+    const f = (x: number) => (Number.isFinite(x) ? `${(x / 1000).toFixed(2)} s` : 'not seen in 60 s');
+    console.log(
+      `\nflood: ${sent} dust transfers in ${elapsed.toFixed(0)} s (${rate}/s), ${seen.length} payments`,
+    );
+    console.log(
+      `  payment → paid: p50 ${f(percentile(seen, 50))}, p95 ${f(percentile(seen, 95))}, max ${f(seen[seen.length - 1] ?? NaN)}`,
+    );
+    console.log(
+      `  server RPC: ${(((s1.requests - s0.requests) / elapsed) * 60).toFixed(0)} requests/min, ${s1.throttled - s0.throttled} × 429, ${s1.shed - s0.shed} shed; backlog max ${maxBehind}, at the end ${lastBehind}; readiness not ready ${notReady} of ${probes} probes`,
+    );
+  } finally {
+    agent.destroy();
+    await server.stop();
+    await net.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 await main();

@@ -222,12 +222,16 @@ export function placeWalletOrder(
 }
 
 /** The server's own OrderService on a SQLite file in a temp directory, with an injectable clock. */
-export async function serviceOrders(net: Localnet, now: () => Date): Promise<ServiceOrders> {
+export async function serviceOrders(
+  net: Localnet,
+  now: () => Date,
+  env: Record<string, string> = {},
+): Promise<ServiceOrders> {
   const keys = net.keys;
   if (!keys) throw new Error('localnet not seeded');
   const dir = mkdtempSync(join(tmpdir(), 'claim-payments-'));
   const settings = loadSettings(
-    { PORT: '0', LOCALNET_PORT: String(net.port), DATABASE_URL: join(dir, 'store.sqlite') },
+    { PORT: '0', LOCALNET_PORT: String(net.port), DATABASE_URL: join(dir, 'store.sqlite'), ...env },
     {
       claimMint: keys.mint.toBase58(),
       recipients: {

@@ -10,6 +10,14 @@
  * fails at once (`RpcBudgetExhaustedError`) rather than queueing without end.
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Requests made inside `rpcPriority.run(true, …)` take the next free slot without queueing behind the others (the
+ * watcher's checks of orders someone waits on; their own lane bounds how many there are).
+ */
+export const rpcPriority = new AsyncLocalStorage<boolean>();
+
 export interface RpcStats {
   /** JSON-RPC requests sent (batch entries counted one each), retries included. */
   requests: number;
@@ -69,6 +77,7 @@ export class RpcBudget {
    * handed out in arrival order. Throws RpcBudgetExhaustedError when none is free before `deadline` (epoch ms).
    */
   acquire(methods: string[], deadline = Infinity): Promise<void> {
+    if (rpcPriority.getStore()) return this.acquireFirst(methods, deadline);
     this.counters.waiting++;
     const turn = this.chain.then(async () => {
       for (;;) {
@@ -91,6 +100,29 @@ export class RpcBudget {
     return turn.finally(() => {
       this.counters.waiting--;
     });
+  }
+
+  /** A priority request: the next slot that is free, ahead of the queue (still within every limit). */
+  private async acquireFirst(methods: string[], deadline: number): Promise<void> {
+    this.counters.waiting++;
+    try {
+      for (;;) {
+        const wait = this.waitFor(methods);
+        if (wait <= 0) break;
+        if (this.now() + wait > deadline) {
+          this.counters.shed++;
+          throw new RpcBudgetExhaustedError(
+            `RPC budget: no slot within the deadline (${this.perWindow} per ${this.windowMs / 1000} s)`,
+          );
+        }
+        await sleep(Math.min(wait, 50));
+      }
+      const at = this.now();
+      for (const method of methods) this.sent.push({ at, method });
+      this.counters.requests += methods.length;
+    } finally {
+      this.counters.waiting--;
+    }
   }
 
   /** A 429: nobody sends before `until` (epoch ms). */

@@ -5,6 +5,7 @@
  * the priority lane's share of the RPC budget. Their payment is judged and recorded as soon as it is found,
  * ahead of the dust queued on the vendor accounts; the same signature met later by the sweep is already judged.
  */
+import { rpcPriority } from '../budget';
 import { withTimeout } from '../rpc';
 import type { Seen, WatchContext } from './context';
 import type { Judge, JudgedSignatures } from './judge';
@@ -83,7 +84,10 @@ export class AwaitedOrders {
       // A check costs one listing plus a transaction or two: stop when the lane has no room for that.
       if (this.lane.available() < 2) break;
       this.lastChecked.set(orderId, Date.now());
-      await this.ctx.background.guard(`priority ${orderId}`, () => this.check(orderId));
+      // Its requests take the next free budget slot, ahead of the dust queued on the vendor accounts.
+      await this.ctx.background.guard(`priority ${orderId}`, () =>
+        rpcPriority.run(true, () => this.check(orderId)),
+      );
     }
     this.lastRoundAt = Date.now();
   }
