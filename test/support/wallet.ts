@@ -299,6 +299,17 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
         opts.trusted === true,
       ),
     });
+    // Real Phantom also registers itself as a Wallet Standard wallet named "Phantom": the store reaches it that
+    // way (no Phantom adapter), through the same signer.
+    await page.addInitScript({
+      content: standardWalletPageScript(
+        'Phantom',
+        opts.keypair.publicKey.toBase58(),
+        opts.keypair.publicKey.toBytes(),
+        ['solana:signAndSendTransaction', 'solana:signTransaction', 'solana:signMessage'],
+        { binding: WALLET_BINDING, trusted: opts.trusted === true },
+      ),
+    });
   }
   return {
     publicKey: opts.keypair.publicKey,
@@ -309,7 +320,8 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
 }
 
 export const STANDARD_WALLET_BINDING = '__claimStandardTestWallet';
-export type StandardFeature = 'solana:signAndSendTransaction' | 'solana:signTransaction';
+export type StandardFeature =
+  'solana:signAndSendTransaction' | 'solana:signTransaction' | 'solana:signMessage';
 
 /**
  * The in-page script of a Wallet Standard test wallet (plain JS): registers itself with the standard
@@ -321,6 +333,7 @@ export function standardWalletPageScript(
   publicKeyBase58: string,
   publicKeyBytes: Uint8Array,
   features: readonly StandardFeature[],
+  opts: { binding?: string; trusted?: boolean } = {},
 ): string {
   const icon =
     'data:image/svg+xml;base64,' +
@@ -328,7 +341,7 @@ export function standardWalletPageScript(
       '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#2a7"/></svg>',
     ).toString('base64');
   return `(() => {
-  const BINDING = ${JSON.stringify(STANDARD_WALLET_BINDING)};
+  const BINDING = ${JSON.stringify(opts.binding ?? STANDARD_WALLET_BINDING)};
   const NAME = ${JSON.stringify(name)};
   const ICON = ${JSON.stringify(icon)};
   const KEY = ${JSON.stringify(publicKeyBase58)};
@@ -344,14 +357,18 @@ export function standardWalletPageScript(
   };
   const account = Object.freeze({ address: KEY, publicKey: new Uint8Array(KEY_BYTES), chains: CHAINS, features: FEATURES, label: NAME, icon: ICON });
   let accounts = [];
-  let trusted = false;
+  // A wallet remembers the sites it connected to (Phantom: per origin), so a silent connect after a reload works.
+  const TRUST_KEY = 'claimTestWalletTrusted:' + NAME;
+  const remembered = () => { try { return sessionStorage.getItem(TRUST_KEY) === '1'; } catch { return false; } };
+  const remember = () => { try { sessionStorage.setItem(TRUST_KEY, '1'); } catch { /* no storage */ } };
+  let trusted = ${opts.trusted ? 'true' : 'false'} || remembered();
   const listeners = { change: [] };
   const changed = () => listeners.change.slice().forEach((f) => { try { f({ accounts: accounts.slice() }); } catch (e) { console.error(e); } });
   const features = {
     'standard:connect': { version: '1.0.0', async connect(input) {
       if (input && input.silent && !trusted) return { accounts: [] };
       await call('connect', { silent: !!(input && input.silent) });
-      trusted = true; accounts = [account]; changed();
+      trusted = true; remember(); accounts = [account]; changed();
       return { accounts: accounts.slice() };
     } },
     'standard:disconnect': { version: '1.0.0', async disconnect() { accounts = []; changed(); } },
@@ -377,6 +394,16 @@ export function standardWalletPageScript(
         for (const i of inputs) {
           const r = await call('signTransaction', { tx: toB64(i.transaction), chain: i.chain });
           out.push({ signedTransaction: fromB64(r.signed) });
+        }
+        return out;
+      } };
+  if (FEATURES.includes('solana:signMessage'))
+    features['solana:signMessage'] = { version: '1.0.0',
+      async signMessage(...inputs) {
+        const out = [];
+        for (const i of inputs) {
+          const r = await call('signMessage', { message: toB64(i.message), display: 'utf8' });
+          out.push({ signedMessage: i.message, signature: fromB64(r.signature) });
         }
         return out;
       } };

@@ -6,7 +6,6 @@
  */
 import '../lib/wallet-adapter-ui.css';
 import '../lib/buffer-global';
-import { PhantomWalletAdapter } from '@solana/wallet-adapter-phantom';
 import { ConnectionProvider, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
 import { useWalletModal, WalletModalProvider } from '@solana/wallet-adapter-react-ui';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -22,11 +21,6 @@ export interface WalletSignInProps {
   onError: (message: string) => void;
 }
 
-function phantomInjected(): boolean {
-  const w = window as { phantom?: { solana?: { isPhantom?: boolean } } };
-  return Boolean(w.phantom?.solana?.isPhantom);
-}
-
 function toBase64(bytes: Uint8Array): string {
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);
@@ -34,7 +28,8 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 export default function WalletSignIn(props: WalletSignInProps) {
-  const wallets = useMemo(() => (phantomInjected() ? [new PhantomWalletAdapter()] : []), []);
+  // Every Wallet Standard wallet the browser registers (Phantom registers as one); no adapters of our own.
+  const wallets = useMemo(() => [], []);
   const onError = useCallback(() => undefined, []);
   return (
     <ConnectionProvider endpoint={props.config.rpcUrl}>

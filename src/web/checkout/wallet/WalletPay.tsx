@@ -5,12 +5,10 @@
  */
 import '../../lib/wallet-adapter-ui.css';
 import '../../lib/buffer-global';
-import { PhantomWalletAdapter } from '@solana/wallet-adapter-phantom';
 import { ConnectionProvider, WalletProvider } from '@solana/wallet-adapter-react';
 import { useCallback, useMemo } from 'react';
 import { useConfig } from '../../api/config';
 import type { CheckoutProps } from '../types';
-import { phantomInjected } from './connect';
 import { WalletCheckout } from './WalletCheckout';
 import { WalletModalProvider } from './WalletModal';
 
@@ -24,10 +22,10 @@ function LoadingButton() {
 
 export default function WalletPay(props: CheckoutProps) {
   const config = useConfig();
-  // Phantom's adapter when its injected provider is there; WalletProvider adds every Wallet Standard wallet the
-  // browser registers (issue 14). With none, the modal says "You'll need a wallet on Solana to continue" (spec §2)
-  // instead of listing an undetected Phantom.
-  const wallets = useMemo(() => (phantomInjected() ? [new PhantomWalletAdapter()] : []), []);
+  // No adapters of our own: WalletProvider offers every Wallet Standard wallet the browser registers, Phantom
+  // included (it registers as one, so its legacy adapter would be a duplicate). With none, the modal says
+  // "You'll need a wallet on Solana to continue" (spec §2) instead of listing an undetected Phantom.
+  const wallets = useMemo(() => [], []);
   // Errors are reported by the flow itself (alerts, inline notes); the provider's default logs them instead.
   const onError = useCallback(() => undefined, []);
   if (config.status === 'loading') return <LoadingButton />;

@@ -2,12 +2,6 @@
 import type { Adapter } from '@solana/wallet-adapter-base';
 import type { PublicKey } from '@solana/web3.js';
 
-/** Spec §5: Phantom's injected provider. */
-export function phantomInjected(): boolean {
-  const w = window as { phantom?: { solana?: { isPhantom?: boolean } } };
-  return w.phantom?.solana?.isPhantom === true;
-}
-
 /** Connects the adapter (or waits for a connection already under way). */
 export function connectAdapter(adapter: Adapter): Promise<PublicKey> {
   if (adapter.connected && adapter.publicKey) return Promise.resolve(adapter.publicKey);
