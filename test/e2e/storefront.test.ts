@@ -455,7 +455,7 @@ describe('product page', () => {
     await page.goto('/vendors/coopersglass/product1'); // $325
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toBe('650000.000000 $CLAIM');
+      .toBe('650,000.000000 $CLAIM');
     const buy = page.getByRole('button', { name: 'Buy Now' });
     expect(await buy.isEnabled()).toBe(true);
     const dialogs: string[] = [];
@@ -502,15 +502,15 @@ describe('product page', () => {
     await page.goto('/bathsalts');
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toBe('80000.000000 $CLAIM'); // $40
+      .toBe('80,000.000000 $CLAIM'); // $40
     await page.getByRole('radio', { name: /zips/ }).check();
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toBe('400000.000000 $CLAIM'); // $200
+      .toBe('400,000.000000 $CLAIM'); // $200
     await page.getByLabel('Quantity').fill('2');
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toBe('800000.000000 $CLAIM');
+      .toBe('800,000.000000 $CLAIM');
     await page.getByLabel('Quantity').fill('0');
     await expect.poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS }).toBe('N/A');
     expect(await page.getByRole('button', { name: 'Loading Price...' }).isDisabled()).toBe(true);
@@ -522,7 +522,7 @@ describe('product page', () => {
     await page.goto('/strawberry-fritter');
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toBe('100000.000000 $CLAIM'); // $50
+      .toBe('100,000.000000 $CLAIM'); // $50
     // The page records its QR target before it shows the code (quantity 1 here).
     const qrImage = page.locator('[data-testid="qr-box"] img');
     await qrImage.waitFor({ timeout: POLL_MS });
@@ -530,7 +530,7 @@ describe('product page', () => {
     await page.getByLabel('Quantity').fill('3');
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toBe('300000.000000 $CLAIM');
+      .toBe('300,000.000000 $CLAIM');
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
       dialogs.push(d.message());
@@ -587,7 +587,7 @@ describe('product page', () => {
     await page.goto('/vendors/coopersglass/product2');
     await expect
       .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
-      .toMatch(/^\d+\.\d{6} \$CLAIM$/);
+      .toMatch(/^\d{1,3}(,\d{3})*\.\d{6} \$CLAIM$/);
     expect(await page.getByRole('button', { name: 'Buy Now' }).isEnabled()).toBe(true);
     await page.goto('/');
     await expect

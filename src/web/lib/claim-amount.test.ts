@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimBaseUnits, formatBaseUnits, formatUsd } from './claim-amount';
+import { claimBaseUnits, formatBaseUnits, formatClaim, formatUsd, groupThousands } from './claim-amount';
 
 describe('claimBaseUnits', () => {
   it('is exact and rounds half-up to 6 decimals', () => {
@@ -21,5 +21,14 @@ describe('claimBaseUnits', () => {
     expect(formatUsd(32500)).toBe('$325.00');
     expect(formatUsd(5)).toBe('$0.05');
     expect(formatUsd(123456789)).toBe('$1,234,567.89');
+  });
+});
+
+describe('thousands separators', () => {
+  it('groups the whole part only, exactly', () => {
+    expect(formatClaim(1_166_666_666_667n)).toBe('1,166,666.666667');
+    expect(formatClaim(650_000_000_000n)).toBe('650,000.000000');
+    expect(formatClaim(999_000_000n)).toBe('999.000000');
+    expect(groupThousands('1234')).toBe('1,234');
   });
 });

@@ -19,3 +19,15 @@ export function formatUsd(cents: number): string {
   const rest = String(cents % 100).padStart(2, '0');
   return `$${whole.toLocaleString('en-US')}.${rest}`;
 }
+
+/** "1,166,666.666667": a $CLAIM amount for reading, with thousands separators (six decimals kept, exact). */
+export function formatClaim(units: bigint): string {
+  return groupThousands(formatBaseUnits(units));
+}
+
+/** Thousands separators in the whole part of a decimal text ("650000.000000" → "650,000.000000"). */
+export function groupThousands(text: string): string {
+  const [whole = '', frac] = text.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return frac === undefined ? grouped : `${grouped}.${frac}`;
+}

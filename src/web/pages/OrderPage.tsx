@@ -2,13 +2,15 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { OrderPageView, OrderStatus, PaymentRole } from '../../core/api';
 import { explorerTxUrl } from '../../core/explorer';
-import { formatBaseUnits, formatCents } from '../../core/money';
+import { formatCents } from '../../core/money';
+import { formatClaim, groupThousands } from '../lib/claim-amount';
 import { paths } from '../../core/routes';
 import { useConfig } from '../api/config';
 import { getOrderPage } from '../api/order-page';
 import { ApiRequestError, isAbort } from '../lib/call';
 import { usePageTitle } from '../lib/title';
 import OrderPrivacy from './OrderPrivacy';
+import { formatLocalDateTime } from '../lib/time';
 
 const POLL_MS = 2_000;
 /** Nothing changes any more (a late payment is still recorded on an expired order: keep reading that one). */
@@ -145,7 +147,7 @@ export default function OrderPage({ token }: { token: string }) {
     <section className="page narrow order-page" data-testid="order-page" data-status={v.status}>
       <h1>Order {v.number}</h1>
       <p>
-        From <strong>{v.vendorName}</strong>, placed {new Date(v.createdAt).toLocaleString()}
+        From <strong>{v.vendorName}</strong>, placed {formatLocalDateTime(v.createdAt)}
       </p>
       <h2>Items</h2>
       <ul data-testid="order-items">
@@ -161,7 +163,7 @@ export default function OrderPage({ token }: { token: string }) {
         {v.amount !== null ? (
           <>
             {' '}
-            = <strong>{v.amount} $CLAIM</strong>
+            = <strong>{groupThousands(v.amount)} $CLAIM</strong>
           </>
         ) : (
           ' ($CLAIM: N/A)'
@@ -173,7 +175,7 @@ export default function OrderPage({ token }: { token: string }) {
         {v.amountBaseUnits !== null && BigInt(v.receivedBaseUnits) > 0n && (
           <span>
             {' '}
-            (received {formatBaseUnits(BigInt(v.receivedBaseUnits))} of {v.amount} $CLAIM)
+            (received {formatClaim(BigInt(v.receivedBaseUnits))} of {groupThousands(v.amount ?? '')} $CLAIM)
           </span>
         )}
       </p>
@@ -197,8 +199,8 @@ export default function OrderPage({ token }: { token: string }) {
           <ul data-testid="order-payments">
             {v.payments.map((p) => (
               <li key={p.signature}>
-                {formatBaseUnits(BigInt(p.receivedBaseUnits))} $CLAIM, {ROLE_TEXT[p.role]},{' '}
-                {new Date(p.at).toLocaleString()} —{' '}
+                {formatClaim(BigInt(p.receivedBaseUnits))} $CLAIM, {ROLE_TEXT[p.role]},{' '}
+                {formatLocalDateTime(p.at)} —{' '}
                 <a
                   href={explorerTxUrl(p.signature, cfg)}
                   target="_blank"

@@ -9,7 +9,7 @@ import { formatLocalTime } from '../lib/time';
 import { productById, unitCents, vendorById } from '../catalog';
 import { ShippingForm } from '../components/ShippingForm';
 import { VendorHeader } from '../components/VendorHeader';
-import { claimBaseUnits, formatBaseUnits, formatUsd } from '../lib/claim-amount';
+import { claimBaseUnits, formatClaim, formatUsd } from '../lib/claim-amount';
 import { TELEGRAM_GROUP_URL } from '../lib/links';
 import {
   MISSING_SHIPPING_QR,
@@ -50,7 +50,7 @@ function parseQuantity(text: string): number | null {
 function claimText(price: PriceState, units: bigint | null): string {
   if (price.status === 'loading') return 'Loading $CLAIM price...';
   if (units === null) return 'N/A';
-  return `${formatBaseUnits(units)} $CLAIM`;
+  return `${formatClaim(units)} $CLAIM`;
 }
 
 function priceError(price: PriceState, qr: boolean): string | null {

@@ -7,8 +7,9 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
 import { ApiRequestError } from '../lib/call';
 import { sellerApi } from './api';
+import { formatLocalDateTime } from '../lib/time';
 
-const when = (iso: string) => new Date(iso).toLocaleString();
+const when = (iso: string) => formatLocalDateTime(iso);
 const lineKey = (l: { productId: string; variantId?: string }) => `${l.productId}:${l.variantId ?? ''}`;
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 

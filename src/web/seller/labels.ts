@@ -3,6 +3,7 @@ import type { OrderStatus } from '../../core/api';
 import { formatBaseUnits } from '../../core/money';
 import type { SellerException } from '../../core/seller-api';
 import { ApiRequestError } from '../lib/call';
+import { formatLocalDateTime } from '../lib/time';
 
 export const STATUS_LABEL: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',
@@ -25,6 +26,6 @@ export const EXCEPTION_LABEL: Record<SellerException, string> = {
 };
 
 export const claim = (base: string | null) => (base === null ? 'N/A' : formatBaseUnits(BigInt(base)));
-export const when = (iso: string) => new Date(iso).toLocaleString();
+export const when = (iso: string) => formatLocalDateTime(iso);
 export const message = (err: unknown) =>
   err instanceof ApiRequestError ? err.message : 'Something went wrong.';

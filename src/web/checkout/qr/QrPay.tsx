@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { OrderPublic, OrderRequest, OrderStatus } from '../../../core/api';
 import { useConfig } from '../../api/config';
-import { formatBaseUnits } from '../../../core/money';
+import { formatClaim, groupThousands } from '../../lib/claim-amount';
 import { getOrder, newIdempotencyKey } from '../shared/order-api';
 import { createQrOrder, pageTokenOf, requestConfirmation } from './api';
 import { ApiRequestError } from '../../lib/call';
@@ -344,7 +344,7 @@ export default function QrPay({
         {payUrl && payAmount && (
           <>
             <p className="qr-amount">
-              Amount: <strong data-testid="qr-amount">{payAmount} $CLAIM</strong>
+              Amount: <strong data-testid="qr-amount">{groupThousands(payAmount)} $CLAIM</strong>
             </p>
             <p className="qr-actions">
               <button type="button" className="button" onClick={() => void onCopy()}>
@@ -384,7 +384,8 @@ export default function QrPay({
                 known.receivedBaseUnits !== known.amountBaseUnits && (
                   <span data-testid="received">
                     {' '}
-                    (received {formatBaseUnits(BigInt(known.receivedBaseUnits))} of {known.amount} $CLAIM
+                    (received {formatClaim(BigInt(known.receivedBaseUnits))} of{' '}
+                    {groupThousands(known.amount ?? '')} $CLAIM
                     {known.status === 'underpaid' ? '; the seller will contact you' : ''})
                   </span>
                 )}
