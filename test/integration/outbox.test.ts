@@ -94,7 +94,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
       return id;
     }
 
-    async function confirmedQrOrder(s: RunningServer): Promise<string> {
+    async function paidQrOrder(s: RunningServer): Promise<string> {
       const q = (
         await s.app.inject({
           method: 'POST',
@@ -109,7 +109,17 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
         headers: { 'idempotency-key': `k${++n}` },
       });
       const id = o.json<OrderCreated>().orderId;
-      await s.orders.requestConfirmation(id);
+      // A QR order with its details e-mails nobody until its payment lands; the payment sends the pair.
+      const r = await s.orders.recordPayment(
+        { orderId: id },
+        {
+          signature: fakeSignature(),
+          receivedBaseUnits: BigInt(q.amountBaseUnits),
+          finalized: false,
+          blockTime: null,
+        },
+      );
+      expect(r.ok).toBe(true);
       return id;
     }
 
@@ -207,7 +217,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
 
     it('survives a restart mid-delivery: the claimed row is sent after its lease, nothing lost or doubled', async () => {
       const s = server!;
-      const ids = [await paidWalletOrder(s), await confirmedQrOrder(s)];
+      const ids = [await paidWalletOrder(s), await paidQrOrder(s)];
       // The first send hangs (the process "dies" during it).
       let release!: () => void;
       const hang = new Promise<void>((r) => (release = r));
@@ -238,7 +248,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
       // Restart on the same database.
       const s2 = await start();
       for (const id of ids) expect(await s2.orders.getOrder(id)).toBeDefined();
-      // Within the lease the claimed row waits (and so does its buyer row); the QR order's seller row can go.
+      // Within the lease the claimed row waits (and so does its buyer row); the QR order's rows can go.
       const early = await s2.outbox.runOnce();
       expect(early).toEqual({ sent: 2, retrying: 0, failed: 0 });
       expect(transport.sent.map((m) => m.orderId)).not.toContain(dying.attempts[0]?.orderId);
@@ -274,7 +284,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
     it('concurrent workers on separate connections never send a row twice', async () => {
       const s = server!;
       const orderIds: string[] = [];
-      for (let i = 0; i < 8; i++) orderIds.push(i % 2 ? await paidWalletOrder(s) : await confirmedQrOrder(s));
+      for (let i = 0; i < 8; i++) orderIds.push(i % 2 ? await paidWalletOrder(s) : await paidQrOrder(s));
       const stores: Store[] = [];
       for (let i = 0; i < 4; i++) stores.push(await openStore(config));
       try {

@@ -212,7 +212,11 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     const late = await payFor(a);
     await waitFor('A oversold', statusIs(a.orderId, 'oversold'));
     expect(await ledger(a.orderId)).toEqual([expect.objectContaining({ signature: late, role: 'payment' })]);
-    expect(await emails(a.orderId)).toEqual([['payment_oversold', 'seller']]);
+    // The oversold buyer is told at once too, not only the seller.
+    expect(await emails(a.orderId)).toEqual([
+      ['payment_oversold', 'seller'],
+      ['payment_oversold', 'buyer'],
+    ]);
     const level = (await orders.stock.levels()).find((l) => l.productId === piece && !l.variantId);
     expect(level).toMatchObject({ onHand: 0, reserved: 0 });
     expect(errors(events)).toEqual([]);
@@ -405,7 +409,11 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       await waitFor('quote expired', () => (Date.now() > o.expiresAt.getTime() + 1100 ? true : undefined));
       expect(await orders.service.expireOrders()).toBeGreaterThanOrEqual(1);
       expect(await orders.status(o.orderId)).toBe('underpaid');
-      expect(await emails(o.orderId)).toEqual([['payment_underpaid', 'seller']]);
+      // The buyer gets the underpaid note too (with the missing amount's link), not only the seller.
+      expect(await emails(o.orderId)).toEqual([
+        ['payment_underpaid', 'seller'],
+        ['payment_underpaid', 'buyer'],
+      ]);
       const b = await payFor(o, o.amountBaseUnits - half);
       await waitFor('paid_late', statusIs(o.orderId, 'paid_late'));
       const pub = await orders.service.getOrder(o.orderId);
@@ -417,6 +425,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       // Completed after the expiry: the distinct 'paid after the quote expired — review' notes.
       expect(await emails(o.orderId)).toEqual([
         ['payment_underpaid', 'seller'],
+        ['payment_underpaid', 'buyer'],
         ['paid_late', 'seller'],
         ['paid_late', 'buyer'],
       ]);

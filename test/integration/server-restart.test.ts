@@ -40,7 +40,7 @@ describe('a payment made while the server is down', () => {
     return (await res.json()) as T;
   }
 
-  it('is matched after the restart, and the seller gets the payment e-mail', async () => {
+  it('is matched after the restart, and the seller gets the confirmation e-mail', async () => {
     // Wait for the demo price so a priced quote can be issued.
     await waitFor('price', async () => ((await fetch(`${stack.url}/api/price`)).ok ? true : undefined));
     const quote = await api<QuoteResponse>('/api/quotes', {
@@ -76,8 +76,9 @@ describe('a payment made while the server is down', () => {
     expect(paid.receivedBaseUnits).toBe(order.amountBaseUnits);
     expect(paid.history.map((h) => h.status)).toContain('awaiting_payment');
 
-    const mails = await stack.mail.waitFor(1, 20_000);
-    const note = mails.find((m) => (m.subject ?? '').startsWith('Payment received'));
+    // The details were sent with the order, so the payment sends the confirmation pair (nothing went before it).
+    const mails = await stack.mail.waitFor(2, 20_000);
+    const note = mails.find((m) => (m.subject ?? '').startsWith('New order'));
     expect(note, mails.map((m) => m.subject).join(' | ')).toBeDefined();
     expect(note?.text).toContain('Honey Dew Papaya Live Rosin');
     const to = note?.to;
