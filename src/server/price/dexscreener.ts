@@ -1,4 +1,5 @@
 import { parseLiquidityUsd, parsePositiveDecimal } from './decimal';
+import { fetchPriceBody, MAX_BODY_CHARS } from './fetch-body';
 
 /**
  * The DexScreener pairs endpoint, behind one small adapter:
@@ -10,27 +11,8 @@ import { parseLiquidityUsd, parsePositiveDecimal } from './decimal';
  * missing or not a positive finite number, left out with the reason (the price guards then refuse quotes).
  */
 
-export type PriceFetchErrorKind =
-  'http' | 'timeout' | 'network' | 'malformed_json' | 'no_matching_pair' | 'bad_price';
-
-export type PriceFetchResult =
-  | {
-      ok: true;
-      priceUsd: string;
-      /** The pool's liquidity in USD as a plain decimal string, when the answer had a valid one. */
-      liquidityUsd?: string;
-      /** Why there is no liquidityUsd (missing, zero, negative, not a number). */
-      liquidityProblem?: string;
-    }
-  | {
-      ok: false;
-      kind: PriceFetchErrorKind;
-      message: string;
-      /** HTTP status for kind 'http' (429 included). */
-      status?: number;
-      /** From a Retry-After header (seconds form) on 429/503. */
-      retryAfterMs?: number;
-    };
+export type { PriceFetchErrorKind, PriceFetchResult } from './fetch-body';
+import type { PriceFetchResult } from './fetch-body';
 
 export interface DexScreenerRequest {
   apiUrl: string;
@@ -40,8 +22,6 @@ export interface DexScreenerRequest {
   signal?: AbortSignal;
 }
 
-const MAX_BODY_CHARS = 2_000_000;
-
 export function dexScreenerPairUrl(apiUrl: string, pairAddress: string): string {
   return `${apiUrl.replace(/\/+$/, '')}/latest/dex/pairs/solana/${encodeURIComponent(pairAddress)}`;
 }
@@ -50,35 +30,14 @@ export async function fetchDexScreenerPrice(
   req: DexScreenerRequest,
   fetchImpl: typeof fetch = fetch,
 ): Promise<PriceFetchResult> {
-  const timeout = AbortSignal.timeout(req.timeoutMs);
-  const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
-  let text: string;
-  try {
-    const res = await fetchImpl(dexScreenerPairUrl(req.apiUrl, req.pairAddress), {
-      signal,
-      headers: { accept: 'application/json' },
-    });
-    if (res.status !== 200) {
-      await res.body?.cancel().catch(() => undefined);
-      const retryAfter = Number(res.headers.get('retry-after'));
-      return {
-        ok: false,
-        kind: 'http',
-        status: res.status,
-        message:
-          res.status === 429 ? 'DexScreener rate limit (429)' : `DexScreener answered HTTP ${res.status}`,
-        ...(Number.isFinite(retryAfter) && retryAfter > 0
-          ? { retryAfterMs: Math.min(retryAfter, 3600) * 1000 }
-          : {}),
-      };
-    }
-    text = await res.text();
-  } catch (err) {
-    if (timeout.aborted)
-      return { ok: false, kind: 'timeout', message: `DexScreener did not answer within ${req.timeoutMs} ms` };
-    return { ok: false, kind: 'network', message: `DexScreener unreachable: ${(err as Error).message}` };
-  }
-  return parseDexScreenerPairs(text, req.pairAddress);
+  const body = await fetchPriceBody(
+    'DexScreener',
+    dexScreenerPairUrl(req.apiUrl, req.pairAddress),
+    { timeoutMs: req.timeoutMs, accept: 'application/json', ...(req.signal ? { signal: req.signal } : {}) },
+    fetchImpl,
+  );
+  if (!body.ok) return body;
+  return parseDexScreenerPairs(body.text, req.pairAddress);
 }
 
 /** Pure: the response body → the price of the matching pair, or why there is none. */

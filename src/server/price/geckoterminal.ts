@@ -1,4 +1,5 @@
 import { parseLiquidityUsd, parsePositiveDecimal } from './decimal';
+import { fetchPriceBody, MAX_BODY_CHARS } from './fetch-body';
 import type { PriceFetchResult } from './dexscreener';
 
 /**
@@ -22,8 +23,6 @@ export interface GeckoTerminalRequest {
   signal?: AbortSignal;
 }
 
-const MAX_BODY_CHARS = 2_000_000;
-
 export function geckoTerminalPoolUrl(apiUrl: string, poolAddress: string): string {
   return `${apiUrl.replace(/\/+$/, '')}/networks/solana/pools/${encodeURIComponent(poolAddress)}`;
 }
@@ -32,39 +31,18 @@ export async function fetchGeckoTerminalPrice(
   req: GeckoTerminalRequest,
   fetchImpl: typeof fetch = fetch,
 ): Promise<PriceFetchResult> {
-  const timeout = AbortSignal.timeout(req.timeoutMs);
-  const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
-  let text: string;
-  try {
-    const res = await fetchImpl(geckoTerminalPoolUrl(req.apiUrl, req.poolAddress), {
-      signal,
-      headers: { accept: 'application/json;version=20230302' },
-    });
-    if (res.status !== 200) {
-      await res.body?.cancel().catch(() => undefined);
-      const retryAfter = Number(res.headers.get('retry-after'));
-      return {
-        ok: false,
-        kind: 'http',
-        status: res.status,
-        message:
-          res.status === 429 ? 'GeckoTerminal rate limit (429)' : `GeckoTerminal answered HTTP ${res.status}`,
-        ...(Number.isFinite(retryAfter) && retryAfter > 0
-          ? { retryAfterMs: Math.min(retryAfter, 3600) * 1000 }
-          : {}),
-      };
-    }
-    text = await res.text();
-  } catch (err) {
-    if (timeout.aborted)
-      return {
-        ok: false,
-        kind: 'timeout',
-        message: `GeckoTerminal did not answer within ${req.timeoutMs} ms`,
-      };
-    return { ok: false, kind: 'network', message: `GeckoTerminal unreachable: ${(err as Error).message}` };
-  }
-  return parseGeckoTerminalPool(text, req.poolAddress, req.mint);
+  const body = await fetchPriceBody(
+    'GeckoTerminal',
+    geckoTerminalPoolUrl(req.apiUrl, req.poolAddress),
+    {
+      timeoutMs: req.timeoutMs,
+      accept: 'application/json;version=20230302',
+      ...(req.signal ? { signal: req.signal } : {}),
+    },
+    fetchImpl,
+  );
+  if (!body.ok) return body;
+  return parseGeckoTerminalPool(body.text, req.poolAddress, req.mint);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
