@@ -4,7 +4,7 @@ import type { Product, Vendor } from '../../core/catalog';
 import type { PriceState } from '../api/price';
 
 /**
- * The seam between the product page (issue 2) and the checkouts (wallet: src/web/checkout/wallet/WalletPay.tsx,
+ * The seam between the product page and the checkouts (wallet: src/web/checkout/wallet/WalletPay.tsx,
  * QR: src/web/checkout/qr/QrPay.tsx). The page owns the product, the form, the quantity and the price; a
  * checkout owns the pay button(s) and everything after.
  */

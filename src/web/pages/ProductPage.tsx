@@ -100,7 +100,7 @@ export default function ProductPage({ productId }: { productId: string }) {
   }, [pid]);
   const resumeQuantity = useCallback((n: number) => setQuantityText(String(n)), []);
 
-  // Spec §5: an empty required field alerts the spec's text. Also (issue 14): each empty field is marked
+  // Spec §5: an empty required field alerts the spec's text. Also: each empty field is marked
   // aria-invalid with a message next to it, and focus moves to the first one.
   const validateShipping = useCallback(() => {
     const kind = qr ? 'us' : 'international';

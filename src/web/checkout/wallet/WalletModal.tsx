@@ -1,5 +1,5 @@
 /**
- * The wallet modal, in place of @solana/wallet-adapter-react-ui's `WalletModalProvider`/`WalletModal` (issue 14).
+ * The wallet modal, in place of @solana/wallet-adapter-react-ui's `WalletModalProvider`/`WalletModal`.
  * Same look (the library's classes and CSS, wallet-adapter-ui.css), same texts ('Connect a wallet on Solana to
  * continue', 'Detected', 'More options', "You'll need a wallet on Solana to continue", 'Already have a wallet?
  * View options'), same behaviour (Escape and the overlay close it after the 150 ms fade, choosing a wallet selects

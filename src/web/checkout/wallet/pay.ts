@@ -120,7 +120,7 @@ async function sendAndConfirm(
 export const LAMPORTS_PER_SIGNATURE = 5_000;
 
 /**
- * Landing when the network is busy (issue 14): every wallet transaction sets a compute-unit limit and a
+ * Landing when the network is busy: every wallet transaction sets a compute-unit limit and a
  * compute-unit price (the priority fee). Limits: what the instructions need, with room for the heavier builds of
  * the token programs (the price is charged on the limit, so it stays tight). Measured on the localnet (LiteSVM's
  * token programs, test/e2e/wallet-buyer.test.ts): the payment 458 CU, the idempotent account creation 15,325 CU
