@@ -4,10 +4,10 @@
  * per episode. Table price_alerts keeps whether an episode is open, so several instances and restarts send one
  * e-mail per episode: the instance whose conditional UPDATE opens it writes the messages, in that transaction.
  */
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { buildPriceAlertEmail } from '../../core/email-payload';
 import { sellerEmailFor, type Settings } from '../settings';
+import { outboxInsert } from './notifications';
 import type { Database } from '../store/schema';
 
 const KIND = 'sources_disagree';
@@ -57,29 +57,18 @@ export async function openPriceAlert(deps: PriceAlertDeps, e: SourcesDisagree): 
       if (sent.has(to)) continue;
       sent.add(to);
       const mail = buildPriceAlertEmail(to, text);
-      await trx
-        .insertInto('outbox')
-        .values({
-          id: randomUUID(),
-          order_id: null,
-          kind: 'price_alert',
-          role: 'seller',
-          recipient_email: to,
-          payout_group: group,
-          payment_seen: 0,
-          payload_json: JSON.stringify(mail.payload),
-          after_id: null,
-          state: 'pending',
-          attempts: 0,
-          next_attempt_at: at,
-          locked_until: null,
-          lock_token: null,
-          last_error: null,
-          delivered_at: null,
-          created_at: at,
-          payment_signature: `price_alert:${at}`,
-        })
-        .execute();
+      await outboxInsert(trx, {
+        order_id: null,
+        kind: 'price_alert',
+        role: 'seller',
+        recipient_email: to,
+        payout_group: group,
+        payment_seen: 0,
+        payload_json: JSON.stringify(mail.payload),
+        next_attempt_at: at,
+        created_at: at,
+        payment_signature: `price_alert:${at}`,
+      }).execute();
     }
     return sent.size;
   });

@@ -18,7 +18,7 @@ import { emailsFor, type OrderChange } from '../../core/order-emails';
 import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
 import { openMail, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
-import type { OrderRow, PaymentRow } from '../store/schema';
+import type { OrderRow, OutboxTable, PaymentRow } from '../store/schema';
 import { FULLY_PAID } from '../../core/order-status';
 import { encodeTransferRequestUrl } from '../../core/solana-pay';
 import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, shippingOf, sumOf } from './rows';
@@ -106,6 +106,38 @@ export function dustThreshold(ctx: OrderContext, o: OrderRow): bigint {
     cap = share;
   }
   return share < cap ? share : cap;
+}
+
+/** What a new outbox row says; the delivery state (pending, no attempt, no lease) is the outbox's own. */
+export type NewOutboxRow = Pick<
+  OutboxTable,
+  | 'order_id'
+  | 'kind'
+  | 'role'
+  | 'recipient_email'
+  | 'payload_json'
+  | 'payout_group'
+  | 'payment_seen'
+  | 'next_attempt_at'
+  | 'created_at'
+> & { id?: string; after_id?: string | null; payment_signature: string };
+
+/**
+ * The one place the order module writes an outbox row (order e-mails, buyer requests to the vendor, price alerts):
+ * a new message, pending, first tried at `next_attempt_at`. Returns the insert, so a caller can add its conflict rule.
+ */
+export function outboxInsert(q: Db, row: NewOutboxRow) {
+  return q.insertInto('outbox').values({
+    ...row,
+    id: row.id ?? randomUUID(),
+    after_id: row.after_id ?? null,
+    state: 'pending',
+    attempts: 0,
+    locked_until: null,
+    lock_token: null,
+    last_error: null,
+    delivered_at: null,
+  });
 }
 
 export interface NoteAbout {
@@ -204,28 +236,20 @@ export async function enqueue(
   for (const mail of buildOrderEmails(facts, kind, sellerEmailFor(ctx.deps.settings.mail, o.payout_group))) {
     if (existing.some((r) => r.role === mail.role)) continue;
     const id = randomUUID();
-    const res = await q
-      .insertInto('outbox')
-      .values({
-        id,
-        order_id: o.id,
-        kind,
-        role: mail.role,
-        // Sealed: the payload quotes the buyer's name, e-mail and address (src/server/privacy).
-        ...sealMail(ctx.sealer, o.id, mail),
-        payout_group: o.payout_group,
-        payment_seen: paymentSeen ? 1 : 0,
-        after_id: mail.role === 'buyer' ? (sellerId ?? null) : null,
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: notBefore,
-        locked_until: null,
-        lock_token: null,
-        last_error: null,
-        delivered_at: null,
-        created_at: at,
-        payment_signature: paymentSignature,
-      })
+    const res = await outboxInsert(q, {
+      id,
+      order_id: o.id,
+      kind,
+      role: mail.role,
+      // Sealed: the payload quotes the buyer's name, e-mail and address (src/server/privacy).
+      ...sealMail(ctx.sealer, o.id, mail),
+      payout_group: o.payout_group,
+      payment_seen: paymentSeen ? 1 : 0,
+      after_id: mail.role === 'buyer' ? (sellerId ?? null) : null,
+      next_attempt_at: notBefore,
+      created_at: at,
+      payment_signature: paymentSignature,
+    })
       .onConflict((oc) => oc.columns(['order_id', 'role', 'kind', 'payment_signature']).doNothing())
       .executeTakeFirst();
     if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) added++;

@@ -4,7 +4,6 @@
  * what the order page says about it; "cancel instead" before shipping. Erasure keeps the order, its amounts,
  * ledger and history for the books, and marks it "details erased" (orders.details_erased_at).
  */
-import { randomUUID } from 'node:crypto';
 import type { OrderPageView } from '../../core/api';
 import { buildBuyerRequestEmail } from '../../core/email-payload';
 import { DomainError } from '../../core/errors';
@@ -13,7 +12,7 @@ import { ORDER_TOKEN } from '../../core/routes';
 import { eraseActionDetail, ERASED, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow } from '../store/schema';
-import { factsOf } from './notifications';
+import { factsOf, outboxInsert } from './notifications';
 import { deletableNow, LATE_PAYMENT_WINDOW_MS, NEVER_SHIPS_AGAIN, privacyOf } from './privacy-state';
 import { orderPageOf } from './public-view';
 import { addHistory, ledgerOf } from './rows';
@@ -171,27 +170,17 @@ async function tellVendor(
 ): Promise<void> {
   const facts = factsOf(ctx, o, await ledgerOf(trx, o.id));
   const mail = buildBuyerRequestEmail(facts, kind, sellerEmailFor(ctx.deps.settings.mail, o.payout_group));
-  await trx
-    .insertInto('outbox')
-    .values({
-      id: randomUUID(),
-      order_id: o.id,
-      kind,
-      role: 'seller',
-      ...sealMail(ctx.sealer, o.id, mail),
-      payout_group: o.payout_group,
-      payment_seen: 0,
-      after_id: null,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      locked_until: null,
-      lock_token: null,
-      last_error: null,
-      delivered_at: null,
-      created_at: at,
-      payment_signature: '',
-    })
+  await outboxInsert(trx, {
+    order_id: o.id,
+    kind,
+    role: 'seller',
+    ...sealMail(ctx.sealer, o.id, mail),
+    payout_group: o.payout_group,
+    payment_seen: 0,
+    next_attempt_at: at,
+    created_at: at,
+    payment_signature: '',
+  })
     .onConflict((oc) => oc.columns(['order_id', 'role', 'kind', 'payment_signature']).doNothing())
     .execute();
 }
