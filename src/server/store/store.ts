@@ -72,7 +72,7 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     let { error } = await migrator.migrateToLatest();
     // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema
     // that another client drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing
-    // is wrong with ours. Nothing was migrated then: try again, a few times.
+    // is wrong with ours (likewise a table or column of another schema). Nothing was migrated then: try again.
     for (let attempt = 1; error && attempt <= 5 && isOtherSchemaGone(error, config); attempt++) {
       await new Promise((r) => setTimeout(r, 50 * attempt));
       ({ error } = await migrator.migrateToLatest());
@@ -126,7 +126,13 @@ export function uniqueViolationTarget(err: unknown): string {
 function isOtherSchemaGone(error: unknown, config: StoreConfig): boolean {
   if (config.kind !== 'postgres') return false;
   const e = error as { code?: unknown; message?: unknown };
-  if (e.code !== '3F000' || typeof e.message !== 'string') return false;
-  const named = /schema "([^"]+)" does not exist/.exec(e.message)?.[1];
-  return named !== undefined && named !== (config.schema ?? 'public');
+  if (typeof e.message !== 'string') return false;
+  if (e.code === '3F000') {
+    const named = /schema "([^"]+)" does not exist/.exec(e.message)?.[1];
+    return named !== undefined && named !== (config.schema ?? 'public');
+  }
+  // The same race one level down: a table or column of another schema dropped or altered between Kysely's listing
+  // and its pg_get_serial_sequence call ('column "seq" of relation "order_history" does not exist'). PostgreSQL
+  // runs the migrations in one transaction, so the failed attempt changed nothing and a genuine error repeats.
+  return e.code === '42703' || e.code === '42P01';
 }
