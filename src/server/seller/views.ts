@@ -1,20 +1,14 @@
 /**
- * The seller console's views of orders: the list (filter, search, pages), every match for the CSV export, and
- * one order's detail (items, shipping, payments, history, e-mails, the seller's actions). Reads only: the
- * seller's actions are the order service's (src/server/orders/fulfilment.ts).
+ * The seller console's views of orders: the list (filter, search, pages) and every match for the CSV export (one
+ * order's detail is ./order-detail.ts). Reads only: the seller's actions are the order service's
+ * (src/server/orders/fulfilment.ts).
  */
 import { productLine } from '../../core/email-payload';
-import { joinShippingAddress } from '../../core/order';
 import { exceptionsOf } from '../../core/order-exceptions';
-import type {
-  SellerException,
-  SellerOrderDetail,
-  SellerOrderList,
-  SellerOrderSummary,
-} from '../../core/seller-api';
-import { extrasOf, RESOLVING_ACTIONS, resolvedOf, sellerOrder } from '../orders/exceptions';
+import type { SellerException, SellerOrderList, SellerOrderSummary } from '../../core/seller-api';
+import { extrasOf, resolvedOf } from '../orders/exceptions';
 import { itemsOf } from '../orders/rows';
-import { openActionDetail, openError, openMail, openShipping } from '../privacy/order-data';
+import { openShipping } from '../privacy/order-data';
 import type { SearchCache } from '../privacy/search';
 import type { Sealer } from '../privacy/seal';
 import type { OrderRow } from '../store/schema';
@@ -34,7 +28,7 @@ export const DETAILS_ERASED = 'details erased';
 export const DETAILS_UNREADABLE = 'details unreadable';
 
 /** The order's details opened for its vendor, and what to show when they are not there. */
-function detailsOf(sealer: Sealer, o: OrderRow) {
+export function detailsOf(sealer: Sealer, o: OrderRow) {
   const opened = openShipping(sealer, o.id, o.shipping_json);
   const shipping = opened.state === 'given' ? opened.shipping : undefined;
   const placeholder =
@@ -43,7 +37,7 @@ function detailsOf(sealer: Sealer, o: OrderRow) {
   return { shipping, placeholder, given: opened.state !== 'none' };
 }
 
-function summaryOf(
+export function summaryOf(
   sealer: Sealer,
   o: OrderRow,
   hasExtra: boolean,
@@ -134,91 +128,4 @@ export async function allOrders(
     out.push(...batch.orders);
     if (batch.orders.length < MAX_PAGE_SIZE) return out;
   }
-}
-
-export async function orderDetail(
-  deps: SellerViewDeps,
-  vendorIds: readonly string[],
-  orderId: string,
-): Promise<SellerOrderDetail> {
-  const db = deps.store.db;
-  const o = await sellerOrder(db, vendorIds, orderId);
-  const [payments, history, emails, actions] = await Promise.all([
-    db.selectFrom('payments').selectAll().where('order_id', '=', o.id).orderBy('seq').execute(),
-    db.selectFrom('order_history').selectAll().where('order_id', '=', o.id).orderBy('seq').execute(),
-    db
-      .selectFrom('outbox')
-      .selectAll()
-      .where('order_id', '=', o.id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('seller_actions')
-      .selectAll()
-      .where('order_id', '=', o.id)
-      .orderBy('at')
-      .orderBy('id')
-      .execute(),
-  ]);
-  const parsedActions = actions.map((a) => ({
-    action: a.action,
-    detail: openActionDetail(deps.sealer, o.id, a.detail_json),
-    address: a.address,
-    at: a.at,
-  }));
-  const hasExtra = payments.some((p) => p.role === 'extra');
-  const resolved = parsedActions
-    .filter((a) => RESOLVING_ACTIONS.includes(a.action) && a.detail.exception)
-    .map((a) => a.detail.exception as SellerException);
-  const { shipping } = detailsOf(deps.sealer, o);
-  const shippedAction = [...parsedActions].reverse().find((a) => a.action === 'shipped');
-  return {
-    ...summaryOf(deps.sealer, o, hasExtra, resolved),
-    reference: o.reference,
-    recipient: o.recipient,
-    expiresAt: o.expires_at,
-    items: itemsOf(o).map((i) => ({
-      name: i.name,
-      ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}),
-      quantity: i.quantity,
-      unitCents: i.unitCents,
-      lineCents: i.lineCents,
-    })),
-    shipping: Object.fromEntries(Object.entries(shipping ?? {}).map(([k, v]) => [k, String(v)])),
-    shippingAddress: shipping?.fullName ? joinShippingAddress(shipping) : '',
-    payments: payments.map((p) => ({
-      signature: p.signature,
-      receivedBaseUnits: p.received_base_units,
-      role: p.role,
-      at: p.block_time !== null ? new Date(p.block_time * 1000).toISOString() : p.recorded_at,
-      confirmation: p.confirmation,
-    })),
-    history: history.map((h) => ({ status: h.status, event: h.event, at: h.at })),
-    emails: emails.map((e) => {
-      const opened = openMail(deps.sealer, o.id, e);
-      return {
-        id: e.id,
-        kind: e.kind,
-        recipient: e.role,
-        // Sealed; 'erased' or 'unreadable' when it is not there any more.
-        to: opened.state === 'readable' ? opened.to : opened.state,
-        state: e.state,
-        attempts: e.attempts,
-        lastError: openError(deps.sealer, o.id, e.last_error),
-        deliveredAt: e.delivered_at,
-        createdAt: e.created_at,
-      };
-    }),
-    actions: parsedActions,
-    ...(shippedAction
-      ? {
-          shipment: {
-            trackingNumber: shippedAction.detail.trackingNumber ?? '',
-            ...(shippedAction.detail.carrier ? { carrier: shippedAction.detail.carrier } : {}),
-            at: shippedAction.at,
-          },
-        }
-      : {}),
-  };
 }
