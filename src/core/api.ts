@@ -187,6 +187,13 @@ export interface OrderPayment {
   role: PaymentRole;
 }
 
+/** A refund sent to the paying wallet: its amount and transaction (public on chain). */
+export interface OrderRefund {
+  signature: string;
+  amountBaseUnits: string;
+  at: string;
+}
+
 export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed';
 
 /** GET /api/orders/:id → public status, no shipping details. */
@@ -258,8 +265,13 @@ export interface OrderPageView {
   receivedBaseUnits: string;
   payments: OrderPayment[];
   shippingDetails: ShippingDetailsState;
-  /** Shipped by the seller (seller console: Mark shipped). */
-  shipment?: { trackingNumber: string; carrier?: string; at: string };
+  /**
+   * Shipped by the seller (seller console: Mark shipped): the latest tracking number (the seller may change it),
+   * its carrier and the carrier's tracking page when it is a common one.
+   */
+  shipment?: { trackingNumber: string; carrier?: string; trackingUrl?: string; at: string };
+  /** Refunds the seller sent back to the paying wallet (checked on chain), oldest first. */
+  refunds: OrderRefund[];
   /** Underpaid: what is missing and a payment link for exactly that (same reference). */
   topUp?: { amount: string; amountBaseUnits: string; solanaPayUrl: string };
   /** The buyer's control over their data (never the data itself: the page has no name, e-mail or address). */

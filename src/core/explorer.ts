@@ -9,7 +9,18 @@ export function explorerTxUrl(
   signature: string,
   config: Pick<PublicConfig, 'cluster' | 'rpcUrl'> | undefined,
 ): string {
-  const base = `https://explorer.solana.com/tx/${encodeURIComponent(signature)}`;
+  return withCluster(`https://explorer.solana.com/tx/${encodeURIComponent(signature)}`, config);
+}
+
+/** The Solana Explorer page of an address (a wallet or a token account), for the store's cluster. */
+export function explorerAddressUrl(
+  address: string,
+  config: Pick<PublicConfig, 'cluster' | 'rpcUrl'> | undefined,
+): string {
+  return withCluster(`https://explorer.solana.com/address/${encodeURIComponent(address)}`, config);
+}
+
+function withCluster(base: string, config: Pick<PublicConfig, 'cluster' | 'rpcUrl'> | undefined): string {
   if (!config || config.cluster === 'mainnet-beta') return base;
   if (config.cluster === 'localnet')
     return `${base}?cluster=custom&customUrl=${encodeURIComponent(config.rpcUrl)}`;

@@ -78,10 +78,65 @@ export interface SellerOrderList {
   pageSize: number;
 }
 
+/** Who paid an order: one wallet and what its ledger transfers brought (read from the chain). */
+export interface SellerPayer {
+  /** The wallet (owner of the token account the payment debited); null when the node did not say. */
+  owner: string | null;
+  /** The token account the payment came from. */
+  tokenAccount: string;
+  /** Its explorer page (the owner's, else the token account's). */
+  explorerUrl: string;
+  /** What this payer's recorded transfers brought, base units. */
+  paidBaseUnits: string;
+  /** The ledger transfers it made (signatures), oldest first. */
+  payments: string[];
+}
+
+/** What goes back to the payer (src/core/refunds.ts), base units as integer strings. */
+export interface SellerOwed {
+  receivedBaseUnits: string;
+  /** What the rule says goes back (extras, overpayment, or everything when oversold), before refunds. */
+  owedBaseUnits: string;
+  refundedBaseUnits: string;
+  /** Still to return: owed − refunded. */
+  remainingBaseUnits: string;
+  /** The most one refund may return: received − refunded. */
+  refundableBaseUnits: string;
+}
+
+export interface SellerRefund {
+  signature: string;
+  amountBaseUnits: string;
+  /** The exception it was recorded against. */
+  exception: string;
+  at: string;
+  transactionUrl: string;
+}
+
 export interface SellerOrderDetail extends SellerOrderSummary {
+  /** The short order number the buyer sees (page, e-mails): the id's first 8 characters, upper case. */
+  orderNumber: string;
   reference: string;
   recipient: string;
+  /** The token's mint (the refund transfer moves it). */
+  mint: string;
   expiresAt: string;
+  /**
+   * Who paid, from the ledger's transactions on chain (cached; each read once). `payersKnown` false: the chain
+   * could not be read now (or this store has no RPC); `payers` is then empty.
+   */
+  payers: SellerPayer[];
+  payersKnown: boolean;
+  owed: SellerOwed;
+  /** Refunds the chain confirmed, oldest first. */
+  refunds: SellerRefund[];
+  /** The seller's latest note on the order (free text, only the seller sees it). */
+  note?: { text: string; at: string };
+  /**
+   * Paid late: the USD value of what completed the order, each counted transfer valued with the reference price
+   * at its block time (as the paid-late e-mail states it); null when no price was known then.
+   */
+  paidLateUsdCents?: number | null;
   items: { name: string; variantLabel?: string; quantity: number; unitCents: number; lineCents: number }[];
   /** The buyer's shipping details as given (src/core/order.ts ShippingInput). */
   shipping: Record<string, string>;
@@ -106,8 +161,25 @@ export interface SellerOrderDetail extends SellerOrderSummary {
     createdAt: string;
   }[];
   actions: { action: string; detail: Record<string, string>; address: string; at: string }[];
-  shipment?: { trackingNumber: string; carrier?: string; at: string };
+  /** The latest tracking (Mark shipped, or a later change): `at` when it was set, `shippedAt` when shipped. */
+  shipment?: {
+    trackingNumber: string;
+    carrier?: string;
+    trackingUrl?: string;
+    at: string;
+    shippedAt: string;
+  };
 }
+
+/** POST /api/seller/orders/:id/tracking: a new tracking number (and carrier) for a shipped order. */
+export type SellerTrackingBody = SellerShipBody;
+
+/** POST /api/seller/orders/:id/note: the seller's note ('' clears it). */
+export interface SellerNoteBody {
+  note: string;
+}
+/** The longest note, in characters. */
+export const NOTE_MAX_LENGTH = 2000;
 
 /** POST /api/seller/orders/:id/ship */
 export interface SellerShipBody {

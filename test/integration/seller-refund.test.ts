@@ -16,7 +16,7 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderCreated, QuoteResponse } from '../../src/core/api';
+import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail } from '../../src/core/seller-api';
 import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
@@ -303,6 +303,36 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
       d = r.json<SellerOrderDetail>();
       expect(d.resolved).toEqual(['extra_payment']);
       expect(d.actions.map((a) => a.action)).toEqual(['refund', 'refunded']);
+      // The detail: who paid (read from the ledger's transactions), what was owed and what went back.
+      expect(d.payersKnown).toBe(true);
+      expect(d.payers).toEqual([
+        {
+          owner: buyer.publicKey.toBase58(),
+          tokenAccount: getAssociatedTokenAddressSync(mint, buyer.publicKey).toBase58(),
+          explorerUrl: expect.stringContaining(`/address/${buyer.publicKey.toBase58()}`),
+          paidBaseUnits: d.receivedBaseUnits,
+          payments: d.payments.map((p) => p.signature),
+        },
+      ]);
+      expect(d.owed).toMatchObject({
+        owedBaseUnits: '5000000',
+        refundedBaseUnits: '5000000',
+        remainingBaseUnits: '0',
+      });
+      expect(d.refunds.map((x) => [x.signature, x.amountBaseUnits, x.exception])).toEqual([
+        [first, '2000000', 'extra_payment'],
+        [second, '3000000', 'extra_payment'],
+      ]);
+      expect(d.refunds[0]!.transactionUrl).toContain(`/tx/${first}`);
+      // The buyer's order page lists both refunds (amount, transaction, time), and nothing about the buyer.
+      const page = await inject('GET', `/api/order-pages/${o.orderUrl.split('/order/')[1]}`);
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.json<OrderPageView>().refunds).toEqual([
+        { signature: first, amountBaseUnits: '2000000', at: expect.any(String) },
+        { signature: second, amountBaseUnits: '3000000', at: expect.any(String) },
+      ]);
+      for (const personal of [intlShipping.fullName, intlShipping.email, intlShipping.city])
+        expect(page.body).not.toContain(personal);
 
       // The buyer hears of each refund: the amount and the transaction's link.
       expect(d.emails.filter((e) => e.kind === 'refund_sent').map((e) => e.recipient)).toEqual([

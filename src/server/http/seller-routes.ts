@@ -9,7 +9,8 @@
  *   says it is cross-site (Sec-Fetch-Site other than same-origin/none) or its Origin is not this site. SameSite
  *   Strict already keeps the cookie off cross-site requests; this is the second lock.
  * - Refunds: POST /api/seller/orders/:id/refund reads the refund transaction on chain through `rpc` (the
- *   payments' port and RPC budget) before recording it.
+ *   payments' port and RPC budget) before recording it; the order's detail reads who paid through it too.
+ * - Fulfilment: ship, delivered, tracking (changed after shipping), note, resolve, resend: the order service's.
  * - Stock: GET/POST /api/seller/stock, the vendor's own lines only (the `npm run stock` repository).
  * - Demo mode only: POST /api/seller/demo-session signs in as a demo vendor, the server signing the SIWS message
  *   with the localnet's deterministic key of that vendor's payout group. The route does not exist when
@@ -37,7 +38,8 @@ import { deviceOf } from '../seller/device';
 import { ordersCsv } from '../seller/csv';
 import { markRefunded } from '../seller/mark-refunded';
 import { sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
-import { orderDetail } from '../seller/order-detail';
+import { orderDetail, type OrderDetailDeps } from '../seller/order-detail';
+import { createPayerCache } from '../seller/payers';
 import { allOrders, listOrders, type SellerViewDeps } from '../seller/views';
 import type { OrderService } from '../orders/service';
 import type { PaymentRpc } from '../payments/rpc';
@@ -49,6 +51,7 @@ import type { Store } from '../store/store';
 import { DomainError } from '../../core/errors';
 import {
   DemoSessionBody,
+  parseNoteBody,
   parseOrderQuery,
   parseRefundBody,
   parseResolveBody,
@@ -107,6 +110,13 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     store: deps.store,
     sealer: deps.sealer,
     search: createSearchCache(deps.sealer),
+  };
+  const details: OrderDetailDeps = {
+    ...views,
+    ...(deps.rpc ? { rpc: deps.rpc } : {}),
+    payers: createPayerCache(),
+    solana: deps.settings.solana,
+    reference: deps.settings.price.reference,
   };
   const refunds = { orders: deps.orders, ...(deps.rpc ? { rpc: deps.rpc } : {}) };
   const stockDeps: SellerStockDeps = { stock: deps.stock, catalog: deps.catalog, now: deps.now };
@@ -213,7 +223,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     const actor = (req: FastifyRequest) => ({ address: req.seller!.address, vendorIds: vendorIds(req) });
     const idOf = (req: FastifyRequest) => String((req.params as { id: string }).id);
 
-    const detail = (req: FastifyRequest) => orderDetail(views, vendorIds(req), idOf(req));
+    const detail = (req: FastifyRequest) => orderDetail(details, vendorIds(req), idOf(req));
 
     scope.get('/api/seller/orders', async (req) =>
       listOrders(views, vendorIds(req), parseOrderQuery(req.query)),
@@ -244,6 +254,15 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     });
     scope.post('/api/seller/orders/:id/refund', async (req) => {
       await markRefunded(refunds, actor(req), idOf(req), parseRefundBody(req.body));
+      return detail(req);
+    });
+    // After shipping: a new tracking number (the buyer is e-mailed it again), and the seller's own note.
+    scope.post('/api/seller/orders/:id/tracking', async (req) => {
+      await deps.orders.updateTracking(actor(req), idOf(req), parseShipBody(req.body));
+      return detail(req);
+    });
+    scope.post('/api/seller/orders/:id/note', async (req) => {
+      await deps.orders.setNote(actor(req), idOf(req), parseNoteBody(req.body));
       return detail(req);
     });
     scope.post('/api/seller/orders/:id/emails/:emailId/resend', async (req) => {

@@ -4,7 +4,12 @@
  */
 import { z } from 'zod';
 import { ORDER_STATUSES } from '../../core/order-status';
-import { SELLER_EXCEPTIONS, type SellerException, type SellerStatusFilter } from '../../core/seller-api';
+import {
+  NOTE_MAX_LENGTH,
+  SELLER_EXCEPTIONS,
+  type SellerException,
+  type SellerStatusFilter,
+} from '../../core/seller-api';
 import { isStockCount, type StockKey } from '../../core/stock';
 import { isSignature } from '../payments/verify';
 import type { OrderQuery } from '../seller/query';
@@ -73,6 +78,30 @@ export function parseResolveBody(raw: unknown): { exception: SellerException; no
     whole: 'Send the exception and what you did as JSON.',
     codes: { exception: 'invalid_exception', note: 'note_required' },
   });
+}
+
+const isControl = (ch: string) => {
+  const c = ch.charCodeAt(0);
+  return (c < 0x20 && ch !== '\n' && ch !== '\r' && ch !== '\t') || c === 0x7f;
+};
+
+const NoteBody = z
+  .object({
+    note: z
+      .string({ required_error: 'Send the note.', invalid_type_error: 'The note must be text.' })
+      .transform((v) => v.trim())
+      .refine(
+        (v) => [...v].length <= NOTE_MAX_LENGTH,
+        `The note is too long (at most ${NOTE_MAX_LENGTH.toLocaleString('en-US')} characters).`,
+      )
+      // Control characters other than line breaks and tabs are not text a person typed.
+      .refine((v) => ![...v].some(isControl), 'The note has characters that are not text.'),
+  })
+  .strict();
+
+/** POST /api/seller/orders/:id/note: free text (trimmed; '' clears the note). */
+export function parseNoteBody(raw: unknown): string {
+  return parseWith(NoteBody, raw, { whole: 'Send the note as JSON.', codes: { note: 'invalid_note' } }).note;
 }
 
 const RefundBody = z

@@ -315,3 +315,24 @@ async function usdCentsOfTransfers(
   }
   return total;
 }
+
+/**
+ * The USD value (cents) of what the recorded transfers that count toward the amount brought (extras left out),
+ * each valued at its own time as `recordPayment` values a late payment for its e-mail; null without a price then.
+ */
+export async function countedUsdCents(
+  q: Db,
+  ledger: PaymentRow[],
+  reference: Parameters<typeof usdCentsAt>[3],
+): Promise<number | null> {
+  return usdCentsOfTransfers(
+    q,
+    ledger
+      .filter((p) => p.role !== 'extra')
+      .map((p) => ({
+        baseUnits: BigInt(p.received_base_units),
+        atMs: p.block_time !== null ? Number(p.block_time) * 1000 : Date.parse(p.recorded_at),
+      })),
+    reference,
+  );
+}

@@ -3,6 +3,7 @@
  * holds the order id) and the buyer's order page by capability token (no id, no e-mail, no address).
  */
 import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../core/api';
+import { trackingUrl } from '../../core/carriers';
 import { formatBaseUnits } from '../../core/money';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { topUpUrlOf } from './notifications';
@@ -50,22 +51,35 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
     receivedBaseUnits: received.toString(),
     payments: paymentsOf(ledger),
     shippingDetails: shippingDetailsOf(o),
+    // Amount, transaction and time only: the refunds table holds no buyer details.
+    refunds: (
+      await q
+        .selectFrom('refunds')
+        .select(['signature', 'amount_base_units', 'at'])
+        .where('order_id', '=', o.id)
+        .orderBy('at')
+        .execute()
+    ).map((r) => ({ signature: r.signature, amountBaseUnits: r.amount_base_units, at: r.at })),
     privacy: await privacyOf(ctx, q, o),
   };
-  const shipped = await q
+  // Mark shipped, then any change of the tracking number: the latest one is the order's.
+  const tracking = await q
     .selectFrom('seller_actions')
     .select(['detail_json', 'at'])
     .where('order_id', '=', o.id)
-    .where('action', '=', 'shipped')
+    .where('action', 'in', ['shipped', 'tracking'])
     .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
     .executeTakeFirst();
-  if (shipped) {
+  if (tracking) {
     // The tracking number is sealed with the seller's other free text (erased with the buyer's details).
-    const d = openActionDetail(ctx.sealer, o.id, shipped.detail_json);
+    const d = openActionDetail(ctx.sealer, o.id, tracking.detail_json);
+    const link = d.trackingNumber ? trackingUrl(d.carrier, d.trackingNumber) : undefined;
     view.shipment = {
       trackingNumber: d.trackingNumber ?? (d.erased ? 'erased' : 'unreadable'),
       ...(d.carrier ? { carrier: d.carrier } : {}),
-      at: shipped.at,
+      ...(link ? { trackingUrl: link } : {}),
+      at: tracking.at,
     };
   }
   if (o.status === 'underpaid' && o.amount_base_units !== null) {

@@ -1,16 +1,39 @@
 /**
- * One order in the seller console: items, shipping, payments, history, e-mails, the seller's actions. Reads
- * only: the seller's actions are the order service's (src/server/orders/fulfilment.ts).
+ * One order in the seller console: the short order number, items, shipping, payments and who made them (from
+ * the chain, ./payers.ts), what is owed back and the refunds recorded (src/core/refunds.ts), the latest
+ * tracking with its carrier's link, the seller's note, the paid-late USD value, history, e-mails, the seller's
+ * actions. Reads only: the seller's actions are the order service's (src/server/orders/fulfilment.ts).
  */
+import { trackingUrl } from '../../core/carriers';
+import { explorerTxUrl } from '../../core/explorer';
 import { joinShippingAddress } from '../../core/order';
 import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { RESOLVING_ACTIONS, sellerOrder } from '../orders/exceptions';
-import { itemsOf } from '../orders/rows';
+import { owedNow } from '../orders/fulfilment';
+import { countedUsdCents } from '../orders/ledger';
+import { itemsOf, orderNumberOf } from '../orders/rows';
+import type { PaymentRpc } from '../payments/rpc';
+import type { ReferenceConfig } from '../price/reference';
 import { openActionDetail, openError, openMail } from '../privacy/order-data';
+import type { Settings } from '../settings';
+import { payersOf, type PayerCache } from './payers';
 import { detailsOf, summaryOf, type SellerViewDeps } from './views';
 
+export interface OrderDetailDeps extends SellerViewDeps {
+  /** The payments' RPC port on the process's budget: who paid is read from the ledger's transactions. */
+  rpc?: PaymentRpc;
+  payers: PayerCache;
+  /** The cluster, for explorer links. */
+  solana: Pick<Settings['solana'], 'cluster' | 'rpcUrl'>;
+  /** The price rule the paid-late value uses (settings.price.reference). */
+  reference: ReferenceConfig;
+}
+
+/** Seller actions that set the order's tracking: Mark shipped, then any change of it. */
+const TRACKING_ACTIONS = ['shipped', 'tracking'];
+
 export async function orderDetail(
-  deps: SellerViewDeps,
+  deps: OrderDetailDeps,
   vendorIds: readonly string[],
   orderId: string,
 ): Promise<SellerOrderDetail> {
@@ -45,12 +68,58 @@ export async function orderDetail(
     .filter((a) => RESOLVING_ACTIONS.includes(a.action) && a.detail.exception)
     .map((a) => a.detail.exception as SellerException);
   const { shipping } = detailsOf(deps.sealer, o);
-  const shippedAction = [...parsedActions].reverse().find((a) => a.action === 'shipped');
+  const latest = (names: string[]) => [...parsedActions].reverse().find((a) => names.includes(a.action));
+  const shippedAction = latest(['shipped']);
+  const trackingAction = latest(TRACKING_ACTIONS);
+  const noteAction = latest(['note']);
+  const explorer = { cluster: deps.solana.cluster, rpcUrl: deps.solana.rpcUrl };
+  const [owed, refunds, payers, paidLateUsdCents] = await Promise.all([
+    owedNow(db, o),
+    db.selectFrom('refunds').selectAll().where('order_id', '=', o.id).orderBy('at').execute(),
+    payersOf(
+      deps.rpc,
+      deps.payers,
+      {
+        mint: o.mint,
+        payments: payments.map((p) => ({
+          signature: p.signature,
+          receivedBaseUnits: p.received_base_units,
+        })),
+      },
+      explorer,
+    ),
+    history.some((h) => h.status === 'paid_late')
+      ? countedUsdCents(db, payments, deps.reference)
+      : Promise.resolve(undefined),
+  ]);
+  const trackingNumber = trackingAction?.detail.trackingNumber ?? '';
+  const carrier = trackingAction?.detail.carrier;
+  const link = trackingAction ? trackingUrl(carrier, trackingNumber) : undefined;
   return {
     ...summaryOf(deps.sealer, o, hasExtra, resolved),
+    orderNumber: orderNumberOf(o.id),
     reference: o.reference,
     recipient: o.recipient,
+    mint: o.mint,
     expiresAt: o.expires_at,
+    payers: payers ?? [],
+    payersKnown: payers !== null,
+    owed: {
+      receivedBaseUnits: owed.receivedBaseUnits.toString(),
+      owedBaseUnits: owed.owedBaseUnits.toString(),
+      refundedBaseUnits: owed.refundedBaseUnits.toString(),
+      remainingBaseUnits: owed.remainingBaseUnits.toString(),
+      refundableBaseUnits: owed.refundableBaseUnits.toString(),
+    },
+    refunds: refunds.map((r) => ({
+      signature: r.signature,
+      amountBaseUnits: r.amount_base_units,
+      exception: r.exception,
+      at: r.at,
+      transactionUrl: explorerTxUrl(r.signature, explorer),
+    })),
+    ...(noteAction?.detail.note ? { note: { text: noteAction.detail.note, at: noteAction.at } } : {}),
+    ...(paidLateUsdCents !== undefined ? { paidLateUsdCents } : {}),
     items: itemsOf(o).map((i) => ({
       name: i.name,
       ...(i.variantLabel ? { variantLabel: i.variantLabel } : {}),
@@ -84,12 +153,14 @@ export async function orderDetail(
       };
     }),
     actions: parsedActions,
-    ...(shippedAction
+    ...(shippedAction && trackingAction
       ? {
           shipment: {
-            trackingNumber: shippedAction.detail.trackingNumber ?? '',
-            ...(shippedAction.detail.carrier ? { carrier: shippedAction.detail.carrier } : {}),
-            at: shippedAction.at,
+            trackingNumber,
+            ...(carrier ? { carrier } : {}),
+            ...(link ? { trackingUrl: link } : {}),
+            at: trackingAction.at,
+            shippedAt: shippedAction.at,
           },
         }
       : {}),

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import type { OrderPageView, OrderStatus, PaymentRole } from '../../core/api';
 import { explorerTxUrl } from '../../core/explorer';
 import { formatCents } from '../../core/money';
+import { owedOf } from '../../core/refunds';
 import { formatClaim, groupThousands } from '../lib/claim-amount';
 import { paths } from '../../core/routes';
 import { useConfig } from '../api/config';
@@ -26,8 +27,20 @@ const ROLE_TEXT: Record<PaymentRole, string> = {
   payment: 'payment',
   top_up: 'top-up',
   partial: 'part payment',
-  extra: 'extra payment (the seller refunds or credits it)',
+  extra: 'extra payment',
 };
+
+/** What the page says about the extra payments: owed back, or back already (src/core/refunds.ts). */
+function extraText(v: OrderPageView): string {
+  const owed = owedOf({
+    status: v.status,
+    amountBaseUnits: v.amountBaseUnits === null ? null : BigInt(v.amountBaseUnits),
+    payments: v.payments.map((p) => ({ role: p.role, receivedBaseUnits: BigInt(p.receivedBaseUnits) })),
+    refunds: v.refunds.map((r) => ({ amountBaseUnits: BigInt(r.amountBaseUnits) })),
+  });
+  if (owed.remainingBaseUnits === 0n && owed.refundedBaseUnits > 0n) return 'extra payment (refunded)';
+  return 'extra payment (the seller refunds it)';
+}
 
 function statusLine(v: OrderPageView, now: number): string {
   switch (v.status) {
@@ -179,6 +192,13 @@ export default function OrderPage({ token }: { token: string }) {
           </span>
         )}
       </p>
+      {v.shipment?.trackingUrl && (
+        <p data-testid="order-tracking">
+          <a href={v.shipment.trackingUrl} target="_blank" rel="noopener noreferrer">
+            Track the parcel with {v.shipment.carrier}
+          </a>
+        </p>
+      )}
       {v.shippingDetails !== 'given' && (
         <p className="note" data-testid="details-state">
           Shipping details: {v.shippingDetails === 'missing' ? 'missing (paid without them)' : 'not sent yet'}
@@ -197,20 +217,41 @@ export default function OrderPage({ token }: { token: string }) {
         <>
           <h2>Payments</h2>
           <ul data-testid="order-payments">
-            {v.payments.map((p) => (
-              <li key={p.signature}>
-                {formatClaim(BigInt(p.receivedBaseUnits))} $CLAIM, {ROLE_TEXT[p.role]},{' '}
-                {formatLocalDateTime(p.at)} —{' '}
-                <a
-                  href={explorerTxUrl(p.signature, cfg)}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                  data-testid="order-tx-link"
-                >
-                  view transaction {p.signature.slice(0, 8)}…
-                </a>
-              </li>
-            ))}
+            {[
+              ...v.payments.map((p) => ({ kind: 'payment' as const, at: p.at, p })),
+              ...v.refunds.map((r) => ({ kind: 'refund' as const, at: r.at, r })),
+            ]
+              .sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
+              .map((row) =>
+                row.kind === 'payment' ? (
+                  <li key={row.p.signature}>
+                    {formatClaim(BigInt(row.p.receivedBaseUnits))} $CLAIM,{' '}
+                    {row.p.role === 'extra' ? extraText(v) : ROLE_TEXT[row.p.role]},{' '}
+                    {formatLocalDateTime(row.p.at)} —{' '}
+                    <a
+                      href={explorerTxUrl(row.p.signature, cfg)}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                      data-testid="order-tx-link"
+                    >
+                      view transaction {row.p.signature.slice(0, 8)}…
+                    </a>
+                  </li>
+                ) : (
+                  <li key={row.r.signature} data-testid="order-refund">
+                    Refund to your wallet: {formatClaim(BigInt(row.r.amountBaseUnits))} $CLAIM,{' '}
+                    {formatLocalDateTime(row.r.at)} —{' '}
+                    <a
+                      href={explorerTxUrl(row.r.signature, cfg)}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                      data-testid="order-refund-link"
+                    >
+                      view transaction {row.r.signature.slice(0, 8)}…
+                    </a>
+                  </li>
+                ),
+              )}
           </ul>
         </>
       )}
