@@ -1,7 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetedFetch, retryAfterMs, RpcBudget, RpcBudgetExhaustedError } from './budget';
+import {
+  budgetedFetch,
+  budgetRetryInMs,
+  retryAfterMs,
+  RpcBudget,
+  RpcBudgetExhaustedError,
+  rpcPriority,
+} from './budget';
+import { PaymentRpcError } from './rpc';
 
 function maxInAnyWindow(times: number[], windowMs: number): number {
   let max = 0;
@@ -39,6 +47,45 @@ describe('RpcBudget', () => {
     await budget.acquire(['b']);
     await expect(budget.acquire(['c'], Date.now() + 100)).rejects.toBeInstanceOf(RpcBudgetExhaustedError);
     expect(budget.stats()).toMatchObject({ requests: 2, shed: 1, inWindow: 2 });
+  });
+
+  it('holds the reserved slots for priority requests: others are refused with the time until a slot frees', async () => {
+    const budget = new RpcBudget({ perWindow: 10, perMethod: 4, windowMs: 10_000 });
+    budget.reserveForPriority({ total: 2, perMethod: 2 });
+    await budget.acquire(['getTransaction']);
+    await budget.acquire(['getTransaction']);
+    const refused = await budget.acquire(['getTransaction'], Date.now() + 100).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RpcBudgetExhaustedError);
+    expect((refused as RpcBudgetExhaustedError).retryInMs).toBeGreaterThan(9_000);
+    // Another method still has its own share.
+    await budget.acquire(['getSignaturesForAddress'], Date.now() + 100);
+    // The reserve is the priority requests'; past it they are refused too.
+    const first = () => rpcPriority.run(true, () => budget.acquire(['getTransaction'], Date.now() + 100));
+    await first();
+    await first();
+    await expect(first()).rejects.toBeInstanceOf(RpcBudgetExhaustedError);
+    expect(budget.stats()).toMatchObject({ requests: 5, shed: 2 });
+  });
+
+  it('a waiting priority request takes the next free slot of its method before a request that came first', async () => {
+    const budget = new RpcBudget({ perWindow: 10, perMethod: 1, windowMs: 300 });
+    await budget.acquire(['getTransaction']);
+    const order: string[] = [];
+    const normal = budget.acquire(['getTransaction']).then(() => order.push('normal'));
+    await new Promise((r) => setTimeout(r, 20));
+    const priority = rpcPriority
+      .run(true, () => budget.acquire(['getTransaction']))
+      .then(() => order.push('priority'));
+    await Promise.all([normal, priority]);
+    expect(order).toEqual(['priority', 'normal']);
+  });
+
+  it('finds a budget refusal through the errors wrapping it', () => {
+    const refusal = new RpcBudgetExhaustedError('no slot', 1234);
+    expect(budgetRetryInMs(refusal)).toBe(1234);
+    expect(budgetRetryInMs(new PaymentRpcError('getTransaction', 'no slot', { cause: refusal }))).toBe(1234);
+    expect(budgetRetryInMs(new PaymentRpcError('getTransaction', 'timeout'))).toBeUndefined();
+    expect(budgetRetryInMs('no slot')).toBeUndefined();
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {

@@ -14,7 +14,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * Requests made inside `rpcPriority.run(true, …)` take the next free slot without queueing behind the others (the
- * watcher's checks of orders someone waits on; their own lane bounds how many there are).
+ * watcher's checks of orders someone waits on; their own lane bounds how many there are). The slots held back
+ * for them (`reserveForPriority`) are theirs alone, and while one waits for a method, no other request takes a
+ * slot of that method.
  */
 export const rpcPriority = new AsyncLocalStorage<boolean>();
 
@@ -48,6 +50,34 @@ export interface RpcBudgetOptions {
 
 export class RpcBudgetExhaustedError extends Error {
   override name = 'RpcBudgetExhaustedError';
+  constructor(
+    message: string,
+    /** When a slot for the refused request frees (ms from the refusal), as far as the budget knows. */
+    readonly retryInMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The budget refused the request (no slot before its deadline): how long until a slot frees, found through the
+ * error's causes (an RPC port wraps it). Undefined for any other failure.
+ */
+export function budgetRetryInMs(err: unknown): number | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e instanceof RpcBudgetExhaustedError) return Math.max(0, e.retryInMs ?? 1000);
+    e = e.cause;
+  }
+  return undefined;
+}
+
+/** Slots of every window held back for priority requests (rpcPriority): others may not take them. */
+export interface PriorityReserve {
+  /** Of the window's total. */
+  total: number;
+  /** Of each method's share. */
+  perMethod: number;
 }
 
 interface Sent {
@@ -64,12 +94,26 @@ export class RpcBudget {
   private pausedUntil = 0;
   private chain: Promise<void> = Promise.resolve();
   private readonly counters = { requests: 0, throttled: 0, errors: 0, shed: 0, waiting: 0 };
+  private reserve: PriorityReserve = { total: 0, perMethod: 0 };
+  /** Methods priority requests are waiting for now (with how many). */
+  private readonly priorityWaiting = new Map<string, number>();
 
   constructor(options: RpcBudgetOptions) {
     this.perWindow = Math.max(1, Math.floor(options.perWindow));
     this.windowMs = options.windowMs ?? 10_000;
     this.perMethod = Math.max(1, Math.floor(options.perMethod ?? this.perWindow * 0.4));
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Holds back slots of every window for priority requests (the payment watcher's checks of awaited orders), so
+   * they never wait behind a backlog that took the whole share of a method.
+   */
+  reserveForPriority(reserve: PriorityReserve): void {
+    this.reserve = {
+      total: Math.max(0, Math.min(this.perWindow - 1, Math.floor(reserve.total))),
+      perMethod: Math.max(0, Math.min(this.perMethod - 1, Math.floor(reserve.perMethod))),
+    };
   }
 
   /**
@@ -81,12 +125,13 @@ export class RpcBudget {
     this.counters.waiting++;
     const turn = this.chain.then(async () => {
       for (;;) {
-        const wait = this.waitFor(methods);
+        const wait = this.waitFor(methods, false);
         if (wait <= 0) break;
         if (this.now() + wait > deadline) {
           this.counters.shed++;
           throw new RpcBudgetExhaustedError(
             `RPC budget: no slot within the deadline (${this.perWindow} per ${this.windowMs / 1000} s)`,
+            wait,
           );
         }
         await sleep(wait);
@@ -105,14 +150,16 @@ export class RpcBudget {
   /** A priority request: the next slot that is free, ahead of the queue (still within every limit). */
   private async acquireFirst(methods: string[], deadline: number): Promise<void> {
     this.counters.waiting++;
+    for (const m of methods) this.priorityWaiting.set(m, (this.priorityWaiting.get(m) ?? 0) + 1);
     try {
       for (;;) {
-        const wait = this.waitFor(methods);
+        const wait = this.waitFor(methods, true);
         if (wait <= 0) break;
         if (this.now() + wait > deadline) {
           this.counters.shed++;
           throw new RpcBudgetExhaustedError(
             `RPC budget: no slot within the deadline (${this.perWindow} per ${this.windowMs / 1000} s)`,
+            wait,
           );
         }
         await sleep(Math.min(wait, 50));
@@ -122,6 +169,11 @@ export class RpcBudget {
       this.counters.requests += methods.length;
     } finally {
       this.counters.waiting--;
+      for (const m of methods) {
+        const n = (this.priorityWaiting.get(m) ?? 1) - 1;
+        if (n > 0) this.priorityWaiting.set(m, n);
+        else this.priorityWaiting.delete(m);
+      }
     }
   }
 
@@ -155,12 +207,18 @@ export class RpcBudget {
     if (i > 0) this.sent = this.sent.slice(i);
   }
 
-  /** Milliseconds until `methods` fit in the window (0: now). */
-  private waitFor(methods: string[]): number {
+  /**
+   * Milliseconds until `methods` fit in the window (0: now). A request that is not a priority one sees the
+   * limits less the reserve, and waits while a priority request waits for one of its methods.
+   */
+  private waitFor(methods: string[], priority: boolean): number {
     const now = this.now();
     this.prune();
     let until = this.pausedUntil;
-    const over = this.sent.length + methods.length - this.perWindow;
+    const perWindow = priority ? this.perWindow : this.perWindow - this.reserve.total;
+    const perMethod = priority ? this.perMethod : this.perMethod - this.reserve.perMethod;
+    if (!priority && methods.some((m) => this.priorityWaiting.has(m))) until = Math.max(until, now + 25);
+    const over = this.sent.length + methods.length - perWindow;
     if (over > 0) {
       const s = this.sent[Math.min(over, this.sent.length) - 1];
       until = Math.max(until, (s?.at ?? now) + this.windowMs + 1);
@@ -169,7 +227,7 @@ export class RpcBudget {
     for (const m of methods) adding.set(m, (adding.get(m) ?? 0) + 1);
     for (const [m, n] of adding) {
       const same = this.sent.filter((s) => s.method === m);
-      const overM = same.length + n - this.perMethod;
+      const overM = same.length + n - perMethod;
       if (overM > 0) {
         const s = same[Math.min(overM, same.length) - 1];
         until = Math.max(until, (s?.at ?? now) + this.windowMs + 1);

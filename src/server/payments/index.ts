@@ -113,6 +113,9 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   const holder = randomUUID();
   // Shares of the process's budget per 10 s: the priority checks of awaited orders 20 %, hints 10 %.
   const perWindow = budget.perWindow * (10_000 / budget.windowMs);
+  // Held back for the priority checks, whatever the backlog took: one check (a listing and a transaction) twice
+  // over, so a payment of an awaited order is fetched at once, never behind dust waiting for the same method.
+  budget.reserveForPriority({ total: 4, perMethod: 2 });
   const watcher = new PaymentWatcher({
     ...(deps.settings.quote ? { quoteTtlMs: deps.settings.quote.ttlMs } : {}),
     priorityPer10s: Math.max(2, Math.floor(perWindow * 0.2)),

@@ -143,7 +143,14 @@ export class PaymentWatcher {
     const bg = this.background;
     for (const account of this.tokenAccounts) {
       this.feed?.watch(account, (signature) => {
-        bg.track(this.judge.judge({ signature, confirmationStatus: 'confirmed' }, 'feed'));
+        // Under a backlog a notification waits its turn (judge.ts); one still waiting when the watch ends is
+        // dropped quietly (the next watcher's sweep lists it again from the stored cursor).
+        bg.track(
+          this.judge.judge({ signature, confirmationStatus: 'confirmed' }, 'feed').catch((error: unknown) => {
+            if (this.watching) throw error;
+            return false;
+          }),
+        );
       });
     }
     await bg.guard('start', () => this.sweeper.sweep('start'));

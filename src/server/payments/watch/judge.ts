@@ -4,11 +4,12 @@
  * transfer naming no order yet is kept as unmatched. The signature is then remembered as judged (database, with
  * a bounded memory in front), never fetched again.
  */
+import { budgetRetryInMs } from '../budget';
 import { withTimeout, type PaymentTransaction } from '../rpc';
 import type { JudgedVerdict } from '../scan-store';
 import { classifyTransaction, type LandedPayment } from '../verify';
 import { isFollowed, type Seen, type Via, type WatchContext, type WatchedOrder } from './context';
-import { BoundedSet } from './loops';
+import { BoundedSet, sleepWhile } from './loops';
 import { recordTransfer } from './record';
 
 const JUDGED_MEMORY = 50_000;
@@ -59,16 +60,33 @@ export class Judge {
     private readonly keepUnmatched: (signature: string, tx: PaymentTransaction) => Promise<void>,
   ) {}
 
-  /** Signatures waiting to be judged or being judged now (the vendor feed's backlog). */
+  /**
+   * Signatures waiting to be judged or being judged now (the vendor feed's backlog): every signature the feed
+   * or a sweep handed over and not judged yet, including those waiting for the RPC budget.
+   */
   backlog(): number {
     return this.running.size;
   }
 
-  /** Fetches one transaction through the shared limiter. */
+  /**
+   * Fetches one transaction through the shared limiter. While watching, a request the RPC budget refuses (its
+   * method's share is used up: a backlog) waits until the budget says a slot frees and asks again, keeping its
+   * place in the backlog, rather than failing and waiting for the next sweep to list it again.
+   */
   fetch(signature: string): Promise<PaymentTransaction | null> {
-    return this.ctx.limiter.run(() =>
-      withTimeout('getTransaction', this.ctx.timeoutMs, () => this.ctx.rpc.getTransaction(signature)),
-    );
+    return this.ctx.limiter.run(async () => {
+      for (;;) {
+        try {
+          return await withTimeout('getTransaction', this.ctx.timeoutMs, () =>
+            this.ctx.rpc.getTransaction(signature),
+          );
+        } catch (err) {
+          const retryInMs = budgetRetryInMs(err);
+          if (retryInMs === undefined || !this.ctx.watching()) throw err;
+          if (!(await sleepWhile(retryInMs, () => this.ctx.watching()))) throw err;
+        }
+      }
+    });
   }
 
   /**

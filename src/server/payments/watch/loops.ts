@@ -92,6 +92,20 @@ export class Background {
   }
 }
 
+/**
+ * Sleeps `ms` in steps of at most `stepMs`, ending early once `still()` is false (the watcher stopped). True when
+ * the whole time was slept.
+ */
+export async function sleepWhile(ms: number, still: () => boolean, stepMs = 250): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (!still()) return false;
+    const left = until - Date.now();
+    if (left <= 0) return true;
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, stepMs)).unref?.());
+  }
+}
+
 /** A bounded set in insertion order: the oldest entry goes when it is full. */
 export class BoundedSet {
   private readonly items = new Map<string, true>();
