@@ -122,6 +122,14 @@ export async function recordPayment(
           return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
       }
       const role = t.role;
+      // Its USD value at its own time, kept for the books (the price history is kept a day only): the seller
+      // console's summary adds these up.
+      const usdCents = await usdCentsAt(
+        trx,
+        report.receivedBaseUnits,
+        paidAtMs,
+        ctx.deps.settings.price.reference,
+      );
       await trx
         .insertInto('payments')
         .values({
@@ -134,6 +142,7 @@ export async function recordPayment(
           confirmation: report.finalized ? 'finalized' : 'confirmed',
           role,
           recorded_at: at,
+          usd_cents: usdCents,
         })
         .execute();
       const completes = role === 'payment' || role === 'top_up';

@@ -1,4 +1,4 @@
-/** Migrations 0009–0017 (rate limits through personal data); see ./migrations.ts. */
+/** Migrations from 0009 (rate limits, personal data, the console's live list); see ./migrations.ts. */
 import { sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -159,6 +159,21 @@ export const laterMigrations: Record<string, Migration> = {
   '0017_personal_data': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('orders').addColumn('details_erased_at', 'text').execute();
+    },
+  },
+  // The seller console (docs/decisions/seller-console.md): `payments.usd_cents` is each transfer's USD value at
+  // its own time (the reference price at its block time, as the paid-late e-mail values it), written when the
+  // transfer is recorded — the price history is kept 24 h only, so the value cannot be worked out later. NULL for
+  // transfers recorded before, or when no price was known then. `orders_vendor_updated` serves the console's
+  // "changed since" poll.
+  '0018_seller_console_live': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('payments').addColumn('usd_cents', 'integer').execute();
+      await db.schema
+        .createIndex('orders_vendor_updated')
+        .on('orders')
+        .columns(['vendor_id', 'updated_at'])
+        .execute();
     },
   },
 };

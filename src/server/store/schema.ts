@@ -99,6 +99,8 @@ export interface PaymentsTable {
   confirmation: 'confirmed' | 'finalized';
   role: PaymentRole;
   recorded_at: string;
+  /** USD cents of this transfer at its block time (reference price); null: recorded before 0018 or no price then. */
+  usd_cents: Generated<number | null>;
 }
 
 /** Stock per product / variant (migration 0006). `variant_id` is '' for a product without variants. */
