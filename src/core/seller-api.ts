@@ -51,8 +51,17 @@ export const SELLER_EXCEPTIONS: readonly SellerException[] = [
 /** The list filter: an order status, or every order with an unresolved exception. */
 export type SellerStatusFilter = OrderStatus | 'exceptions';
 
+/**
+ * The console's queues (docs/decisions/seller-console.md "Queues"): `to_ship` (fully paid with details, not
+ * shipped; the landing view), `exceptions` (open ones only), `shipped` (shipped or delivered), `all`.
+ */
+export type SellerQueue = 'to_ship' | 'exceptions' | 'shipped' | 'all';
+export const SELLER_QUEUES: readonly SellerQueue[] = ['to_ship', 'exceptions', 'shipped', 'all'];
+
 export interface SellerOrderSummary {
   orderId: string;
+  /** The short order number people see (pages, e-mails, console, CSV): the id's first 8 characters, upper case. */
+  orderNumber: string;
   createdAt: string;
   status: OrderStatus;
   vendorId: string;
@@ -70,12 +79,52 @@ export interface SellerOrderSummary {
   resolved: SellerException[];
 }
 
-/** GET /api/seller/orders → 200 (newest first) */
+/**
+ * GET /api/seller/orders → 200 (newest first). `counts`: the orders in each queue with the same search and date
+ * range (the status filter aside), so the tabs show what clicking them lists.
+ */
 export interface SellerOrderList {
   orders: SellerOrderSummary[];
   total: number;
   page: number;
   pageSize: number;
+  counts: Record<SellerQueue, number>;
+}
+
+/**
+ * GET /api/seller/changes?since=… → 200: the seller's orders created or changed (status, payment, details, a
+ * seller action) at or after `since`, at most 200, oldest first; `cursor` is what to send as `since` next time.
+ * The console polls it every few seconds and reloads the list when anything is new.
+ */
+export interface SellerChanges {
+  cursor: string;
+  changes: { orderId: string; orderNumber: string; at: string; createdAt: string }[];
+}
+
+/** One period of the sales summary, from `from` (midnight in the asked time zone) to now. */
+export interface SellerSummaryPeriod {
+  period: 'today' | '7d' | '30d';
+  from: string;
+  /** Orders placed in the period and paid in full (held-but-unpaid ones are not orders). */
+  orders: number;
+  /** $CLAIM base units received in the period (every transfer recorded in it, extras included). */
+  receivedBaseUnits: string;
+  /** Their USD value, each transfer at its own time (cents); transfers without a known value are left out... */
+  receivedUsdCents: number;
+  /** ...and counted here. */
+  paymentsWithoutUsd: number;
+  /** Refunds recorded in the period and their $CLAIM base units. */
+  refunds: number;
+  refundedBaseUnits: string;
+  /** Orders placed in the period with an exception still open now. */
+  openExceptions: number;
+}
+
+/** GET /api/seller/summary?tz=… → 200 */
+export interface SellerSummary {
+  timeZone: string;
+  asOf: string;
+  periods: SellerSummaryPeriod[];
 }
 
 /** Who paid an order: one wallet and what its ledger transfers brought (read from the chain). */

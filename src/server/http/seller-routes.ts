@@ -11,6 +11,8 @@
  * - Refunds: POST /api/seller/orders/:id/refund reads the refund transaction on chain through `rpc` (the
  *   payments' port and RPC budget) before recording it; the order's detail reads who paid through it too.
  * - Fulfilment: ship, delivered, tracking (changed after shipping), note, resolve, resend: the order service's.
+ * - Live list and summary: GET /api/seller/changes?since=… (orders created or changed since the last check) and
+ *   GET /api/seller/summary?tz=… (today, 7 and 30 days).
  * - Stock: GET/POST /api/seller/stock, the vendor's own lines only (the `npm run stock` repository).
  * - Demo mode only: POST /api/seller/demo-session signs in as a demo vendor, the server signing the SIWS message
  *   with the localnet's deterministic key of that vendor's payout group. The route does not exist when
@@ -36,11 +38,14 @@ import {
 } from '../seller/auth';
 import { deviceOf } from '../seller/device';
 import { ordersCsv } from '../seller/csv';
+import { exportRows } from '../seller/export';
+import { changesSince } from '../seller/live';
+import { salesSummary } from '../seller/summary';
 import { markRefunded } from '../seller/mark-refunded';
 import { sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
 import { orderDetail, type OrderDetailDeps } from '../seller/order-detail';
 import { createPayerCache } from '../seller/payers';
-import { allOrders, listOrders, type SellerViewDeps } from '../seller/views';
+import { listOrders, type SellerViewDeps } from '../seller/views';
 import type { OrderService } from '../orders/service';
 import type { PaymentRpc } from '../payments/rpc';
 import type { Settings } from '../settings';
@@ -52,8 +57,10 @@ import { DomainError } from '../../core/errors';
 import {
   DemoSessionBody,
   parseNoteBody,
+  parseChangesQuery,
   parseOrderQuery,
   parseRefundBody,
+  parseSummaryQuery,
   parseResolveBody,
   parseShipBody,
   parseStockBody,
@@ -229,8 +236,18 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
       listOrders(views, vendorIds(req), parseOrderQuery(req.query)),
     );
 
+    // The live list: what changed since the console's last check (it polls every few seconds).
+    scope.get('/api/seller/changes', async (req) =>
+      changesSince(deps.store.db, vendorIds(req), parseChangesQuery(req.query).since, deps.now()),
+    );
+
+    // Today / 7 days / 30 days, from midnight in the vendor's time zone.
+    scope.get('/api/seller/summary', async (req) =>
+      salesSummary(deps.store.db, vendorIds(req), parseSummaryQuery(req.query).timeZone, deps.now()),
+    );
+
     scope.get('/api/seller/orders.csv', async (req, reply) => {
-      const rows = await allOrders(views, vendorIds(req), parseOrderQuery(req.query));
+      const rows = await exportRows(views, vendorIds(req), parseOrderQuery(req.query));
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="orders.csv"')

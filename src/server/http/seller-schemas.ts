@@ -7,9 +7,12 @@ import { ORDER_STATUSES } from '../../core/order-status';
 import {
   NOTE_MAX_LENGTH,
   SELLER_EXCEPTIONS,
+  SELLER_QUEUES,
   type SellerException,
+  type SellerQueue,
   type SellerStatusFilter,
 } from '../../core/seller-api';
+import { addDays, isCalendarDate, isTimeZone, startOfDay } from '../../core/zone-dates';
 import { isStockCount, type StockKey } from '../../core/stock';
 import { isSignature } from '../payments/verify';
 import type { OrderQuery } from '../seller/query';
@@ -179,31 +182,86 @@ function int(k: string, min: number, max: number) {
 
 const STATUS_FILTERS: readonly string[] = [...ORDER_STATUSES, 'exceptions'];
 
-const OrderQuerySchema = z.object({
-  status: once('status').refine(
-    (v) => v === undefined || STATUS_FILTERS.includes(v),
-    `status must be one of ${STATUS_FILTERS.join(', ')}.`,
-  ),
-  q: once('q').refine(
-    (v) => v === undefined || v.length <= 200,
-    'The search is too long (at most 200 characters).',
-  ),
-  page: int('page', 1, 100_000),
-  pageSize: int('pageSize', 1, MAX_PAGE_SIZE),
-});
+const date = (k: string) =>
+  once(k).refine((v) => v === undefined || isCalendarDate(v), `${k} must be a date, YYYY-MM-DD.`);
+const zone = once('tz').refine(
+  (v) => v === undefined || isTimeZone(v),
+  'tz must be a time zone name, such as Europe/Berlin or UTC.',
+);
 
+const OrderQuerySchema = z
+  .object({
+    queue: once('queue').refine(
+      (v) => v === undefined || (SELLER_QUEUES as readonly string[]).includes(v),
+      `queue must be one of ${SELLER_QUEUES.join(', ')}.`,
+    ),
+    status: once('status').refine(
+      (v) => v === undefined || STATUS_FILTERS.includes(v),
+      `status must be one of ${STATUS_FILTERS.join(', ')}.`,
+    ),
+    q: once('q').refine(
+      (v) => v === undefined || v.length <= 200,
+      'The search is too long (at most 200 characters).',
+    ),
+    from: date('from'),
+    to: date('to'),
+    tz: zone,
+    page: int('page', 1, 100_000),
+    pageSize: int('pageSize', 1, MAX_PAGE_SIZE),
+  })
+  .refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, {
+    message: 'The range ends before it starts (from is after to).',
+    path: ['to'],
+  });
+
+/**
+ * The list's query: `queue`, `status`, `q` (search), `from`/`to` (dates, both days included, in the time zone
+ * `tz`, UTC when not given), `page`, `pageSize`.
+ */
 export function parseOrderQuery(raw: unknown): OrderQuery {
   const codes = {
+    queue: 'invalid_query',
     status: 'invalid_query',
     q: 'invalid_query',
+    from: 'invalid_query',
+    to: 'invalid_query',
+    tz: 'invalid_query',
     page: 'invalid_query',
     pageSize: 'invalid_query',
   };
   const v = parseWith(OrderQuerySchema, raw ?? {}, { whole: 'Bad query.', codes });
+  const tz = v.tz ?? 'UTC';
   return {
+    ...(v.queue !== undefined ? { queue: v.queue as SellerQueue } : {}),
     ...(v.status !== undefined ? { status: v.status as SellerStatusFilter } : {}),
     ...(v.q !== undefined ? { search: v.q } : {}),
+    ...(v.from !== undefined ? { from: startOfDay(v.from, tz) } : {}),
+    ...(v.to !== undefined ? { to: startOfDay(addDays(v.to, 1), tz) } : {}),
     ...(v.page !== undefined ? { page: Number(v.page) } : {}),
     ...(v.pageSize !== undefined ? { pageSize: Number(v.pageSize) } : {}),
   };
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+const ChangesQuery = z.object({
+  since: once('since').refine(
+    (v) => v === undefined || (ISO_INSTANT.test(v) && Number.isFinite(Date.parse(v))),
+    'since must be an instant as the last answer gave it (ISO-8601 UTC).',
+  ),
+});
+
+/** GET /api/seller/changes: `since`, the cursor of the previous answer (none: from now). */
+export function parseChangesQuery(raw: unknown): { since?: string } {
+  const v = parseWith(ChangesQuery, raw ?? {}, { whole: 'Bad query.', codes: { since: 'invalid_query' } });
+  return v.since !== undefined ? { since: new Date(v.since).toISOString() } : {};
+}
+
+/** GET /api/seller/summary: `tz`, the time zone whose midnights start the periods (UTC when not given). */
+export function parseSummaryQuery(raw: unknown): { timeZone: string } {
+  const v = parseWith(z.object({ tz: zone }), raw ?? {}, {
+    whole: 'Bad query.',
+    codes: { tz: 'invalid_query' },
+  });
+  return { timeZone: v.tz ?? 'UTC' };
 }

@@ -1,26 +1,123 @@
 /**
  * The seller's order list query (parsed at the edge: src/server/http/seller-schemas.ts) and the SQL it selects:
  * always scoped to the signed-in seller's vendors.
+ *
+ * Queues (docs/decisions/seller-console.md "Queues"), as SQL predicates so the list, its counts and the CSV agree:
+ * - `to_ship`: fully paid (paid, final; paid late once the vendor recorded an action for it), with the buyer's
+ *   details, not shipped, not refunded (a refund other than of an extra payment closes the order).
+ * - `exceptions`: at least one exception not yet resolved.
+ * - `shipped`: shipped or delivered.
+ * - `all`: every order.
  */
+import { sql, type ExpressionBuilder } from 'kysely';
 import { HAS_PAYMENT } from '../../core/order-status';
-import type { SellerStatusFilter } from '../../core/seller-api';
+import type { SellerException, SellerQueue, SellerStatusFilter } from '../../core/seller-api';
+import { RESOLVING_ACTIONS } from '../orders/exceptions';
 import type { Db } from '../orders/types';
+import type { Database } from '../store/schema';
 
 export interface OrderQuery {
+  queue?: SellerQueue;
   status?: SellerStatusFilter;
-  /** Buyer name, buyer e-mail or order number (case-insensitive substring). */
+  /** Buyer name, buyer e-mail, address, order number or product name (case-insensitive substring). */
   search?: string;
+  /** Orders created at or after this instant (ISO-8601 UTC). */
+  from?: string;
+  /** Orders created before this instant (ISO-8601 UTC). */
+  to?: string;
   page?: number;
   pageSize?: number;
 }
 
 export const MAX_PAGE_SIZE = 100;
 
+type Eb = ExpressionBuilder<Database, 'orders'>;
+
+/** A seller action settling `exception` on this order ("Record action" or "Mark refunded"). */
+function resolved(eb: Eb, exception: SellerException, actions: readonly string[] = RESOLVING_ACTIONS) {
+  return eb.exists(
+    eb
+      .selectFrom('seller_actions')
+      .select('seller_actions.id')
+      .whereRef('seller_actions.order_id', '=', 'orders.id')
+      .where('seller_actions.action', 'in', [...actions])
+      // The exception is a bookkeeping field, in clear in the JSON (docs/decisions/privacy.md).
+      .where('seller_actions.detail_json', 'like', `%"exception":"${exception}"%`),
+  );
+}
+
+function hasExtra(eb: Eb) {
+  return eb.exists(
+    eb
+      .selectFrom('payments')
+      .select('payments.signature')
+      .whereRef('payments.order_id', '=', 'orders.id')
+      .where('payments.role', '=', 'extra'),
+  );
+}
+
+/** The order has at least one exception (src/core/order-exceptions.ts) without a settling action. */
+export function openException(eb: Eb) {
+  const open = (kind: SellerException, when: ReturnType<Eb['and']> | ReturnType<Eb>) =>
+    eb.and([when, eb.not(resolved(eb, kind))]);
+  return eb.or([
+    open('underpaid', eb('status', '=', 'underpaid')),
+    open('paid_late', eb('status', '=', 'paid_late')),
+    open('oversold', eb('status', '=', 'oversold')),
+    open(
+      'no_shipping_details',
+      eb.and([eb('shipping_json', 'is', null), eb('status', 'in', [...HAS_PAYMENT])]),
+    ),
+    open('extra_payment', hasExtra(eb)),
+  ]);
+}
+
+/** Fully paid, details given, not shipped, not refunded: the vendor's work. */
+export function toShip(eb: Eb) {
+  return eb.and([
+    eb.or([
+      eb('status', 'in', ['paid', 'final']),
+      // Paid after the quote expired: the vendor decides first (ship at the price paid, or refund); "Record
+      // action" on it says it ships.
+      eb.and([eb('status', '=', 'paid_late'), resolved(eb, 'paid_late', ['resolved'])]),
+    ]),
+    eb('shipping_json', 'is not', null),
+    eb('details_erased_at', 'is', null),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('seller_actions')
+          .select('seller_actions.id')
+          .whereRef('seller_actions.order_id', '=', 'orders.id')
+          .where('seller_actions.action', '=', 'refunded')
+          .where('seller_actions.detail_json', 'not like', '%"exception":"extra_payment"%'),
+      ),
+    ),
+  ]);
+}
+
+export function shipped(eb: Eb) {
+  return eb('status', 'in', ['shipped', 'delivered']);
+}
+
+export function inQueue(eb: Eb, queue: SellerQueue) {
+  switch (queue) {
+    case 'to_ship':
+      return toShip(eb);
+    case 'exceptions':
+      return openException(eb);
+    case 'shipped':
+      return shipped(eb);
+    case 'all':
+      return sql<boolean>`1 = 1`;
+  }
+}
+
 /**
- * The seller's orders matching the query's status filter (no order, no page, no search: the caller's). QR
- * records without details and without any payment (a page view) are not listed.
+ * The seller's orders in the query's date range (no queue, no status, no search, no order, no page). QR records
+ * without details and without any payment (a page view) are not listed.
  */
-export function scoped(db: Db, vendorIds: readonly string[], q: OrderQuery) {
+export function inRange(db: Db, vendorIds: readonly string[], q: Pick<OrderQuery, 'from' | 'to'>) {
   let query = db
     .selectFrom('orders')
     .where('vendor_id', 'in', vendorIds.length ? [...vendorIds] : [''])
@@ -41,23 +138,25 @@ export function scoped(db: Db, vendorIds: readonly string[], q: OrderQuery) {
         ]),
       ),
     );
-  if (q.status === 'exceptions') {
-    query = query.where((eb) =>
-      eb.or([
-        eb('status', 'in', ['underpaid', 'paid_late', 'oversold']),
-        eb.and([eb('shipping_json', 'is', null), eb('status', 'in', [...HAS_PAYMENT])]),
-        eb.exists(
-          eb
-            .selectFrom('payments')
-            .select('payments.signature')
-            .whereRef('payments.order_id', '=', 'orders.id')
-            .where('payments.role', '=', 'extra'),
-        ),
-      ]),
-    );
-  } else if (q.status !== undefined) {
-    query = query.where('status', '=', q.status);
+  if (q.from !== undefined) query = query.where('created_at', '>=', q.from);
+  if (q.to !== undefined) query = query.where('created_at', '<', q.to);
+  return query;
+}
+
+/** The seller's orders matching the query's range, queue and status filter (the search is the caller's). */
+export function scoped(db: Db, vendorIds: readonly string[], q: OrderQuery) {
+  let query = inRange(db, vendorIds, q);
+  if (q.queue !== undefined && q.queue !== 'all') {
+    const queue = q.queue;
+    query = query.where((eb) => inQueue(eb, queue));
   }
+  if (q.status === 'exceptions') query = query.where((eb) => openException(eb));
+  else if (q.status !== undefined) query = query.where('status', '=', q.status);
   // The search is not SQL: the buyer's details are sealed, so views.ts matches them in the server.
   return query;
+}
+
+/** 1 when the order is in the queue, else 0 (for counting every queue in one pass). */
+export function queueFlag(eb: Eb, queue: Exclude<SellerQueue, 'all'>) {
+  return eb.case().when(inQueue(eb, queue)).then(1).else(0).end();
 }

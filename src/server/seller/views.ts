@@ -5,15 +5,20 @@
  */
 import { productLine } from '../../core/email-payload';
 import { exceptionsOf } from '../../core/order-exceptions';
-import type { SellerException, SellerOrderList, SellerOrderSummary } from '../../core/seller-api';
+import type {
+  SellerException,
+  SellerOrderList,
+  SellerOrderSummary,
+  SellerQueue,
+} from '../../core/seller-api';
 import { extrasOf, resolvedOf } from '../orders/exceptions';
-import { itemsOf } from '../orders/rows';
+import { itemsOf, orderNumberOf } from '../orders/rows';
 import { openShipping } from '../privacy/order-data';
 import type { SearchCache } from '../privacy/search';
 import type { Sealer } from '../privacy/seal';
 import type { OrderRow } from '../store/schema';
 import type { Store } from '../store/store';
-import { MAX_PAGE_SIZE, scoped, type OrderQuery } from './query';
+import { inRange, MAX_PAGE_SIZE, queueFlag, scoped, type OrderQuery } from './query';
 
 export interface SellerViewDeps {
   store: Store;
@@ -46,6 +51,7 @@ export function summaryOf(
   const { shipping, placeholder, given } = detailsOf(sealer, o);
   return {
     orderId: o.id,
+    orderNumber: orderNumberOf(o.id),
     createdAt: o.created_at,
     status: o.status,
     vendorId: o.vendor_id,
@@ -61,6 +67,15 @@ export function summaryOf(
   };
 }
 
+/** Whether an order's items name the term (product name or variant; `needle` lower-cased). */
+function itemsMatch(itemsJson: string, needle: string): boolean {
+  return itemsOf({ items_json: itemsJson }).some(
+    (i) => i.name.toLowerCase().includes(needle) || (i.variantLabel?.toLowerCase().includes(needle) ?? false),
+  );
+}
+
+const QUEUE_FLAGS = ['to_ship', 'exceptions', 'shipped'] as const;
+
 export async function listOrders(
   deps: SellerViewDeps,
   vendorIds: readonly string[],
@@ -69,21 +84,41 @@ export async function listOrders(
   const db = deps.store.db;
   const page = q.page ?? 1;
   const pageSize = q.pageSize ?? 25;
-  const search = q.search?.trim();
+  // "#1A2B3C4D" is how the order number is written on pages and e-mails.
+  const search = q.search?.trim().replace(/^#/, '');
   let rows: OrderRow[];
   let total: number;
+  let counts: Record<SellerQueue, number>;
   if (search) {
     // The details are sealed: the vendor's own orders are matched in the server (src/server/privacy/search.ts),
-    // by buyer name, e-mail, address or order number, newest first.
-    const candidates = await scoped(db, vendorIds, q)
-      .select(['orders.id', 'orders.updated_at'])
+    // by buyer name, e-mail, address or order number, and by product here, newest first. Every queue is counted
+    // over the same matches.
+    const candidates = await inRange(db, vendorIds, q)
+      .select((eb) => [
+        'orders.id',
+        'orders.updated_at',
+        'orders.items_json',
+        'orders.status',
+        queueFlag(eb, 'to_ship').as('to_ship'),
+        queueFlag(eb, 'exceptions').as('exceptions'),
+        queueFlag(eb, 'shipped').as('shipped'),
+      ])
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
+    const needle = search.toLowerCase();
     const matching = await deps.search.matching(candidates, search, (ids) =>
       db.selectFrom('orders').select(['id', 'shipping_json']).where('id', 'in', ids).execute(),
     );
-    const hits = candidates.filter((c) => matching.has(c.id));
+    const found = candidates.filter((c) => matching.has(c.id) || itemsMatch(c.items_json, needle));
+    counts = { to_ship: 0, exceptions: 0, shipped: 0, all: found.length };
+    for (const c of found) for (const k of QUEUE_FLAGS) counts[k] += Number(c[k]);
+    const hits = found.filter(
+      (c) =>
+        (q.queue === undefined || q.queue === 'all' || Number(c[q.queue]) === 1) &&
+        (q.status === undefined ||
+          (q.status === 'exceptions' ? Number(c.exceptions) === 1 : c.status === q.status)),
+    );
     total = hits.length;
     const pageIds = hits.slice((page - 1) * pageSize, page * pageSize).map((h) => h.id);
     const byId = new Map(
@@ -94,10 +129,26 @@ export async function listOrders(
     );
     rows = pageIds.flatMap((id) => byId.get(id) ?? []);
   } else {
-    const count = await scoped(db, vendorIds, q)
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .executeTakeFirst();
+    const [count, byQueue] = await Promise.all([
+      scoped(db, vendorIds, q)
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirst(),
+      inRange(db, vendorIds, q)
+        .select((eb) => [
+          eb.fn.countAll<string | number>().as('all'),
+          eb.fn.sum<string | number | null>(queueFlag(eb, 'to_ship')).as('to_ship'),
+          eb.fn.sum<string | number | null>(queueFlag(eb, 'exceptions')).as('exceptions'),
+          eb.fn.sum<string | number | null>(queueFlag(eb, 'shipped')).as('shipped'),
+        ])
+        .executeTakeFirst(),
+    ]);
     total = Number(count?.n ?? 0);
+    counts = {
+      to_ship: Number(byQueue?.to_ship ?? 0),
+      exceptions: Number(byQueue?.exceptions ?? 0),
+      shipped: Number(byQueue?.shipped ?? 0),
+      all: Number(byQueue?.all ?? 0),
+    };
     rows = await scoped(db, vendorIds, q)
       .selectAll('orders')
       .orderBy('created_at', 'desc')
@@ -113,6 +164,7 @@ export async function listOrders(
     total,
     page,
     pageSize,
+    counts,
   };
 }
 

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, dateIn, isCalendarDate, isTimeZone, startOfDay } from './zone-dates';
+
+describe('zone dates', () => {
+  it('midnight of a date in a zone is that instant in UTC, across daylight-saving changes', () => {
+    expect(startOfDay('2026-11-24', 'UTC')).toBe('2026-11-24T00:00:00.000Z');
+    expect(startOfDay('2026-11-24', 'Europe/Berlin')).toBe('2026-11-23T23:00:00.000Z');
+    expect(startOfDay('2026-07-01', 'Europe/Berlin')).toBe('2026-06-30T22:00:00.000Z');
+    expect(startOfDay('2026-11-24', 'America/Los_Angeles')).toBe('2026-11-24T08:00:00.000Z');
+    // The day after the spring change starts at the new offset; the day of it at the old one.
+    expect(startOfDay('2026-03-08', 'America/New_York')).toBe('2026-03-08T05:00:00.000Z');
+    expect(startOfDay('2026-03-09', 'America/New_York')).toBe('2026-03-09T04:00:00.000Z');
+    expect(startOfDay('2026-11-24', 'Asia/Kolkata')).toBe('2026-11-23T18:30:00.000Z');
+  });
+
+  it('the date at an instant in a zone, and dates and zones checked', () => {
+    expect(dateIn('Europe/Berlin', Date.parse('2026-11-23T23:30:00Z'))).toBe('2026-11-24');
+    expect(dateIn('UTC', Date.parse('2026-11-23T23:30:00Z'))).toBe('2026-11-23');
+    expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
+    expect(isCalendarDate('2026-02-29')).toBe(false);
+    expect(isCalendarDate('2028-02-29')).toBe(true);
+    expect(isCalendarDate('2026-2-1')).toBe(false);
+    expect(isTimeZone('Europe/Berlin')).toBe(true);
+    expect(isTimeZone('Mars/Olympus')).toBe(false);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The console's live list: which of the seller's orders were created or changed since the console last asked
+ * (GET /api/seller/changes). Read from the store, so every instance on one PostgreSQL answers the same, and the
+ * check is cheap enough to poll every few seconds: an index range on (vendor_id, updated_at) and the seller
+ * actions of those vendors' orders since then. Reads only.
+ */
+import type { SellerChanges } from '../../core/seller-api';
+import { orderNumberOf } from '../orders/rows';
+import type { Db } from '../orders/types';
+import { inRange } from './query';
+
+/**
+ * How far before the cursor each check looks again: a transaction stamps its changes when it starts and they
+ * become visible when it commits, so a change stamped just before the previous answer may appear only after it.
+ * The console drops what it already knows (same order, same time).
+ */
+export const CHANGES_OVERLAP_MS = 30_000;
+export const MAX_CHANGES = 200;
+
+export async function changesSince(
+  db: Db,
+  vendorIds: readonly string[],
+  since: string | undefined,
+  now: Date,
+): Promise<SellerChanges> {
+  const cursor = now.toISOString();
+  if (since === undefined) return { cursor, changes: [] };
+  const after = new Date(Date.parse(since) - CHANGES_OVERLAP_MS).toISOString();
+  const [orders, actions] = await Promise.all([
+    inRange(db, vendorIds, {})
+      .select(['orders.id', 'orders.updated_at', 'orders.created_at'])
+      .where('orders.updated_at', '>=', after)
+      .orderBy('orders.updated_at', 'desc')
+      .limit(MAX_CHANGES)
+      .execute(),
+    db
+      .selectFrom('seller_actions')
+      .innerJoin('orders', 'orders.id', 'seller_actions.order_id')
+      .select(['orders.id', 'seller_actions.at', 'orders.created_at'])
+      .where('orders.vendor_id', 'in', vendorIds.length ? [...vendorIds] : [''])
+      .where('seller_actions.at', '>=', after)
+      .orderBy('seller_actions.at', 'desc')
+      .limit(MAX_CHANGES)
+      .execute(),
+  ]);
+  const latest = new Map<string, { at: string; createdAt: string }>();
+  for (const c of [
+    ...orders.map((o) => ({ id: o.id, at: o.updated_at, createdAt: o.created_at })),
+    ...actions.map((a) => ({ id: a.id, at: a.at, createdAt: a.created_at })),
+  ]) {
+    const known = latest.get(c.id);
+    if (!known || known.at < c.at) latest.set(c.id, { at: c.at, createdAt: c.createdAt });
+  }
+  const changes = [...latest.entries()]
+    .map(([orderId, c]) => ({
+      orderId,
+      orderNumber: orderNumberOf(orderId),
+      at: c.at,
+      createdAt: c.createdAt,
+    }))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+    .slice(-MAX_CHANGES);
+  return { cursor, changes };
+}
