@@ -98,6 +98,16 @@ export interface UnpricedQuoteResponse extends Omit<
   solanaPayUrl: null;
 }
 
+/**
+ * GET /api/vendors/:vendorId/payout-account → 200: whether the vendor can be paid by QR or payment link now (its
+ * $CLAIM token account exists; src/core/payout-account.ts). `message`: the buyer's sentence when it cannot.
+ */
+export interface PayoutAccountStatus {
+  vendorId: string;
+  state: 'exists' | 'missing' | 'unknown';
+  message?: string;
+}
+
 /** Any POST /api/quotes answer: narrow with `amount === null`. */
 export type AnyQuoteResponse = QuoteResponse | UnpricedQuoteResponse;
 

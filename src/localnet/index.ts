@@ -26,6 +26,11 @@ export interface LocalnetOptions {
   finalizeLag?: number;
   /** Create the demo mint and vendor wallets (default true). */
   seed?: boolean;
+  /**
+   * Payout groups whose $CLAIM token account the seed leaves out (default none: every vendor can receive by QR).
+   * Shows the wallet purchase that creates it (two approvals); that vendor's QR pages say it is not set up yet.
+   */
+  withoutTokenAccount?: readonly string[];
   /** Log each RPC request to stderr. */
   verbose?: boolean;
   /**
@@ -42,8 +47,10 @@ export interface Localnet {
   wsPort: number;
   /** Demo keys; `null` when started with `seed: false`. */
   keys: DemoKeys | null;
-  /** The coopersglass recipient's ATA (created) and gorilla's (deliberately not created). */
+  /** The recipients' token accounts (created, unless their group is in `withoutTokenAccount`). */
   recipientTokenAccounts: { coopersglass: string; gorilla: string } | null;
+  /** Payout groups whose token account the seed left out (`withoutTokenAccount`). */
+  withoutTokenAccount: string[];
   /** The ledger (for tests that want to look inside). */
   chain: Chain;
   /** When true every HTTP request (RPC, faucet, health) answers 503 and WebSocket calls fail. */
@@ -133,7 +140,10 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
   const slotMs = opts.slotMs ?? 400;
   const chain = new Chain({ finalizeLag: opts.finalizeLag ?? 32 });
   fundFaucet(chain);
-  const seeded = opts.seed === false ? null : seedDemo(chain);
+  const seeded =
+    opts.seed === false
+      ? null
+      : seedDemo(chain, opts.withoutTokenAccount ? { withoutTokenAccount: opts.withoutTokenAccount } : {});
   const keys = seeded?.keys ?? null;
   const faucetCfg: FaucetConfig = {
     chain,
@@ -289,6 +299,7 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
     wsPort,
     keys,
     recipientTokenAccounts: seeded?.recipientTokenAccounts ?? null,
+    withoutTokenAccount: seeded?.withoutTokenAccount ?? [],
     chain,
     setFailing: (f) => {
       failing = f;

@@ -18,6 +18,11 @@ const net = await startLocalnet({
   slotMs: envInt('LOCALNET_SLOT_MS', 400),
   finalizeLag: envInt('LOCALNET_FINALIZE_LAG', 32),
   publicLimits: process.env.LOCALNET_PUBLIC_LIMITS === '1',
+  // DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT=gorilla: that vendor starts without its $CLAIM account (two-approval demo).
+  withoutTokenAccount: (process.env.DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean),
 });
 const k = net.keys;
 console.log(`localnet RPC        ${net.rpcUrl}`);
@@ -27,10 +32,13 @@ if (process.env.LOCALNET_PUBLIC_LIMITS === '1')
 if (k) {
   console.log(`$CLAIM mint         ${k.mint.toBase58()} (6 decimals)`);
   console.log(`mint authority      ${k.mintAuthority.publicKey.toBase58()}`);
-  console.log(
-    `coopersglass        ${k.recipients.coopersglass.toBase58()} (token account ${net.recipientTokenAccounts?.coopersglass ?? '?'})`,
-  );
-  console.log(`gorilla             ${k.recipients.gorilla.toBase58()} (no token account, on purpose)`);
+  for (const group of ['coopersglass', 'gorilla'] as const) {
+    const ata = net.recipientTokenAccounts?.[group] ?? '?';
+    const note = net.withoutTokenAccount.includes(group)
+      ? `no token account, on purpose (${ata} once created)`
+      : `token account ${ata}`;
+    console.log(`${group.padEnd(20)}${k.recipients[group].toBase58()} (${note})`);
+  }
 }
 console.log(
   `faucet              curl -X POST ${net.rpcUrl}/faucet -H 'content-type: application/json' -d '{"address":"<pubkey>","sol":1,"claim":1000}'`,

@@ -1,4 +1,8 @@
-/** Seeds the demo state: the $CLAIM mint, funded vendor recipients, the coopersglass token account. */
+/**
+ * Seeds the demo state: the $CLAIM mint, funded vendor recipients and their $CLAIM token accounts, so every vendor
+ * can receive by QR from the start. `withoutTokenAccount` names payout groups whose account is left out, to show
+ * the wallet purchase that creates it (two approvals; that vendor's QR pages then say it is not set up yet).
+ */
 import { LAMPORTS_PER_SOL, SystemProgram } from '@solana/web3.js';
 import {
   MINT_SIZE,
@@ -18,8 +22,15 @@ const RECIPIENT_SOL = 10n;
 
 export interface SeedResult {
   keys: DemoKeys;
-  /** The coopersglass recipient's associated token account (created); gorilla's is deliberately not created. */
+  /** Each recipient's associated token account (created unless its group is in `withoutTokenAccount`). */
   recipientTokenAccounts: { coopersglass: string; gorilla: string };
+  /** The payout groups whose token account was left out. */
+  withoutTokenAccount: string[];
+}
+
+export interface SeedOptions {
+  /** Payout groups ('coopersglass', 'gorilla') whose $CLAIM token account is not created. Default none. */
+  withoutTokenAccount?: readonly string[];
 }
 
 /** Gives the faucet its genesis balance (always done, so requestAirdrop works even unseeded). */
@@ -32,7 +43,7 @@ export function fundFaucet(chain: Chain): void {
   });
 }
 
-export function seedDemo(chain: Chain): SeedResult {
+export function seedDemo(chain: Chain, opts: SeedOptions = {}): SeedResult {
   const keys = demoKeys();
   const payer = faucetKeypair();
   const mint = demoMintKeypair();
@@ -75,25 +86,33 @@ export function seedDemo(chain: Chain): SeedResult {
       }),
     ],
   );
-  const coopersAta = getAssociatedTokenAddressSync(keys.mint, keys.recipients.coopersglass);
-  submitInternal(
-    chain,
-    payer,
-    [],
-    [
-      createAssociatedTokenAccountIdempotentInstruction(
-        payer.publicKey,
-        coopersAta,
-        keys.recipients.coopersglass,
-        keys.mint,
+  const groups = ['coopersglass', 'gorilla'] as const;
+  const skipped = groups.filter((g) => opts.withoutTokenAccount?.includes(g));
+  const atas = {
+    coopersglass: getAssociatedTokenAddressSync(keys.mint, keys.recipients.coopersglass),
+    gorilla: getAssociatedTokenAddressSync(keys.mint, keys.recipients.gorilla),
+  };
+  const created = groups.filter((g) => !skipped.includes(g));
+  if (created.length > 0)
+    submitInternal(
+      chain,
+      payer,
+      [],
+      created.map((g) =>
+        createAssociatedTokenAccountIdempotentInstruction(
+          payer.publicKey,
+          atas[g],
+          keys.recipients[g],
+          keys.mint,
+        ),
       ),
-    ],
-  );
+    );
   return {
     keys,
     recipientTokenAccounts: {
-      coopersglass: coopersAta.toBase58(),
-      gorilla: getAssociatedTokenAddressSync(keys.mint, keys.recipients.gorilla).toBase58(),
+      coopersglass: atas.coopersglass.toBase58(),
+      gorilla: atas.gorilla.toBase58(),
     },
+    withoutTokenAccount: [...skipped],
   };
 }

@@ -35,12 +35,16 @@ async function main(): Promise<void> {
   let closeLocalnet: (() => Promise<void>) | undefined;
   if (settings.demo) {
     const { startLocalnet } = await import('../localnet/index');
-    const localnet = await startLocalnet({ port: settings.localnetPort, host: '127.0.0.1' }).catch(
-      (err: unknown) =>
-        exitIfPortBusy(
-          err,
-          `The local Solana network cannot listen on 127.0.0.1:${settings.localnetPort} or :${settings.localnetPort + 1} (in use): set LOCALNET_PORT to a free port.`,
-        ),
+    const localnet = await startLocalnet({
+      port: settings.localnetPort,
+      host: '127.0.0.1',
+      // Every vendor can receive by QR, unless DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT leaves one out (two-approval demo).
+      withoutTokenAccount: settings.demoVendorsWithoutTokenAccount,
+    }).catch((err: unknown) =>
+      exitIfPortBusy(
+        err,
+        `The local Solana network cannot listen on 127.0.0.1:${settings.localnetPort} or :${settings.localnetPort + 1} (in use): set LOCALNET_PORT to a free port.`,
+      ),
     );
     closeLocalnet = () => localnet.close();
     console.log(`localnet: ${localnet.rpcUrl} (ws ${localnet.wsUrl}), $CLAIM mint ${settings.claimMint}`);

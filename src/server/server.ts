@@ -40,6 +40,7 @@ import { budgetedFetch, RpcBudget } from './payments/budget';
 import { budgetedConnection } from './payments/connection';
 import { connectionPaymentRpc } from './payments/rpc';
 import { createStockRepository, type StockRepository } from './stock/repository';
+import { createPayoutAccounts, type PayoutAccounts } from './payments/payout-accounts';
 import { purgeExpiredSignIns } from './seller/auth';
 
 export interface ServerOverrides {
@@ -90,6 +91,11 @@ export interface ServerOverrides {
   }) => Promise<RunningService | void>)[];
   /** Health and metrics providers known up front (tests); services may add theirs (RunningService.probes). */
   probes?: OpsProbes;
+  /**
+   * Whether each vendor's $CLAIM token account exists (no QR or payment link otherwise). Default: read through the
+   * budgeted Connection with a short cache (payments/payout-accounts.ts). Tests without a chain replace it.
+   */
+  payoutAccounts?: PayoutAccounts;
 }
 
 /** A background service; `probes` feed /api/health/ready and /metrics (RPC counters, watcher lag, …). */
@@ -113,6 +119,8 @@ export interface RunningServer {
   transport: MailTransport;
   /** The process's budgeted Solana Connection (payments/connection.ts): every server RPC call shares its budget. */
   connection: Connection;
+  /** Whether each vendor can receive by QR (its $CLAIM token account exists), cached. */
+  payoutAccounts: PayoutAccounts;
   close(): Promise<void>;
 }
 
@@ -146,6 +154,15 @@ export async function startServer(
     const budget = new RpcBudget({ perWindow: settings.rpcBudget.per10s });
     const connection = budgetedConnection(settings.solana, budget);
     const rpc = connectionPaymentRpc(connection, { timeoutMs: 5_000 });
+    // No QR or payment link to a vendor whose token account does not exist (cached reads of the chain).
+    const payoutAccounts =
+      overrides.payoutAccounts ??
+      createPayoutAccounts({
+        connection,
+        mint: settings.claimMint,
+        recipients: settings.recipients,
+        onError: (err) => console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
+      });
 
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
@@ -250,7 +267,8 @@ export async function startServer(
       ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
       health: async () => store.ready() && (await store.ping()),
       plugins: [
-        (a) => orderRoutes(a, { orders, stock, quotes: { catalog, settings, priceSource, now } }),
+        (a) =>
+          orderRoutes(a, { orders, stock, payoutAccounts, quotes: { catalog, settings, priceSource, now } }),
         // The seller console's API. Its origin is PUBLIC_URL, or the address bound when PUBLIC_URL says port 0.
         (a) =>
           sellerRoutes(a, {
@@ -384,6 +402,7 @@ export async function startServer(
       ...(price ? { price } : {}),
       transport,
       connection,
+      payoutAccounts,
       close: closeAll,
     };
   } catch (err) {

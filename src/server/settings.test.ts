@@ -69,6 +69,19 @@ describe('settings', () => {
     expect(s.solana.wsUrl).toBe('ws://127.0.0.1:9101');
   });
 
+  it('DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: payout groups the demo localnet starts without (demo mode only)', () => {
+    expect(loadSettings({}, demo).demoVendorsWithoutTokenAccount).toEqual([]);
+    expect(
+      loadSettings({ DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: ' gorilla ' }, demo).demoVendorsWithoutTokenAccount,
+    ).toEqual(['gorilla']);
+    expect(problems({ DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: 'gorila' })).toEqual([
+      "DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: 'gorila' is no payout group (one of coopersglass, gorilla)",
+    ]);
+    expect(
+      problems({ ...production, DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: 'gorilla' }, undefined as never),
+    ).toEqual(['DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: only for demo mode (the demo localnet); unset it']);
+  });
+
   it('outside demo mode requires every production setting, naming each one', () => {
     const p = problems({ SOLANA_RPC_URL: 'https://rpc.example' }, undefined as never);
     for (const name of [

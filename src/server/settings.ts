@@ -96,6 +96,12 @@ export interface Settings {
   };
   localnetPort: number;
   /**
+   * Demo mode only: payout groups whose $CLAIM token account the demo localnet leaves out
+   * (DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT, comma-separated; default none), to show the wallet purchase that creates
+   * it with two approvals. That vendor's QR pages say it is not set up for QR payments yet.
+   */
+  demoVendorsWithoutTokenAccount: string[];
+  /**
    * The server's own Solana JSON-RPC budget over HTTP: at most `per10s` requests in any 10 s (and 40 % of it per
    * method), shared by every caller in the process (SOLANA_RPC_BUDGET).
    */
@@ -261,6 +267,18 @@ export function loadSettings(
   const port = int('PORT', 3000, 0, 65535);
   const host = get('HOST') ?? '127.0.0.1';
   const localnetPort = int('LOCALNET_PORT', 8899, 0, 65534);
+  const withoutAccountRaw = get('DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT');
+  const demoVendorsWithoutTokenAccount = (withoutAccountRaw ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean);
+  if (withoutAccountRaw !== undefined && !isDemo)
+    problems.push('DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: only for demo mode (the demo localnet); unset it');
+  for (const g of demoVendorsWithoutTokenAccount)
+    if (!groups.includes(g))
+      problems.push(
+        `DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT: '${g}' is no payout group (one of ${groups.join(', ')})`,
+      );
 
   let database: Settings['database'] = { kind: 'sqlite', file: 'var/store.sqlite' };
   const dbRaw = get('DATABASE_URL');
@@ -534,6 +552,7 @@ export function loadSettings(
     quote: { secret: quoteSecret ?? '', ttlMs: quoteTtlSeconds * 1000 },
     mail,
     localnetPort,
+    demoVendorsWithoutTokenAccount,
     rpcBudget: { per10s: rpcBudgetPer10s },
     qr: { detailsGraceMs, cleanupAfterMs },
     holds: { limitPerClient: holdLimitPerClient },

@@ -2,11 +2,12 @@
  * Checkout that never misleads, in the browser, on a phone (390 × 844, touch) and at a desk: a page view holds
  * nothing (a second visitor can still buy the piece), a malformed e-mail is refused in the form before any wallet
  * or server call, a quantity above the stock is refused inline with the pay button disabled, and the shipping form
- * survives a reload within the tab (not in another one). Paying, receipts without a payable link and the QR steps
+ * survives a reload within the tab (not in another one), and a client holding its limit of unpaid pieces is refused a
+ * further hold in the shop's own words. Paying, receipts without a payable link and the QR steps
  * in order are in qr-checkout.test.ts; holds, the per-client cap and "Reserved" at the API in
  * test/integration/holds.test.ts.
  */
-import type { Browser, BrowserContextOptions, Request } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   launchBrowser,
@@ -34,6 +35,23 @@ const viewports: [string, BrowserContextOptions][] = [
 ];
 const orderCalls = (r: Request) =>
   ['/api/quotes', '/api/orders'].some((p) => new URL(r.url()).pathname.startsWith(p)) && r.method() !== 'GET';
+
+/** Fills the US shipping form of a QR page. */
+async function fillUs(page: Page, name: string, email: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'Shipping details' });
+  await form.locator('[name="fullName"]').fill(name);
+  await form.locator('[name="email"]').fill(email);
+  await form.locator('[name="address1"]').fill('12 Elm St');
+  await form.locator('[name="city"]').fill('Portland');
+  await form.locator('[name="usState"]').selectOption('OR');
+  await form.locator('[name="zip"]').fill('97201');
+}
+
+/** A tap on a touch screen, a click at a desk. */
+async function press(options: BrowserContextOptions, target: ReturnType<Page['getByRole']>): Promise<void> {
+  if (options.hasTouch) await target.tap();
+  else await target.click();
+}
 
 describe.each(viewports)('checkout on %s', (_name, options) => {
   it('a page view holds nothing: a second visitor sees the one-of-a-kind piece for sale and its QR', async () => {
@@ -115,6 +133,45 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
     expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).isDisabled()).toBe(false);
     expect(unexpectedErrors(errors)).toEqual([]);
     await close();
+  });
+
+  it('a client holding its limit is refused a further hold in words; the first hold stands', async () => {
+    // The cap is off in the shared test settings (every test buyer is 127.0.0.1): this store sets it to 1.
+    const limited = await startTestServer({ HOLD_LIMIT_PER_CLIENT: '1' });
+    try {
+      const { page, errors, close } = await openPage(browser, limited.url, options);
+      const dialogs: string[] = [];
+      page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.accept();
+      });
+      // The first piece: details sent before paying hold it (Now pay …), no alert.
+      await page.goto('/honey2');
+      await page.getByTestId('qr-image').waitFor();
+      await fillUs(page, 'Hedy Lamarr', 'hedy@example.test');
+      await press(options, page.getByRole('button', { name: 'Send Order Confirmation' }));
+      await page.getByTestId('pay-next').waitFor();
+      expect(dialogs).toEqual([]);
+      // A second piece from the same client: refused in words (the shop's sentence), nothing held, no crash text.
+      await page.goto('/vendors/coopersglass/product9');
+      await page.getByTestId('qr-image').waitFor();
+      await fillUs(page, 'Hedy Lamarr', 'hedy@example.test');
+      await press(options, page.getByRole('button', { name: 'Send Confirmation Email' }));
+      await expect.poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toMatch(
+        /^You already have 1 piece reserved and unpaid, and one buyer can reserve at most 1 at once\. Pay for it or wait before reserving more\. The first comes back at \d\d:\d\d UTC if unpaid\.$/,
+      );
+      expect(dialogs[0]).not.toMatch(/Transaction or email logic failed|Failed to send/);
+      expect(await page.getByTestId('pay-next').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Confirmation Sent' }).count()).toBe(0);
+      // The piece stays for sale to others (nothing held by the refusal).
+      const stock = await limited.running.stock.levels();
+      expect(stock.find((l) => l.productId === 'eagles-xl-joystick-cropal-stick')?.reserved ?? 0).toBe(0);
+      expect(unexpectedErrors(errors, [/\/confirmation$/])).toEqual([]);
+      await close();
+    } finally {
+      await limited.close();
+    }
   });
 
   it('the shipping form survives a reload and back/forward within the tab, not in another tab', async () => {

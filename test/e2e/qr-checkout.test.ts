@@ -170,7 +170,7 @@ async function payUrl(url: string, amount?: bigint): Promise<string> {
     mint: new PublicKey(String(t.splToken)),
     amount: units,
     references: (t.reference ?? []).map((r) => new PublicKey(String(r))),
-    createRecipientAta: true, // idempotent; the gorilla vendor's account does not exist on a fresh localnet
+    createRecipientAta: true, // idempotent: the seeded localnet already has every vendor's account
   });
 }
 

@@ -42,7 +42,15 @@ let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack({ slotMs: 50, finalizeLag: 10 }), launchBrowser()]);
+  [stack, browser] = await Promise.all([
+    startStack({
+      slotMs: 50,
+      finalizeLag: 10,
+      // The gorilla vendor starts without its token account: the priority-fee journey creates it (two transactions).
+      withoutTokenAccount: ['gorilla'],
+    }),
+    launchBrowser(),
+  ]);
   await restock(stack.server, PRODUCT_ID, 50);
 });
 

@@ -47,6 +47,8 @@ beforeAll(async () => {
     startStack({
       slotMs: 50,
       finalizeLag: 30, // 1.5 s between confirmed and finalized, so `paid` is observable before `final`
+      // The gorilla vendor starts without its token account: the Garlic journey creates it (two approvals).
+      withoutTokenAccount: ['gorilla'],
     }),
     launchBrowser(),
   ]);

@@ -16,6 +16,7 @@ import { pricePlugin } from '../../src/server/http/price-routes';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
 import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 let dir: string;
 let server: RunningServer;
@@ -58,6 +59,7 @@ beforeAll(async () => {
   });
   await price.start();
   server = await startServer(settings, {
+    payoutAccounts: payoutAccountsAssumedToExist,
     listen: false,
     startOutbox: false,
     expireEveryMs: 0,

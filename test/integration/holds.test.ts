@@ -19,6 +19,7 @@ import {
   usShipping,
   type Backend,
 } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const EAGLES = 'eagles-xl-joystick-cropal-stick'; // QR, glass: one of a kind
@@ -36,6 +37,7 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
     beforeEach(async () => {
       clock = new Clock();
       server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '3' }), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: (price = new TestPrice(clock, '0.5')),
         transport: new RecordingTransport(),

@@ -18,6 +18,7 @@ import { openStore } from '../../src/server/store/store';
 import { shippingOfRow } from '../support/sealed';
 import { restock } from '../support/stock';
 import { Clock, fakeSignature, intlShipping, keys, RecordingTransport, TestPrice } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
 const dir = mkdtempSync(join(tmpdir(), 'claim-rotate-'));
@@ -64,6 +65,7 @@ describe('npm run keys:rotate', () => {
     // A store with orders, e-mails and their errors, all sealed under the old key.
     const clock = new Clock();
     const server = await startServer(loadSettings(fixed), {
+      payoutAccounts: payoutAccountsAssumedToExist,
       priceSource: new TestPrice(clock, '0.5'),
       transport: new RecordingTransport(),
       now: clock.now,

@@ -87,9 +87,26 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     expect(await connection.getBalance(keys.recipients.gorilla)).toBeGreaterThan(0);
     const coopers = await getAccount(connection, new PublicKey(net.recipientTokenAccounts.coopersglass));
     expect(coopers.owner.toBase58()).toBe(keys.recipients.coopersglass.toBase58());
-    expect(await connection.getAccountInfo(new PublicKey(net.recipientTokenAccounts.gorilla))).toBeNull();
+    // Every vendor can receive by QR from the start: both token accounts exist.
+    const gorilla = await getAccount(connection, new PublicKey(net.recipientTokenAccounts.gorilla));
+    expect(gorilla.owner.toBase58()).toBe(keys.recipients.gorilla.toBase58());
+    expect(net.withoutTokenAccount).toEqual([]);
     const { demoKeys } = await import('../../src/localnet/demo-keys.js');
     expect(demoKeys().mint.toBase58()).toBe(keys.mint.toBase58());
+  });
+
+  it('leaves out the token account of a vendor named in withoutTokenAccount (the two-approval demo)', async () => {
+    const other = await startLocalnet({ port: 0, slotMs: 40, withoutTokenAccount: ['gorilla'] });
+    try {
+      const c = new Connection(other.rpcUrl, 'confirmed');
+      expect(other.withoutTokenAccount).toEqual(['gorilla']);
+      expect(await c.getAccountInfo(new PublicKey(other.recipientTokenAccounts?.gorilla ?? ''))).toBeNull();
+      expect(
+        await c.getAccountInfo(new PublicKey(other.recipientTokenAccounts?.coopersglass ?? '')),
+      ).not.toBeNull();
+    } finally {
+      await other.close();
+    }
   });
 
   it('creates a mint and ATAs, pays with a reference key, confirms by WebSocket and polling, finds and reads it', async () => {

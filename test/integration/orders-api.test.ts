@@ -31,6 +31,7 @@ import {
   usShipping,
   type Backend,
 } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const backends = [sqliteBackend(), postgresBackend()];
 
@@ -49,6 +50,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       transport = new RecordingTransport();
       hints = [];
       server = await startServer(testSettings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: price,
         transport,
@@ -132,6 +134,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
 
     it('listens on a free port with PORT=0 and reports the real URL', async () => {
       const listening = await startServer(testSettings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: price,
         transport,

@@ -15,6 +15,7 @@ import { createSealer } from '../../src/server/privacy/seal';
 import { addStock } from '../support/stock';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { fakeSignature, intlShipping, RecordingTransport, testSettings } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const dir = mkdtempSync(join(tmpdir(), 'claim-lease-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,6 +58,7 @@ describe('outbox leases', () => {
     const transport = new RecordingTransport();
     // The surviving instance, not delivering yet (its worker starts after the kill).
     const survivor = await startServer(testSettings(), {
+      payoutAccounts: payoutAccountsAssumedToExist,
       store: { kind: 'sqlite', file },
       priceSource: realPrice,
       transport,
@@ -106,6 +108,7 @@ describe('outbox leases', () => {
   it('an instance restarting under its own identity releases its leases at start, and only its own', async () => {
     const file = join(dir, 'restart.sqlite');
     const s = await startServer(testSettings(), {
+      payoutAccounts: payoutAccountsAssumedToExist,
       store: { kind: 'sqlite', file },
       priceSource: realPrice,
       transport: new RecordingTransport(),

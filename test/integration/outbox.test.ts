@@ -24,6 +24,7 @@ import {
 } from './orders-support';
 import { restock } from '../support/stock';
 import { errorOfRow } from '../support/sealed';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const backends = [sqliteBackend(), postgresBackend()];
 
@@ -37,6 +38,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
 
     async function start(): Promise<RunningServer> {
       server = await startServer(testSettings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: config,
         priceSource: new TestPrice(clock, '0.25'),
         transport,
@@ -268,6 +270,7 @@ describe.each(backends)('outbox on $name', (backend: Backend) => {
     it('the worker runs on its own timer and is nudged by new rows', async () => {
       await server!.close();
       server = await startServer(testSettings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: config,
         priceSource: new TestPrice(clock, '0.25'),
         transport,

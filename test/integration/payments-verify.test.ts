@@ -32,7 +32,8 @@ describe('payment verification against the localnet', () => {
   const PRICE = 12_345_678n; // 12.345678 $CLAIM
 
   beforeAll(async () => {
-    net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 4 });
+    // The gorilla vendor starts without its token account (the seed's option): a payment that creates it is judged.
+    net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 4, withoutTokenAccount: ['gorilla'] });
     if (!net.keys) throw new Error('localnet not seeded');
     mint = net.keys.mint;
     coopers = net.keys.recipients.coopersglass;
@@ -249,7 +250,7 @@ describe('payment verification against the localnet', () => {
   });
 
   it('accepts a payment into a recipient token account created in the same transaction', async () => {
-    // The gorilla vendor's token account does not exist yet on the seeded localnet.
+    // The gorilla vendor's token account does not exist yet on this localnet (withoutTokenAccount).
     expect(
       await connection.getAccountInfo(
         new PublicKey(net.recipientTokenAccounts?.gorilla ?? PublicKey.default),

@@ -12,6 +12,7 @@ import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
 import { postgresBackend, RecordingTransport, sqliteBackend, type Backend } from './orders-support';
 import { Feeds, MINT, PAIR } from './price-feeds';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const backends: Backend[] = [sqliteBackend(), postgresBackend()];
 afterAll(async () => {
@@ -49,7 +50,13 @@ describe.each(backends)('price alert ($name)', (backend) => {
     await feeds.close();
   });
   const start = async (transport: RecordingTransport) => {
-    const s = await startServer(settings, { store: config, transport, startOutbox: false, expireEveryMs: 0 });
+    const s = await startServer(settings, {
+      payoutAccounts: payoutAccountsAssumedToExist,
+      store: config,
+      transport,
+      startOutbox: false,
+      expireEveryMs: 0,
+    });
     running.push(s);
     return s;
   };

@@ -16,6 +16,7 @@ import { createKyselyPriceHistoryStore } from '../../src/server/price/kysely-his
 import { startServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
 import { openStore, type StoreConfig } from '../../src/server/store/store';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const dirs: string[] = [];
@@ -135,14 +136,24 @@ describe('startServer persists the price history', () => {
       throw new Error(`price_history never reached ${n} rows`);
     };
 
-    const first = await startServer(settings, { listen: false, startOutbox: false, expireEveryMs: 0 });
+    const first = await startServer(settings, {
+      payoutAccounts: payoutAccountsAssumedToExist,
+      listen: false,
+      startOutbox: false,
+      expireEveryMs: 0,
+    });
     await waitFor(first, 1); // the append is asynchronous to the refresh
     const before = await history(first);
     expect(before.points.map((p) => p.priceUsd)).toEqual(['0.0042']);
     await first.close();
 
     price = '0.0043';
-    const second = await startServer(settings, { listen: false, startOutbox: false, expireEveryMs: 0 });
+    const second = await startServer(settings, {
+      payoutAccounts: payoutAccountsAssumedToExist,
+      listen: false,
+      startOutbox: false,
+      expireEveryMs: 0,
+    });
     try {
       await waitFor(second, 2);
       const after = await history(second);

@@ -29,6 +29,7 @@ import {
   TestPrice,
   type Backend,
 } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const coopers = Keypair.generate();
 const gorilla = Keypair.generate();
@@ -108,6 +109,7 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
         },
       });
       server = await startServer(settings(dataKeys, extra), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: config,
         priceSource: new TestPrice(clock, '0.5'),
         transport,

@@ -20,6 +20,7 @@ import {
   usShipping,
   type Backend,
 } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const HONEY = 'honey-dew-papaya-live-rosin'; // QR, $50 each; at $0.5 per $CLAIM: 100 $CLAIM each
@@ -35,6 +36,7 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       clock = new Clock();
       transport = new RecordingTransport();
       server = await startServer(testSettings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: new TestPrice(clock, '0.5'),
         transport,

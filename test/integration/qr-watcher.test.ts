@@ -98,7 +98,7 @@ describe('QR: paid before the order is recorded', () => {
       mint: new PublicKey(quote.mint),
       amount: BigInt(quote.amountBaseUnits),
       references: [new PublicKey(quote.reference)],
-      // The gorilla vendor's token account does not exist yet on the localnet: the wallet creates it (idempotent).
+      // Idempotent: the seeded localnet already has the vendor's token account; the payment may create it anyway.
       createRecipientAta: true,
     });
     // The watcher sees it (feed) and, with no order for this reference yet, keeps it by its keys.

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { demoKeys } from '../../src/localnet/demo-keys';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const running: RunningServer[] = [];
 const dirs: string[] = [];
@@ -31,6 +32,7 @@ async function server(env: Record<string, string> = {}): Promise<RunningServer> 
     },
   );
   const s = await startServer(settings, {
+    payoutAccounts: payoutAccountsAssumedToExist,
     listen: false,
     startOutbox: false,
     expireEveryMs: 0,

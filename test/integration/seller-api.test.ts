@@ -30,6 +30,7 @@ import {
   usShipping,
   type Backend,
 } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const SITE = 'https://shop.example';
 const coopers = Keypair.generate();
@@ -66,6 +67,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       clock = new Clock();
       transport = new RecordingTransport();
       server = await startServer(settings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: (price = new TestPrice(clock, '0.5')),
         transport,

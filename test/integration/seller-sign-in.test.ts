@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { TEST_DATA_KEYS } from '../support/fixtures';
 import { Clock, keys, postgresBackend, sqliteBackend, TestPrice, type Backend } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const SITE = 'https://shop.example';
 const coopers = Keypair.generate();
@@ -81,6 +82,7 @@ describe.each(backends)('seller sign-in on $name', (backend: Backend) => {
     async function start(expireEveryMs = 0) {
       clock = new Clock();
       server = await startServer(settings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: new TestPrice(clock, '0.5'),
         now: clock.now,

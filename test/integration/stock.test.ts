@@ -20,6 +20,7 @@ import {
   TestPrice,
   type Backend,
 } from './orders-support';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const LILAC = 'lilac-tiptop'; // a glass piece: one of a kind
@@ -43,6 +44,7 @@ describe.each(backends)('stock on $name', (backend: Backend) => {
       transport = new RecordingTransport();
       price = new TestPrice(clock, '0.5');
       server = await startServer(testSettings(), {
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: price,
         transport,

@@ -1,6 +1,6 @@
 /**
- * `npm run vendor:setup` and the start-up warning, against the localnet: the seeded localnet has the glass
- * vendor's $CLAIM account and deliberately not the gorilla vendor's. The script (a real child process, demo mode
+ * `npm run vendor:setup` and the start-up warning, against the localnet: this localnet is seeded without the
+ * gorilla vendor's $CLAIM account (`withoutTokenAccount`, as DEMO_VENDORS_WITHOUT_TOKEN_ACCOUNT=gorilla does). The script (a real child process, demo mode
  * on this localnet's port) creates the missing one, a second run changes nothing, and an operator key from
  * OPERATOR_KEYPAIR_FILE pays when given.
  */
@@ -26,7 +26,7 @@ let dir: string;
 const defaults = demoDefaults(demoKeys());
 
 beforeAll(async () => {
-  net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 3 });
+  net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 3, withoutTokenAccount: ['gorilla'] });
   connection = new Connection(net.rpcUrl, 'confirmed');
   dir = mkdtempSync(join(tmpdir(), 'vendor-setup-'));
 });

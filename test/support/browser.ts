@@ -21,6 +21,7 @@ import {
 import { demoKeys } from '../../src/localnet/demo-keys';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
+import { payoutAccountsAssumedToExist } from './payout-accounts';
 
 export const WEB_DIR = resolve(import.meta.dirname, '../../dist/web');
 
@@ -73,7 +74,14 @@ export async function startTestServer(
   });
   let running: RunningServer;
   try {
-    running = await startServer(settings, { webDir, expireEveryMs: 0, ...overrides });
+    // No chain here: the vendors' token accounts are taken to exist (QR pages show their QR, as in a shop whose
+    // accounts are set up); pass `payoutAccounts` to test the refusal.
+    running = await startServer(settings, {
+      webDir,
+      expireEveryMs: 0,
+      payoutAccounts: payoutAccountsAssumedToExist,
+      ...overrides,
+    });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -26,6 +26,11 @@ export interface StackOptions {
   /** Localnet slot time (ms) and finalization lag (slots). Defaults: 100 ms, 4 slots. */
   slotMs?: number;
   finalizeLag?: number;
+  /**
+   * Payout groups the localnet starts without a $CLAIM token account (default none: every vendor can receive by
+   * QR). Their QR pages show no QR; their wallet purchases create the account (two approvals).
+   */
+  withoutTokenAccount?: string[];
   /** More server overrides (e.g. a fixed price source). */
   server?: ServerOverrides;
 }
@@ -57,6 +62,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     port: 0,
     slotMs: opts.slotMs ?? 100,
     finalizeLag: opts.finalizeLag ?? 4,
+    ...(opts.withoutTokenAccount ? { withoutTokenAccount: opts.withoutTokenAccount } : {}),
   });
   const sink = await startSmtpSink();
   const keys = localnet.keys;

@@ -9,11 +9,15 @@ import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
+import type { PayoutAccounts } from '../payments/payout-accounts';
+import { payoutRefusal } from '../../core/payout-account';
 
 export interface OrderRoutesDeps {
   orders: OrderService;
   quotes: QuoteDeps;
   stock: StockRepository;
+  /** Whether a vendor's $CLAIM token account exists: no QR or payment link otherwise. */
+  payoutAccounts: PayoutAccounts;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -37,7 +41,25 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     const { quote, response } = issueQuote(deps.quotes, req.body);
     // More than is available: OutOfStockError → 409 "Sold out" / "Only N left" (a read; the order reserves).
     await deps.stock.assertAvailable(quote.items);
+    // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
+    // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
+    // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.
+    if (quote.payment === 'qr' && quote.solanaPayUrl !== null)
+      await deps.payoutAccounts.assertReceivable(quote.payoutGroup, quote.vendorName);
     return reply.header('cache-control', 'no-store').status(200).send(response);
+  });
+
+  // Whether a vendor can be paid by QR or payment link now (its token account exists): the wallet checkout asks
+  // before it shows a payment link. Cached (payments/payout-accounts.ts), so page views cost no RPC beyond it.
+  app.get('/api/vendors/:vendorId/payout-account', async (req, reply) => {
+    const vendorId = (req.params as { vendorId?: unknown }).vendorId;
+    const vendor = deps.quotes.catalog.vendors.find((v) => v.id === vendorId);
+    if (!vendor) throw new DomainError('not_found', 'vendor_not_found', 'No such vendor.');
+    const state = await deps.payoutAccounts.state(vendor.payoutGroup);
+    const refusal = payoutRefusal(state, vendor.name);
+    return reply
+      .header('cache-control', 'no-store')
+      .send({ vendorId: vendor.id, state, ...(refusal ? { message: refusal.message } : {}) });
   });
 
   app.post('/api/orders', async (req, reply) => {

@@ -36,21 +36,25 @@ export interface VendorAccountResult extends VendorAccount {
 }
 
 /** The token program that owns `mint` (SPL Token or Token-2022). Throws when the mint does not exist. */
-async function tokenProgramOf(connection: Connection, mint: PublicKey): Promise<PublicKey> {
+export async function tokenProgramOf(connection: Connection, mint: PublicKey): Promise<PublicKey> {
   const info = await connection.getAccountInfo(mint, 'confirmed');
   if (!info) throw new Error(`the $CLAIM mint ${mint.toBase58()} does not exist on this network`);
   if (info.owner.equals(TOKEN_PROGRAM_ID) || info.owner.equals(TOKEN_2022_PROGRAM_ID)) return info.owner;
   throw new Error(`${mint.toBase58()} is not a token mint (owner ${info.owner.toBase58()})`);
 }
 
-/** Each payout group's token account and whether it exists (one RPC read for all of them). */
+/**
+ * Each payout group's token account and whether it exists (one RPC read for all of them, plus one for the mint's
+ * token program unless `program` is given).
+ */
 export async function vendorAccounts(
   connection: Connection,
   mint: string,
   recipients: Record<string, string>,
+  tokenProgram?: PublicKey,
 ): Promise<VendorAccount[]> {
   const mintKey = new PublicKey(mint);
-  const program = await tokenProgramOf(connection, mintKey);
+  const program = tokenProgram ?? (await tokenProgramOf(connection, mintKey));
   const rows = Object.entries(recipients).map(([group, owner]) => ({
     group,
     owner,
@@ -104,7 +108,7 @@ export async function setupVendorAccounts(
 
 /** The start-up warning for a missing vendor token account. */
 export function missingAccountWarning(a: VendorAccount): string {
-  return `Vendor ${a.group}: the $CLAIM token account ${a.ata} of payout wallet ${a.owner} does not exist yet, so the first buyer must create it (an extra wallet approval and its rent). Run \`npm run vendor:setup\`.`;
+  return `Vendor ${a.group}: the $CLAIM token account ${a.ata} of payout wallet ${a.owner} does not exist yet, so its QR pages show no QR code (buyers read that the vendor is not set up for QR payments yet) and a wallet buyer must create it (an extra wallet approval and its rent). Run \`npm run vendor:setup\`.`;
 }
 
 /** Checks the vendors' token accounts and warns (through `warn`) for each missing one; returns the missing ones. */

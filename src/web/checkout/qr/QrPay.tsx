@@ -16,6 +16,8 @@ import { TimeLeft } from '../shared/TimeLeft';
 import { useOrderStatus } from './useOrderStatus';
 import { useQrRecord } from './useQrRecord';
 import { useQuote } from './useQuote';
+import { catalog } from '../../catalog';
+import { paths } from '../../../core/routes';
 
 /** The QR image's size in CSS pixels (the `.qr-box` of styles.css is sized for it). */
 export const QR_SIZE = 180;
@@ -180,6 +182,13 @@ export default function QrPay({
       (quote.status !== 'ready' && (price.status === 'unavailable' || price.status === 'error')) ||
       (quote.status === 'failed' && quote.code === 'price_unavailable'));
 
+  /** The vendor cannot receive by QR yet (its token account does not exist or cannot be checked): no QR. */
+  const payoutRefused =
+    order === null &&
+    quote.status === 'failed' &&
+    (quote.code === 'payout_account_missing' || quote.code === 'payout_account_unknown');
+  const sellsByWallet = catalog.products.some((p) => p.vendorId === vendor.id && p.payment === 'wallet');
+
   let qrContent;
   if (payUrl) {
     qrContent = (
@@ -209,6 +218,19 @@ export default function QrPay({
     qrContent = <p className="error">{price.status === 'error' ? MSG_PRICE_ERROR : MSG_PRICE_FAILED}</p>;
   } else if (quantityProblem) {
     qrContent = <p data-testid="quantity-problem">{quantityProblem}</p>;
+  } else if (payoutRefused) {
+    // No QR to a recipient that cannot receive: the vendor's token account does not exist (or cannot be checked).
+    qrContent = (
+      <div data-testid="payout-not-ready">
+        <p className="error">{quote.message}</p>
+        {sellsByWallet && (
+          <p className="note">
+            {vendor.name}&apos;s <a href={paths.vendor(vendor.id)}>wallet products</a> can still be bought
+            with Buy Now: your wallet creates the vendor&apos;s account first (one more approval).
+          </p>
+        )}
+      </div>
+    );
   } else if (quote.status === 'failed' || recordError) {
     qrContent = <p className="error">The payment link could not be prepared. Try again later.</p>;
   } else {
@@ -325,7 +347,7 @@ export default function QrPay({
   }, [validateShipping, sending, order, quote, quantity, product.id, refreshStock, orderPlaced]);
 
   const signature = known?.signature;
-  const canSend = !sending && !order?.confirmed && !quantityProblem;
+  const canSend = !sending && !order?.confirmed && !quantityProblem && !payoutRefused;
   const quantityChanged = order !== null && !requotable && quantity !== null && quantity !== order.quantity;
 
   return (

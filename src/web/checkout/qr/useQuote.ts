@@ -8,11 +8,17 @@ export type QuoteState =
   | { status: 'loading' }
   /** `quote.amount === null`: an unpriced quote (no price known): no QR, but the order can be confirmed ('N/A'). */
   | { status: 'ready'; quote: AnyQuoteResponse; /** the request it answers */ key: string }
-  | { status: 'failed'; code: string };
+  | { status: 'failed'; code: string; /** the shop's own sentence, when it refused */ message?: string };
 
 export const QUOTE_DEBOUNCE_MS = 300;
 /** Ask for a fresh quote this long before the current one expires. */
 const RENEW_BEFORE_MS = 60_000;
+/**
+ * Refusals that pass by themselves: the vendor's token account is not set up yet, or could not be checked. The
+ * page asks again this often (the server's answer is cached for 15 s), so the QR appears once the account exists.
+ */
+const RETRY_CODES = new Set(['payout_account_missing', 'payout_account_unknown']);
+export const QUOTE_RETRY_MS = 20_000;
 
 /**
  * The server-issued quote (signed, with a reference and the Solana Pay URL) for the current product, variant,
@@ -65,8 +71,11 @@ export function useQuote(args: {
       setState({ status: 'idle' });
       return;
     }
-    // The QR of the previous request must not stay on screen with the wrong amount.
-    setState({ status: 'loading' });
+    // The QR of the previous request must not stay on screen with the wrong amount. A vendor-wide refusal (no
+    // token account yet) stays on screen while it is asked again: no flicker, no repeated announcement.
+    setState((prev) =>
+      prev.status === 'failed' && RETRY_CODES.has(prev.code) ? prev : { status: 'loading' },
+    );
     const controller = new AbortController();
     let renewTimer: number | undefined;
     const items: QuoteRequest['items'] = [
@@ -105,7 +114,11 @@ export function useQuote(args: {
         })
         .catch((err: unknown) => {
           if (controller.signal.aborted || isAbort(err)) return;
-          setState({ status: 'failed', code: err instanceof ApiRequestError ? err.code : 'unknown' });
+          if (err instanceof ApiRequestError) {
+            setState({ status: 'failed', code: err.code, message: err.message });
+            if (RETRY_CODES.has(err.code))
+              renewTimer = window.setTimeout(() => setRenewals((n) => n + 1), QUOTE_RETRY_MS);
+          } else setState({ status: 'failed', code: 'unknown' });
         });
     }, QUOTE_DEBOUNCE_MS);
     return () => {

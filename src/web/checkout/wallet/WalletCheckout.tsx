@@ -15,7 +15,7 @@ import { storedReferrer } from '../../lib/referral';
 import { getOrder, newIdempotencyKey } from '../shared/order-api';
 import type { CheckoutProps } from '../types';
 import { ApiRequestError } from '../../lib/call';
-import { createOrder, requestQuote, sendPaymentHint, waitForConfirmation } from './api';
+import { createOrder, payoutAccountOf, requestQuote, sendPaymentHint, waitForConfirmation } from './api';
 import { OrderAttempt, type Attempt, type Payable } from './attempt';
 import { connectAdapter, isUserRejection } from './connect';
 import {
@@ -27,6 +27,7 @@ import {
   MAIL_PENDING_NOTE,
   NO_PHANTOM,
   NO_TOKEN_ACCOUNT,
+  payLinkRefused,
   paymentSuccessful,
   plainError,
   SELLER_ACCOUNT_NOTE,
@@ -255,6 +256,12 @@ export function WalletCheckout({
     setNote(null);
     setShortfall(null);
     try {
+      // No payment link or QR to a vendor whose token account does not exist (standard wallets cannot pay it).
+      const payout = await payoutAccountOf(product.vendorId);
+      if (payout.state !== 'exists') {
+        window.alert(payLinkRefused(payout.message, payout.state === 'missing'));
+        return;
+      }
       const order = await ensureOrder(shipping, quantity, () => Promise.resolve());
       const attempt = attempts.current;
       const orderPath = orderPathOf(order.orderUrl);

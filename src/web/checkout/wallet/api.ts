@@ -3,8 +3,15 @@
  * /api/orders/:id/payment (the signature as a hint; the server re-reads the chain) and the wait for the
  * confirmation e-mails. Status comes from the server only.
  */
-import type { OrderCreated, OrderPublic, OrderRequest, QuoteRequest, QuoteResponse } from '../../../core/api';
-import { call } from '../../lib/call';
+import type {
+  OrderCreated,
+  OrderPublic,
+  OrderRequest,
+  PayoutAccountStatus,
+  QuoteRequest,
+  QuoteResponse,
+} from '../../../core/api';
+import { call, isObject } from '../../lib/call';
 import { getOrder, isCreated, isQuote } from '../shared/order-api';
 
 /** POST /api/quotes: the server prices the items and issues a fresh reference and the Solana Pay URL. */
@@ -13,6 +20,14 @@ export function requestQuote(req: QuoteRequest, signal?: AbortSignal): Promise<Q
     check: isQuote,
     body: req,
     ...(signal ? { signal } : {}),
+  });
+}
+
+/** GET /api/vendors/:id/payout-account: can the vendor be paid by payment link / QR now (token account exists)? */
+export function payoutAccountOf(vendorId: string): Promise<PayoutAccountStatus> {
+  return call('GET', `/api/vendors/${encodeURIComponent(vendorId)}/payout-account`, {
+    check: (b): b is PayoutAccountStatus =>
+      isObject(b) && (b.state === 'exists' || b.state === 'missing' || b.state === 'unknown'),
   });
 }
 

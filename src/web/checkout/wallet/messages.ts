@@ -13,6 +13,16 @@ export const paymentSuccessful = (amount: string, signature: string): string =>
 export const flowFailed = (message: string): string => `Transaction or email logic failed: ${message}`;
 
 /** The alert when the buyer declines in the wallet (a refusal, not a crash: a plain sentence). */
+/**
+ * The payment-link path while the vendor's $CLAIM token account does not exist: no link or QR (standard wallets
+ * cannot pay it); the wallet path stays, since its transaction creates the account first.
+ */
+export const payLinkRefused = (serverMessage: string | undefined, missing: boolean): string =>
+  `${serverMessage ?? 'The payment link cannot be prepared right now. Please try again in a minute.'}${
+    missing
+      ? ' To pay now, open this page in the Phantom app: your wallet creates the vendor’s account first (one more approval).'
+      : ''
+  }`;
 export const DECLINED = 'You declined the request in your wallet. Nothing was paid.';
 
 /** Inline notes under the button (not alerts). */

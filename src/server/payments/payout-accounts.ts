@@ -1,0 +1,75 @@
+/**
+ * Whether each vendor can receive by QR now: its $CLAIM token account exists (src/core/payout-account.ts). Read
+ * through the server's budgeted Connection, all vendors in one `getMultipleAccountsInfo`, with a short cache
+ * (`PAYOUT_ACCOUNT_TTL_MS`): page views never hit the RPC beyond one read per period, and concurrent askers share
+ * one read in flight. The mint's token program is read once. A failed read answers 'unknown' (the caller refuses
+ * the QR in words), except that an account already seen existing stays 'exists'.
+ */
+import { PublicKey, type Connection } from '@solana/web3.js';
+import {
+  isFresh,
+  nextPayoutEntry,
+  payoutRefusal,
+  PAYOUT_ACCOUNT_TTL_MS,
+  type PayoutAccountEntry,
+  type PayoutAccountState,
+} from '../../core/payout-account';
+import { tokenProgramOf, vendorAccounts } from '../ops/vendor-accounts';
+
+export interface PayoutAccounts {
+  /** The state of a payout group's token account (cached; reads the chain when the answer is stale). */
+  state(group: string): Promise<PayoutAccountState>;
+  /** Throws the buyer's refusal (DomainError) unless the group's account exists. */
+  assertReceivable(group: string, vendorName: string): Promise<void>;
+}
+
+export interface PayoutAccountsOptions {
+  connection: Connection;
+  mint: string;
+  recipients: Record<string, string>;
+  now?: () => number;
+  ttl?: Record<PayoutAccountState, number>;
+  /** Told once per failed read (the error is redacted by the caller). */
+  onError?: (err: unknown) => void;
+}
+
+export function createPayoutAccounts(opts: PayoutAccountsOptions): PayoutAccounts {
+  const now = opts.now ?? Date.now;
+  const ttl = opts.ttl ?? PAYOUT_ACCOUNT_TTL_MS;
+  const entries = new Map<string, PayoutAccountEntry>();
+  let program: PublicKey | undefined;
+  let inFlight: Promise<void> | undefined;
+
+  const refresh = async (): Promise<void> => {
+    const at = now();
+    try {
+      program ??= await tokenProgramOf(opts.connection, new PublicKey(opts.mint));
+      const rows = await vendorAccounts(opts.connection, opts.mint, opts.recipients, program);
+      for (const r of rows)
+        entries.set(r.group, nextPayoutEntry(entries.get(r.group), r.exists ? 'exists' : 'missing', at, ttl));
+    } catch (err) {
+      opts.onError?.(err);
+      for (const group of Object.keys(opts.recipients))
+        entries.set(group, nextPayoutEntry(entries.get(group), 'unknown', at, ttl));
+    }
+  };
+
+  const state = async (group: string): Promise<PayoutAccountState> => {
+    if (!(group in opts.recipients)) return 'unknown';
+    const cached = entries.get(group);
+    if (isFresh(cached, now(), ttl)) return cached.state;
+    inFlight ??= refresh().finally(() => {
+      inFlight = undefined;
+    });
+    await inFlight;
+    return entries.get(group)?.state ?? 'unknown';
+  };
+
+  return {
+    state,
+    async assertReceivable(group, vendorName) {
+      const refusal = payoutRefusal(await state(group), vendorName);
+      if (refusal) throw refusal;
+    },
+  };
+}
