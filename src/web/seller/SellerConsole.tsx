@@ -1,31 +1,51 @@
 /**
- * The signed-in seller's console: orders (newest first, status filter incl. exceptions, search, pages, CSV of
- * the filter), one order's view (OrderView.tsx), the stock page (StockPage.tsx) and the wallet's open sessions
- * (SessionsPage.tsx).
+ * The signed-in seller's console: the sales summary, the orders in queues (To ship — the landing view —,
+ * Exceptions, Shipped, All, each with its count), search and a date range, new and changed orders shown live
+ * (polled, with an unseen count in a badge and the tab title), CSV of the view; one order's view (OrderView.tsx),
+ * the stock page (StockPage.tsx) and the wallet's open sessions (SessionsPage.tsx). Rows are cards on a phone.
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { formatCents } from '../../core/money';
-import { ORDER_STATUSES } from '../../core/order-status';
-import type { SellerMe, SellerOrderList, SellerStatusFilter } from '../../core/seller-api';
+import {
+  SELLER_QUEUES,
+  type SellerMe,
+  type SellerOrderList,
+  type SellerQueue,
+  type SellerSummary,
+} from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
+import { fullTitle } from '../lib/title';
 import { sellerApi, type OrderFilter } from './api';
-import { EXCEPTION_LABEL, message, STATUS_LABEL, when } from './labels';
+import { claim, EXCEPTION_LABEL, message, QUEUE_LABEL, STATUS_LABEL, when } from './labels';
+import { useLiveOrders } from './live';
 import { OrderView } from './OrderView';
 import { SessionsPage } from './SessionsPage';
 import { StockPage } from './StockPage';
+import { SummaryCards } from './SummaryCards';
+import './seller-list.css';
+
+/** The browser's time zone: dates typed in the console and the summary's days are the vendor's own. */
+const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSignOut: () => void }) {
   const { me } = props;
-  const [filter, setFilter] = useState<OrderFilter>({ status: '', q: '', page: 1 });
+  const [filter, setFilter] = useState<OrderFilter>({ queue: 'to_ship', q: '', page: 1, tz: TIME_ZONE });
   const [search, setSearch] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
   const [list, setList] = useState<SellerOrderList | null>(null);
+  const [summary, setSummary] = useState<SellerSummary | null>(null);
   const [error, setError] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
   const [tab, setTab] = useState<'orders' | 'stock' | 'sessions'>('orders');
+  const live = useLiveOrders(openId);
+  const unseen = live.unseen.size;
 
   const load = useCallback(async () => {
     try {
-      setList(await sellerApi.orders(filter));
+      const [l, s] = await Promise.all([sellerApi.orders(filter), sellerApi.summary(TIME_ZONE)]);
+      setList(l);
+      setSummary(s);
       setError('');
     } catch (err) {
       setError(message(err));
@@ -33,16 +53,32 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
   }, [filter]);
   useEffect(() => {
     void load();
-  }, [load]);
+  }, [load, live.version]);
 
+  // The tab title counts what the vendor has not seen: "(2) Orders".
+  useEffect(() => {
+    document.title = fullTitle(unseen > 0 ? `(${unseen}) Orders` : 'Seller console');
+  }, [unseen]);
+
+  const open = (id: string) => {
+    live.markSeen([id]);
+    setOpenId(id);
+  };
   const pages = list ? Math.max(1, Math.ceil(list.total / list.pageSize)) : 1;
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
-    setFilter((f) => ({ ...f, q: search, page: 1 }));
+    setFilter((f) => ({ ...f, q: search, from, to, page: 1 }));
   };
+  const clear = () => {
+    setSearch('');
+    setFrom('');
+    setTo('');
+    setFilter((f) => ({ ...f, q: '', from: '', to: '', page: 1 }));
+  };
+  const queue = filter.queue ?? 'all';
 
   return (
-    <section className="seller-page">
+    <section className="seller-page seller-console">
       <header className="seller-head">
         <h1>Seller console</h1>
         <p>
@@ -64,6 +100,12 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
           }}
         >
           Orders
+          {unseen > 0 && (
+            <span className="seller-unseen" data-testid="unseen-badge">
+              {' '}
+              {unseen} new
+            </span>
+          )}
         </button>{' '}
         <button
           type="button"
@@ -92,46 +134,72 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
           orderId={openId}
           config={props.config}
           onBack={() => {
+            live.markSeen([openId]);
             setOpenId(null);
             void load();
           }}
         />
       ) : (
         <>
-          <form className="seller-filter" onSubmit={onSearch} role="search">
-            <label>
-              Status{' '}
-              <select
-                value={filter.status ?? ''}
-                onChange={(e) =>
-                  setFilter((f) => ({ ...f, status: e.target.value as SellerStatusFilter | '', page: 1 }))
-                }
+          {summary && <SummaryCards summary={summary} />}
+          <nav className="seller-queues" aria-label="Queues">
+            {SELLER_QUEUES.map((q: SellerQueue) => (
+              <button
+                key={q}
+                type="button"
+                className="button secondary"
+                aria-pressed={queue === q}
+                data-queue={q}
+                onClick={() => setFilter((f) => ({ ...f, queue: q, page: 1 }))}
               >
-                <option value="">All orders</option>
-                <option value="exceptions">Exceptions</option>
-                {ORDER_STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {STATUS_LABEL[s]}
-                  </option>
-                ))}
-              </select>
-            </label>{' '}
-            <label>
-              Search{' '}
+                {QUEUE_LABEL[q]} <span className="seller-count">{list ? list.counts[q] : '…'}</span>
+              </button>
+            ))}
+          </nav>
+          <form className="seller-filter" onSubmit={onSearch} role="search">
+            <label className="seller-search">
+              Search
               <input
                 type="search"
                 value={search}
-                placeholder="Buyer name, e-mail or order number"
+                placeholder="Buyer, e-mail, order number or product"
                 onChange={(e) => setSearch(e.target.value)}
               />
-            </label>{' '}
-            <button type="submit" className="button">
-              Search
-            </button>{' '}
-            <a className="button" href={sellerApi.csvUrl(filter)} download="orders.csv">
-              Export CSV
-            </a>
+            </label>
+            <label>
+              From
+              <input
+                type="date"
+                value={from}
+                max={to || undefined}
+                onChange={(e) => setFrom(e.target.value)}
+              />
+            </label>
+            <label>
+              To
+              <input type="date" value={to} min={from || undefined} onChange={(e) => setTo(e.target.value)} />
+            </label>
+            <p className="seller-note">Dates are days in {TIME_ZONE} time, both included.</p>
+            <div className="seller-filter-actions">
+              <button type="submit" className="button">
+                Search
+              </button>
+              <button type="button" className="button secondary" onClick={clear}>
+                Clear
+              </button>
+              <a className="button secondary" href={sellerApi.csvUrl(filter)} download="orders.csv">
+                Export CSV
+              </a>
+            </div>
           </form>
+          {unseen > 0 && (
+            <p className="seller-unseen-bar" role="status">
+              {unseen} order{unseen === 1 ? '' : 's'} new or changed since you last looked.{' '}
+              <button type="button" className="button small" onClick={() => live.markSeen(live.unseen)}>
+                Mark as seen
+              </button>
+            </p>
+          )}
           {error && (
             <p className="error" role="alert">
               {error}
@@ -140,7 +208,7 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
           {list && (
             <>
               <p role="status">
-                {list.total} order{list.total === 1 ? '' : 's'}
+                {list.total} order{list.total === 1 ? '' : 's'} in {QUEUE_LABEL[queue]}
               </p>
               <table className="seller-orders">
                 <thead>
@@ -154,35 +222,71 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
                   </tr>
                 </thead>
                 <tbody>
-                  {list.orders.map((o) => (
-                    <tr key={o.orderId} data-order={o.orderId}>
-                      <td>
-                        <button type="button" className="link" onClick={() => setOpenId(o.orderId)}>
-                          {o.orderId.slice(0, 8)}
-                        </button>
-                      </td>
-                      <td>{when(o.createdAt)}</td>
-                      <td>
-                        {o.buyerName}
-                        <br />
-                        <small>{o.buyerEmail}</small>
-                      </td>
-                      <td>{o.product}</td>
-                      <td>${formatCents(o.totalCents)}</td>
-                      <td>
-                        {STATUS_LABEL[o.status]}
-                        {o.exceptions
-                          .filter((x) => !o.resolved.includes(x))
-                          .map((x) => (
-                            <span key={x} className="badge">
-                              {EXCEPTION_LABEL[x]}
-                            </span>
-                          ))}
-                      </td>
-                    </tr>
-                  ))}
+                  {list.orders.map((o) => {
+                    const isNew = live.unseen.has(o.orderId);
+                    return (
+                      <tr
+                        key={o.orderId}
+                        data-order={o.orderId}
+                        className={isNew ? 'seller-row unseen' : 'seller-row'}
+                      >
+                        <td data-label="Order">
+                          <div>
+                            {/* The whole row is this button's target (CSS stretches it over the row). */}
+                            <button type="button" className="seller-row-open" onClick={() => open(o.orderId)}>
+                              <span className="visually-hidden">Open order </span>#{o.orderNumber}
+                            </button>
+                            {isNew && <span className="badge seller-new">New</span>}
+                          </div>
+                        </td>
+                        <td data-label="Placed">
+                          <div>{when(o.createdAt)}</div>
+                        </td>
+                        <td data-label="Buyer">
+                          <div>
+                            {o.buyerName}
+                            {o.buyerEmail && (
+                              <>
+                                <br />
+                                <small>{o.buyerEmail}</small>
+                              </>
+                            )}
+                          </div>
+                        </td>
+                        <td data-label="Product">
+                          <div>{o.product}</div>
+                        </td>
+                        <td data-label="Total">
+                          <div>
+                            <span className="seller-amount">${formatCents(o.totalCents)}</span>
+                            {o.amountBaseUnits !== null && (
+                              <>
+                                <br />
+                                <small className="seller-amount">{claim(o.amountBaseUnits)} $CLAIM</small>
+                              </>
+                            )}
+                          </div>
+                        </td>
+                        <td data-label="Status">
+                          <div>
+                            {STATUS_LABEL[o.status]}
+                            {o.exceptions
+                              .filter((x) => !o.resolved.includes(x))
+                              .map((x) => (
+                                <span key={x} className="badge">
+                                  {EXCEPTION_LABEL[x]}
+                                </span>
+                              ))}
+                          </div>
+                        </td>
+                      </tr>
+                    );
+                  })}
                 </tbody>
               </table>
+              {list.orders.length === 0 && (
+                <p className="seller-empty">{queue === 'to_ship' ? 'Nothing to ship.' : 'No orders here.'}</p>
+              )}
               <nav className="seller-pages" aria-label="Pages">
                 <button
                   type="button"

@@ -3,9 +3,11 @@
  * it). Each call returns the parsed body or throws ApiRequestError (src/web/lib/call.ts) with the server's message.
  */
 import type {
+  SellerChanges,
   SellerMe,
   SellerOrderDetail,
   SellerOrderList,
+  SellerQueue,
   SellerSessionList,
   SellerShipBody,
   SellerSignInBody,
@@ -13,6 +15,7 @@ import type {
   SellerStatusFilter,
   SellerStock,
   SellerStockBody,
+  SellerSummary,
 } from '../../core/seller-api';
 import { call as http } from '../lib/call';
 
@@ -21,15 +24,24 @@ const call = <T>(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown)
   http<T>(method, url, { unreachable: UNREACHABLE, ...(body !== undefined ? { body } : {}) });
 
 export interface OrderFilter {
+  queue?: SellerQueue;
   status?: SellerStatusFilter | '';
   q?: string;
+  /** Calendar dates (YYYY-MM-DD), both included, in `tz`. */
+  from?: string;
+  to?: string;
+  tz?: string;
   page?: number;
 }
 
 export function ordersQuery(f: OrderFilter): string {
   const p = new URLSearchParams();
+  if (f.queue) p.set('queue', f.queue);
   if (f.status) p.set('status', f.status);
   if (f.q?.trim()) p.set('q', f.q.trim());
+  if (f.from) p.set('from', f.from);
+  if (f.to) p.set('to', f.to);
+  if ((f.from || f.to) && f.tz) p.set('tz', f.tz);
   if (f.page && f.page > 1) p.set('page', String(f.page));
   const s = p.toString();
   return s ? `?${s}` : '';
@@ -45,6 +57,9 @@ export const sellerApi = {
   endSession: (id: string) => call<{ ok: true }>('DELETE', `/api/seller/sessions/${encodeURIComponent(id)}`),
   endOtherSessions: () => call<{ ended: number }>('POST', '/api/seller/sessions/end-others', {}),
   orders: (f: OrderFilter) => call<SellerOrderList>('GET', `/api/seller/orders${ordersQuery(f)}`),
+  changes: (since?: string) =>
+    call<SellerChanges>('GET', `/api/seller/changes${since ? `?since=${encodeURIComponent(since)}` : ''}`),
+  summary: (tz: string) => call<SellerSummary>('GET', `/api/seller/summary?tz=${encodeURIComponent(tz)}`),
   csvUrl: (f: OrderFilter) => `/api/seller/orders.csv${ordersQuery({ ...f, page: 1 })}`,
   order: (id: string) => call<SellerOrderDetail>('GET', `/api/seller/orders/${encodeURIComponent(id)}`),
   ship: (id: string, body: SellerShipBody) =>
