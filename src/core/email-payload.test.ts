@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildOrderEmails, productLine, type OrderEmailFacts } from './email-payload';
+import { buildOrderEmails, displayPayload, productLine, type OrderEmailFacts } from './email-payload';
 import { INTERNATIONAL_SHIPPING } from '../../test/support/fixtures';
 
 const walletFacts: OrderEmailFacts = {
@@ -127,5 +127,35 @@ describe('buildOrderEmails', () => {
         { name: 'B', quantity: 1 },
       ]),
     ).toBe('2 × A, 1 × B');
+  });
+});
+
+describe('displayPayload', () => {
+  it('groups the amounts in thousands for reading, keeps the spec field names, links and words as they are', () => {
+    const stored = {
+      from_name: 'Ada',
+      email: 'ada@example.test',
+      shippingAddress: '1 Main St',
+      product: 'Eagles XL',
+      totalUSD: '1300.00',
+      totalCLAIM: '1166666.666667',
+      to_name: 'Seller',
+      quantity: '1000',
+      solanaPayURL: 'solana:abc?amount=1166666.666667',
+      receivedCLAIM: '500000.000000',
+      refundCLAIM: '2.000000',
+      usdAtPayment: 'unknown',
+      orderNumber: '1234',
+    };
+    const shown = displayPayload(stored);
+    expect(Object.keys(shown)).toEqual(Object.keys(stored));
+    expect(shown).toEqual({
+      ...stored,
+      totalUSD: '1,300.00',
+      totalCLAIM: '1,166,666.666667',
+      receivedCLAIM: '500,000.000000',
+    });
+    expect(stored.totalCLAIM).toBe('1166666.666667'); // the stored payload is not changed
+    expect(displayPayload({ ...stored, totalCLAIM: 'N/A' }).totalCLAIM).toBe('N/A');
   });
 });

@@ -1,4 +1,4 @@
-import { formatBaseUnits, formatCents } from './money';
+import { formatBaseUnits, formatCents, groupThousands } from './money';
 import { joinShippingAddress, type ShippingInput } from './order';
 
 /**
@@ -62,6 +62,24 @@ export type EmailKind =
   | 'details_erased'
   /** To the seller: the buyer asks to cancel a paid order before shipping (then to delete their details). */
   | 'cancel_requested';
+
+/** The payload's amounts (USD and $CLAIM): exact decimals as stored, grouped for reading by displayPayload. */
+const AMOUNT_FIELDS = ['totalUSD', 'totalCLAIM', 'receivedCLAIM', 'refundCLAIM', 'usdAtPayment'] as const;
+
+/**
+ * The payload as people read it: the same fields (the spec's names, EmailJS template parameters), with thousands
+ * separators in the amounts ("1,166,666.666667", "1,300.00"; six decimals kept, 'N/A' and 'unknown' as they are).
+ * The stored payload keeps exact, plain decimals (notes are summed from it); the templates and the EmailJS
+ * transport send this one. Links (solanaPayURL) are never touched.
+ */
+export function displayPayload(p: OrderEmailPayload): OrderEmailPayload {
+  const out: OrderEmailPayload = { ...p };
+  for (const field of AMOUNT_FIELDS) {
+    const value = out[field];
+    if (value !== undefined) out[field] = groupThousands(value);
+  }
+  return out;
+}
 
 /** The payment link's field (solanaPayURL) of an order with nothing more to pay: never a payable link. */
 export const PAID_NOTHING_MORE = 'Paid — nothing more to pay';

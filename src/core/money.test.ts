@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import BigNumber from 'bignumber.js';
 import {
+  groupThousands,
   divRoundHalfUp,
   formatBaseUnits,
   formatCents,
@@ -171,6 +172,30 @@ describe('formatting', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 40 }), (c) => {
         expect(formatCents(c)).toBe(new Big(c).div(100).toFixed(2));
+      }),
+    );
+  });
+});
+
+describe('groupThousands', () => {
+  it('groups the whole part in threes, keeps the decimals exactly, leaves words alone', () => {
+    expect(groupThousands('0.000001')).toBe('0.000001');
+    expect(groupThousands('999.999999')).toBe('999.999999');
+    expect(groupThousands('1000.000000')).toBe('1,000.000000');
+    expect(groupThousands('1166666.666667')).toBe('1,166,666.666667');
+    expect(groupThousands('1300.00')).toBe('1,300.00');
+    expect(groupThousands('-1234567.5')).toBe('-1,234,567.5');
+    expect(groupThousands('1500000000')).toBe('1,500,000,000');
+    for (const word of ['N/A', 'unknown', '', '12a.5', '1.2.3']) expect(groupThousands(word)).toBe(word);
+  });
+
+  it('removing the commas gives back the same text (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 24n }), (units) => {
+        const plain = formatBaseUnits(units);
+        const grouped = groupThousands(plain);
+        expect(grouped.replace(/,/g, '')).toBe(plain);
+        expect(grouped).toMatch(/^\d{1,3}(,\d{3})*\.\d{6}$/);
       }),
     );
   });

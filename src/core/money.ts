@@ -92,6 +92,16 @@ export function formatBaseUnits(units: bigint): string {
   return `${neg ? '-' : ''}${whole}.${frac}`;
 }
 
+/**
+ * Thousands separators in the whole part of a decimal text, for reading ("650000.000000" → "650,000.000000",
+ * "1300.00" → "1,300.00"); anything that is not a plain decimal ('N/A', 'unknown') is returned unchanged.
+ */
+export function groupThousands(text: string): string {
+  const m = /^(-?)(\d+)(\.\d+)?$/.exec(text);
+  if (!m) return text;
+  return `${m[1] ?? ''}${(m[2] ?? '').replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${m[3] ?? ''}`;
+}
+
 /** Inverse of formatBaseUnits: exactly six decimals required ("1.5" is refused; use parseTokenAmount). */
 export function parseBaseUnitsText(text: string): bigint {
   const m = /^(\d+)\.(\d{6})$/.exec(text);

@@ -93,7 +93,7 @@ describe('emailjs transport against a fake EmailJS', () => {
         shippingAddress: '12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom',
         product: 'BathSalts Flower (zips)',
         totalUSD: '200.00',
-        totalCLAIM: '47619.047619',
+        totalCLAIM: '47,619.047619', // the spec's field; six decimals, thousands separators for reading
         to_name: 'Seller',
         seller_email: SELLER,
         quantity: '1',

@@ -47,7 +47,7 @@ describe('file transport and /dev/mail', () => {
     );
     expect(seller?.subject).toBe('New order: BathSalts Flower (zips)');
     expect(seller?.date?.toISOString()).toBe('2025-03-01T10:00:01.000Z');
-    expect(seller?.text).toContain('Total ($CLAIM): 47619.047619');
+    expect(seller?.text).toContain('Total ($CLAIM): 47,619.047619');
     expect(buyer?.subject).toBe('Your $CLAIM order: BathSalts Flower (zips)');
     expect((await readFile(join(dir, files[0]!), 'utf8')).includes('\r\n')).toBe(true);
     // our reader agrees with mailparser

@@ -93,7 +93,7 @@ describe('smtp transport against a real SMTP server on loopback', () => {
       const text = r.mail.text ?? '';
       expect(text).toContain('Product: BathSalts Flower (zips)');
       expect(text).toContain('Total (USD): $200.00');
-      expect(text).toContain('Total ($CLAIM): 47619.047619');
+      expect(text).toContain('Total ($CLAIM): 47,619.047619'); // thousands separators for reading
       expect(text).toContain(
         'Shipping address: 12 St James Square, London, Greater London, SW1Y 4JH, United Kingdom',
       );

@@ -1,5 +1,6 @@
 import type { Settings } from '../settings';
 import { PermanentMailError, type MailTransport, type OutgoingEmail } from './types';
+import { displayPayload } from '../../core/email-payload';
 
 /**
  * The `emailjs` transport: POST {apiUrl}/api/v1.0/email/send with the spec's payload as template_params.
@@ -28,7 +29,8 @@ export function emailJsRequestBody(cfg: EmailJsSettings, message: OutgoingEmail)
     user_id: cfg.userId,
     service_id: cfg.serviceId,
     template_id,
-    template_params: { ...message.payload },
+    // The spec's fields by their names; amounts with thousands separators, as our own templates show them.
+    template_params: displayPayload(message.payload),
     accessToken: cfg.accessToken,
   };
 }

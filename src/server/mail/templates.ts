@@ -1,4 +1,4 @@
-import type { OrderEmailPayload } from '../../core/email-payload';
+import { displayPayload, type OrderEmailPayload } from '../../core/email-payload';
 import type { OutgoingEmail } from './types';
 
 /**
@@ -83,7 +83,7 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
 }
 
 function intro(message: OutgoingEmail): string {
-  const p = message.payload;
+  const p = displayPayload(message.payload);
   const qr = p.solanaPayURL !== undefined;
   if (message.kind === 'payment_received' && p.paymentSignature !== undefined) {
     return 'This order was already paid in full. Another payment to its reference has arrived on-chain: it is an extra payment (overpayment). Please refund or credit it to the buyer.';
@@ -215,7 +215,8 @@ function vendorContact(p: OrderEmailPayload): { text: string; html: string } | u
  * screen), long values (signatures, addresses, tracking numbers) wrap anywhere, and long links are words.
  */
 export function renderEmail(message: OutgoingEmail): RenderedEmail {
-  const p = message.payload;
+  // Amounts with thousands separators (the stored payload keeps them plain).
+  const p = displayPayload(message.payload);
   const subject = subjectFor(message);
   const greeting = `Hello ${oneLine(p.to_name)},`;
   const lead = intro(message);

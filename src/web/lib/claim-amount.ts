@@ -1,4 +1,4 @@
-import { formatBaseUnits, tokenBaseUnitsForCents } from '../../core/money';
+import { formatBaseUnits, groupThousands, tokenBaseUnitsForCents } from '../../core/money';
 
 /** The exact $CLAIM total for a USD total at a price, or null when either is unusable (exact: src/core/money). */
 export function claimBaseUnits(totalCents: number | null, priceUsd: string | undefined): bigint | null {
@@ -11,7 +11,7 @@ export function claimBaseUnits(totalCents: number | null, priceUsd: string | und
   }
 }
 
-export { formatBaseUnits };
+export { formatBaseUnits, groupThousands };
 
 /** "$325.00" for 32500. */
 export function formatUsd(cents: number): string {
@@ -23,11 +23,4 @@ export function formatUsd(cents: number): string {
 /** "1,166,666.666667": a $CLAIM amount for reading, with thousands separators (six decimals kept, exact). */
 export function formatClaim(units: bigint): string {
   return groupThousands(formatBaseUnits(units));
-}
-
-/** Thousands separators in the whole part of a decimal text ("650000.000000" → "650,000.000000"). */
-export function groupThousands(text: string): string {
-  const [whole = '', frac] = text.split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return frac === undefined ? grouped : `${grouped}.${frac}`;
 }
