@@ -12,13 +12,15 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
 import jsQR from 'jsqr';
 import type { ParsedMail } from 'mailparser';
-import type { Browser, Dialog, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Dialog, Locator, Page, Request } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPayments } from '../../src/server/payments/index';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { pay } from '../integration/payments-support';
+import { restock } from '../support/stock';
+import { groupThousands } from '../../src/core/money';
 
 const PRICE = '0.0003'; // 50 / 0.0003 = 166666.666666…: the amounts must be rounded exactly
 const API_PRICE = /\/api\/price(\/history)?(\?.*)?$/;
@@ -79,9 +81,12 @@ interface QrPage extends OpenedPage {
   requests: Request[];
 }
 
-async function openQr(path: string, opts: { priceFails?: boolean } = {}): Promise<QrPage> {
+async function openQr(
+  path: string,
+  opts: { priceFails?: boolean; context?: BrowserContextOptions } = {},
+): Promise<QrPage> {
   // A phone-like pixel density: the 180 px QR is screenshotted at 3× like a camera would see it sharply.
-  const opened = await openPage(browser, stack.url, { deviceScaleFactor: 3 });
+  const opened = await openPage(browser, stack.url, { deviceScaleFactor: 3, ...opts.context });
   const dialogs: string[] = [];
   const requests: Request[] = [];
   opened.page.on('dialog', (d: Dialog) => {
@@ -236,6 +241,14 @@ async function waitForMailWith(address: string, subject: RegExp, text: string): 
 }
 
 const SELLER = 'seller@shop.test';
+
+/** The key journeys run on a phone (390 × 844, touch: taps) and at a desk (clicks). */
+const viewports: [string, BrowserContextOptions][] = [
+  ['a phone (390 × 844, touch)', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+  ['a desk', { viewport: { width: 1280, height: 900 } }],
+];
+const press = (options: BrowserContextOptions, target: Locator) =>
+  options.hasTouch ? target.tap() : target.click();
 /** A confirmation (details) request; the record itself is made by POST /api/orders when the QR is shown. */
 const orderApi = (r: Request) =>
   /\/api\/orders\/[^/]+\/confirmation$/.test(new URL(r.url()).pathname) && r.method() === 'POST';
@@ -308,71 +321,87 @@ describe('QR checkout', () => {
     await q.close();
   });
 
-  it('Eagles XL: details first → focus on the QR, "Now pay", no e-mail to anyone; the payment sends both confirmations', async () => {
-    const q = await openQr('/vendors/coopersglass/product9');
-    const url = await decodeQr(q.page);
-    expect(new BigNumber(amountText(url)).isEqualTo(expected(85, 1))).toBe(true);
-    expect(String(transfer(url).recipient)).toBe(stack.settings.recipients.coopersglass);
-    await fillUsForm(q.page, 'Erin Eagle', 'erin@example.test');
-    const button = q.page.getByRole('button', { name: 'Send Confirmation Email' });
-    await button.click();
-    // The next step, where the QR is: focus moves there with what to pay. No alert, no "Confirmation Sent".
-    const next = q.page.getByTestId('pay-next');
-    await next.waitFor();
-    expect(await next.textContent()).toContain(`Now pay ${amountText(url)} $CLAIM to complete the order.`);
-    await q.page.waitForFunction(() => document.activeElement?.classList.contains('qr-area') === true);
-    expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).count()).toBe(0);
-    expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
-    // Nothing is e-mailed to anyone while unpaid.
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(0);
-    expect(mailsTo('erin@example.test', /.*/)).toHaveLength(0);
-    expect(q.dialogs).toEqual([]);
-    // The QR still shows the recorded order's link.
-    expect(await decodeQr(q.page)).toBe(url);
+  it.each(viewports)(
+    'Eagles XL on %s: details first → focus on the QR, "Now pay", no e-mail to anyone; the payment sends both confirmations; the only piece bought, the page says sold out without a reload',
+    async (_where, options) => {
+      // One of a kind: each run buys the only piece, so it is put back first.
+      await restock(stack.server, 'eagles-xl-joystick-cropal-stick', 1);
+      const erin = `erin.${options.hasTouch ? 'phone' : 'desk'}@example.test`;
+      const sellerBefore = mailsTo(SELLER, /Eagles XL/).length;
+      const q = await openQr('/vendors/coopersglass/product9', { context: options });
+      await q.page.getByTestId('stock').getByText('Only 1 left').waitFor();
+      const url = await decodeQr(q.page);
+      expect(new BigNumber(amountText(url)).isEqualTo(expected(85, 1))).toBe(true);
+      expect(String(transfer(url).recipient)).toBe(stack.settings.recipients.coopersglass);
+      await fillUsForm(q.page, 'Erin Eagle', erin);
+      const button = q.page.getByRole('button', { name: 'Send Confirmation Email' });
+      await press(options, button);
+      // The next step, where the QR is: focus moves there with what to pay. No alert, no "Confirmation Sent".
+      const next = q.page.getByTestId('pay-next');
+      await next.waitFor();
+      expect(await next.textContent()).toContain(
+        `Now pay ${groupThousands(amountText(url))} $CLAIM to complete the order.`,
+      );
+      await q.page.waitForFunction(() => document.activeElement?.classList.contains('qr-area') === true);
+      expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).count()).toBe(0);
+      // The piece is held for this buyer's order now: never said to be someone else's.
+      await q.page.getByTestId('stock').getByText('Reserved').waitFor();
+      expect(await q.page.getByTestId('stock').textContent()).not.toContain('another buyer');
+      expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
+      // Nothing is e-mailed to anyone while unpaid.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(sellerBefore);
+      expect(mailsTo(erin, /.*/)).toHaveLength(0);
+      expect(q.dialogs).toEqual([]);
+      // The QR still shows the recorded order's link.
+      expect(await decodeQr(q.page)).toBe(url);
 
-    const signature = await payUrl(url);
-    await waitForStatus(q.page, 'paid', 'final');
-    // Now both confirmations go (seller, then buyer), saying it is paid, with no payable link; one alert.
-    const [sellerNew] = await waitForMail(SELLER, /^New order: Eagles XL/);
-    const [buyerNew] = await waitForMail('erin@example.test', /^Your \$CLAIM order: Eagles XL/);
-    for (const mail of [sellerNew, buyerNew]) {
-      expect(mail?.text).toContain('Payment has been received on-chain.');
-      expect(mail?.text).toContain('Paid — nothing more to pay');
-      expect(`${mail?.text ?? ''}${String(mail?.html ?? '')}`).not.toContain('solana:');
-    }
-    expect(buyerNew?.text).toContain('Erin Eagle');
-    expect(buyerNew?.text).toContain(`Transaction link: https://explorer.solana.com/tx/${signature}`);
-    expect(await waitForDialog(q, 1)).toBe(SENT);
-    const sent = q.page.getByRole('button', { name: 'Confirmation Sent' });
-    await sent.waitFor();
-    expect(await sent.isDisabled()).toBe(true);
-    expect(await waitForStatus(q.page, 'final')).toBe('final');
-    const href = await q.page.getByTestId('tx-link').getAttribute('href');
-    expect(href).toBe(
-      `https://explorer.solana.com/tx/${signature}?cluster=custom&customUrl=${encodeURIComponent(stack.settings.solana.rpcUrl)}`,
-    );
-    // The order page of a paid order carries no payable link either.
-    const orderPage = await q.page.context().newPage();
-    await orderPage.goto(orderPageLink(buyerNew));
-    await orderPage.getByTestId('order-status-line').waitFor();
-    expect(await orderPage.locator('a[href^="solana:"]').count()).toBe(0);
-    await orderPage.close();
+      const signature = await payUrl(url);
+      await waitForStatus(q.page, 'paid', 'final');
+      // The only piece is bought: the page is current without a reload (sold out; no "Only 1 left").
+      await q.page.getByTestId('stock').getByText('Sold out').waitFor();
+      expect(await q.page.getByText('Only 1 left').count()).toBe(0);
+      // Now both confirmations go (seller, then buyer), saying it is paid, with no payable link; one alert.
+      const sellerNew = (await waitForMail(SELLER, /^New order: Eagles XL/, sellerBefore + 1)).at(-1);
+      const [buyerNew] = await waitForMail(erin, /^Your \$CLAIM order: Eagles XL/);
+      for (const mail of [sellerNew, buyerNew]) {
+        expect(mail?.text).toContain('Payment has been received on-chain.');
+        expect(mail?.text).toContain('Paid — nothing more to pay');
+        expect(`${mail?.text ?? ''}${String(mail?.html ?? '')}`).not.toContain('solana:');
+      }
+      expect(buyerNew?.text).toContain('Erin Eagle');
+      expect(buyerNew?.text).toContain(`Transaction link: https://explorer.solana.com/tx/${signature}`);
+      expect(await waitForDialog(q, 1)).toBe(SENT);
+      const sent = q.page.getByRole('button', { name: 'Confirmation Sent' });
+      await sent.waitFor();
+      expect(await sent.isDisabled()).toBe(true);
+      expect(await waitForStatus(q.page, 'final')).toBe('final');
+      const href = await q.page.getByTestId('tx-link').getAttribute('href');
+      expect(href).toBe(
+        `https://explorer.solana.com/tx/${signature}?cluster=custom&customUrl=${encodeURIComponent(stack.settings.solana.rpcUrl)}`,
+      );
+      // The order page of a paid order carries no payable link either.
+      const orderPage = await q.page.context().newPage();
+      await orderPage.goto(orderPageLink(buyerNew));
+      await orderPage.getByTestId('order-status-line').waitFor();
+      expect(await orderPage.locator('a[href^="solana:"]').count()).toBe(0);
+      await orderPage.close();
 
-    // Reload: the order is resumed from localStorage and its status read from the server; paid, so no QR.
-    await q.page.reload();
-    expect(await waitForStatus(q.page, 'final')).toBe('final');
-    expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).isDisabled()).toBe(true);
-    await q.page.getByTestId('payment-received').waitFor();
-    expect(await q.page.getByTestId('qr-image').count()).toBe(0);
-    // A paid order offers no "Start a new order"; exactly one confirmation pair, and one alert in all.
-    expect(await q.page.getByRole('button', { name: 'Start a new order' }).count()).toBe(0);
-    expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(1);
-    expect(mailsTo('erin@example.test', /.*/)).toHaveLength(1);
-    expect(q.dialogs).toHaveLength(1);
-    expect(unexpectedErrors(q.errors)).toEqual([]);
-    await q.close();
-  });
+      // Reload: the order is resumed from localStorage and its status read from the server; paid, so no QR.
+      await q.page.reload();
+      expect(await waitForStatus(q.page, 'final')).toBe('final');
+      expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).isDisabled()).toBe(true);
+      await q.page.getByTestId('payment-received').waitFor();
+      expect(await q.page.getByTestId('qr-image').count()).toBe(0);
+      // A paid order offers no "Start a new order"; exactly one confirmation pair, and one alert in all.
+      expect(await q.page.getByRole('button', { name: 'Start a new order' }).count()).toBe(0);
+      expect(mailsTo(SELLER, /Eagles XL/)).toHaveLength(sellerBefore + 1);
+      expect(mailsTo(erin, /.*/)).toHaveLength(1);
+      expect(q.dialogs).toHaveLength(1);
+      expect(unexpectedErrors(q.errors)).toEqual([]);
+      await q.close();
+    },
+  );
 
   it('pay the QR, reload, Payment received, send details: both e-mails right, the order page shows it paid', async () => {
     const q = await openQr('/honey2');
@@ -451,7 +480,7 @@ describe('QR checkout', () => {
       /^Paid, shipping details missing: Honey Dew Papaya/,
       signature,
     );
-    expect(told.text).toContain('Received ($CLAIM): 500000.000000');
+    expect(told.text).toContain('Received ($CLAIM): 500,000.000000');
     expect(told.text).toContain('Name: not given yet');
     const res = await fetch(`${stack.url}/api/orders/${orderId ?? ''}`);
     expect(await res.json()).toMatchObject({ shippingDetails: 'missing', signature });

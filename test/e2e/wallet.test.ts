@@ -10,6 +10,7 @@ import type { ParsedMail } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
+import { groupThousands } from '../../src/core/money';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { restock } from '../support/stock';
@@ -181,8 +182,9 @@ function expectConfirmationMails(orderId: string, order: OrderPublic, productNam
   expect(buyer.text).toContain(`Hello ${SHIPPING.fullName},`);
   for (const m of mails) {
     expect(m.text).toContain(`Product: ${productName}`);
-    expect(m.text).toContain(`Total ($CLAIM): ${order.amount}`);
-    expect(m.text).toMatch(/Total \(\$CLAIM\): \d+\.\d{6}\n/);
+    // Six decimals, thousands separators for reading (the API's amount is the plain decimal).
+    expect(m.text).toContain(`Total ($CLAIM): ${groupThousands(order.amount ?? '')}`);
+    expect(m.text).toMatch(/Total \(\$CLAIM\): \d{1,3}(,\d{3})*\.\d{6}\n/);
     expect(m.text).toContain(`Shipping address: ${SHIPPING_LINE}`);
     expect(m.text).toContain(`Name: ${SHIPPING.fullName}`);
     expect(m.text).toContain(`E-mail: ${SHIPPING.email}`);
@@ -206,6 +208,8 @@ async function purchase(opts: {
   totalCents: number;
   prepare?: (page: Page) => Promise<void>;
   doubleClick?: boolean;
+  /** The product's only piece: once bought, the page says so at once (no reload), with nothing to buy another of. */
+  onlyPiece?: boolean;
 }) {
   const s = await session();
   const sellerBefore = await tokenBalance(opts.recipient);
@@ -252,6 +256,12 @@ async function purchase(opts: {
   expect(info.mint).toBe(mint.toBase58());
   expect(tx?.transaction.message.accountKeys.map((k) => k.pubkey.toBase58())).toContain(order.reference);
 
+  if (opts.onlyPiece) {
+    await s.page.getByTestId('stock').getByText('Sold out').waitFor();
+    await s.page.getByTestId('nothing-left').getByText(`${opts.productName} is now sold out`).waitFor();
+    expect(await s.page.getByRole('button', { name: 'Buy another' }).count()).toBe(0);
+    expect(await s.page.getByText('Only 1 left').count()).toBe(0);
+  }
   // The page shows the server's final status, and still does after a reload (the open order is remembered).
   await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
   await s.page.reload();
@@ -271,6 +281,7 @@ describe('wallet checkout (Phantom)', () => {
       recipient: recipients.coopersglass,
       totalCents: 9500,
       doubleClick: true,
+      onlyPiece: true, // buy the only piece → the page says sold out without a reload
     });
     // A double click pays once: the button is disabled while the purchase is in flight. (The second 'connect' is
     // the wallet adapter's autoConnect after the reload.)

@@ -33,6 +33,8 @@ export interface CheckoutProps {
   orderPlaced?: () => void;
   /** Why the quantity cannot be bought ("Only 3 left…"), or undefined: pay buttons stay disabled meanwhile. */
   quantityProblem?: string | undefined;
+  /** Nothing of the product (or chosen variant) is available now (live stock): a finished purchase offers no more. */
+  nothingLeft?: boolean;
 }
 
 /** QR checkout: `children` (the page's purchase instructions and US form) go between the QR area and the button. */

@@ -149,7 +149,12 @@ export default function ProductPage({ productId }: { productId: string }) {
     <p className={noStock ? 'stock sold-out-note' : 'stock low-stock'} role="status" data-testid="stock">
       <strong>{reserved ? 'Reserved' : stockText(available)}</strong>
       {reserved && line?.heldUntil && (
-        <> — reserved by another buyer; back on sale at {formatLocalTime(line.heldUntil)} if unpaid.</>
+        // This browser's own unpaid order may be the one holding it: then "another buyer" would be false.
+        <>
+          {' '}
+          — {ownOrder ? 'held for an unpaid order' : 'reserved by another buyer'}; back on sale at{' '}
+          {formatLocalTime(line.heldUntil)} if unpaid.
+        </>
       )}
     </p>
   );
@@ -186,6 +191,7 @@ export default function ProductPage({ productId }: { productId: string }) {
     resumeQuantity,
     orderPlaced,
     quantityProblem,
+    nothingLeft: noStock,
   };
 
   const quantityInput = product.quantity && (

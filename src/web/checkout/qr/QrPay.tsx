@@ -39,7 +39,7 @@ export function confirmLabel(vendorId: string): string {
 }
 
 /** After the details of an unpaid record: the next step, where the QR is. */
-export const nowPay = (amount: string) => `Now pay ${amount} $CLAIM to complete the order.`;
+export const nowPay = (amount: string) => `Now pay ${groupThousands(amount)} $CLAIM to complete the order.`;
 
 const STATUS_TEXT: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',

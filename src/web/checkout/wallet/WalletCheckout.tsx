@@ -60,6 +60,7 @@ export function WalletCheckout({
   refreshStock,
   orderPlaced,
   quantityProblem,
+  nothingLeft,
   config,
 }: CheckoutProps & { config: PublicConfig }) {
   const { connection } = useConnection();
@@ -302,7 +303,12 @@ export function WalletCheckout({
       <div className="wallet-connect">
         <WalletMultiButton />
       </div>
-      {finished ? (
+      {finished && nothingLeft ? (
+        // The page is current: the piece just bought was the last one, so there is nothing to buy another of.
+        <p className="note" role="status" data-testid="nothing-left">
+          That was the last one: {product.name} is now sold out.
+        </p>
+      ) : finished ? (
         <button
           type="button"
           className="button big buy-another"
