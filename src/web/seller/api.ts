@@ -71,6 +71,10 @@ export const sellerApi = {
       exception,
       note,
     }),
+  tracking: (id: string, body: SellerShipBody) =>
+    call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/tracking`, body),
+  note: (id: string, note: string) =>
+    call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/note`, { note }),
   refund: (id: string, exception: string, signature: string) =>
     call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/refund`, {
       exception,

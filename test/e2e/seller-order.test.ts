@@ -1,0 +1,340 @@
+/**
+ * One order in the seller console, end to end: headless Chromium, the built app, the real server with its
+ * payment watcher and outbox, the localnet, e-mails caught by a real SMTP server on loopback. The buyer pays an
+ * order and then 5 $CLAIM too much on chain; the vendor signs in with its payout wallet (the Phantom-compatible
+ * test wallet signing with the localnet's demo key) and refunds from the order view: "Refund with wallet" builds
+ * the transfer, the test wallet signs and sends it, the server checks it on chain and records it; the buyer's
+ * e-mail names the amount and the transaction, the buyer's order page shows it, and a second refund above what
+ * is still owed is refused in words before the wallet is asked. Then the note, tracking changed after shipping
+ * with the carrier's link, the packing slip in print media (address, items, number; prices only when asked), and
+ * the view at 390 px without sideways scrolling.
+ */
+import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrderCreated, OrderPublic, QuoteResponse } from '../../src/core/api';
+import type { SellerOrderDetail } from '../../src/core/seller-api';
+import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
+import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
+import { startStack, type Stack } from '../support/stack';
+import { installTestWallet, type TestWalletControl } from '../support/wallet';
+
+const SIGNED_OUT_CHECK = [/\/api\/seller\/me$/];
+const PRODUCT_ID = 'lilac-tiptop';
+const SHIPPING = {
+  kind: 'international',
+  fullName: 'Grace Hopper',
+  email: 'grace@buyer.test',
+  address1: '7 Harbor Road',
+  city: 'Arlington',
+  stateProvince: 'VA',
+  postalCode: '22201',
+  country: 'USA',
+};
+
+let stack: Stack;
+let browser: Browser;
+let rpc: Connection;
+let mint: PublicKey;
+const vendorKey = demoRecipientKeypair('coopersglass');
+const buyerKey = Keypair.generate();
+let order: OrderCreated;
+let number = '';
+let vendor: OpenedPage & { wallet: TestWalletControl };
+
+async function until<T>(
+  what: string,
+  f: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function sendTx(signer: Keypair, ixs: TransactionInstruction[]): Promise<string> {
+  const latest = await rpc.getLatestBlockhash('confirmed');
+  const tx = new Transaction({ feePayer: signer.publicKey, ...latest }).add(...ixs);
+  tx.sign(signer);
+  const signature = await rpc.sendRawTransaction(tx.serialize());
+  await until('transaction confirmed', async () => {
+    const s = (await rpc.getSignatureStatuses([signature])).value[0];
+    if (s?.err) throw new Error(`transaction failed: ${JSON.stringify(s.err)}`);
+    return s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized' ? true : undefined;
+  });
+  return signature;
+}
+
+function payTransfer(amount: bigint, reference: PublicKey) {
+  const ix = createTransferCheckedInstruction(
+    getAssociatedTokenAddressSync(mint, buyerKey.publicKey),
+    mint,
+    getAssociatedTokenAddressSync(mint, vendorKey.publicKey),
+    buyerKey.publicKey,
+    amount,
+    6,
+  );
+  ix.keys.push({ pubkey: reference, isSigner: false, isWritable: false });
+  return ix;
+}
+
+async function getOrder(id: string): Promise<OrderPublic> {
+  const res = await fetch(`${stack.url}/api/orders/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as OrderPublic;
+}
+
+const buyerBalance = async () =>
+  BigInt(
+    (await rpc.getTokenAccountBalance(getAssociatedTokenAddressSync(mint, buyerKey.publicKey))).value.amount,
+  );
+
+const detailOf = (page: Page) =>
+  page.evaluate(
+    async (p) => (await (await fetch(p)).json()) as unknown,
+    `/api/seller/orders/${order.orderId}`,
+  ) as Promise<SellerOrderDetail>;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack({ slotMs: 50, finalizeLag: 4 }), launchBrowser()]);
+  rpc = new Connection(stack.localnet.rpcUrl, 'confirmed');
+  const keys = stack.localnet.keys;
+  if (!keys) throw new Error('localnet without demo keys');
+  mint = keys.mint;
+  await stack.fund(vendorKey.publicKey.toBase58(), { sol: 1 });
+  await stack.fund(buyerKey.publicKey.toBase58(), { sol: 2, claim: 100_000_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+describe('one order in the seller console', () => {
+  it('a buyer orders and pays, then pays 5 $CLAIM too much: an extra payment', async () => {
+    const q = await fetch(`${stack.url}/api/quotes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ productId: PRODUCT_ID, quantity: 1 }] }),
+    });
+    expect(q.status).toBe(200);
+    const r = await fetch(`${stack.url}/api/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `e2e-${Date.now()}` },
+      body: JSON.stringify({
+        quote: ((await q.json()) as QuoteResponse).quote,
+        shipping: SHIPPING,
+        paymentMethod: 'wallet',
+      }),
+    });
+    expect(r.status, await r.clone().text()).toBe(201);
+    order = (await r.json()) as OrderCreated;
+    number = order.orderId.slice(0, 8).toUpperCase();
+    const reference = new PublicKey(order.reference);
+    await sendTx(buyerKey, [payTransfer(BigInt(order.amountBaseUnits), reference)]);
+    await until('order paid', async () => {
+      const o = await getOrder(order.orderId);
+      return o.status === 'paid' || o.status === 'final' ? o : undefined;
+    });
+    await sendTx(buyerKey, [payTransfer(5_000_000n, reference)]);
+    await until('the extra payment recorded', async () =>
+      (await getOrder(order.orderId)).payments.some((p) => p.role === 'extra') ? true : undefined,
+    );
+  });
+
+  it('Refund with wallet: the payout wallet signs a transfer of part of what is owed back to the payer; it is recorded, the buyer is e-mailed the amount and transaction, the order page shows it; more than is still owed is refused in words', async () => {
+    vendor = await (async () => {
+      const opened = await openPage(browser, stack.url);
+      const wallet = await installTestWallet(opened.page, {
+        keypair: vendorKey,
+        rpcUrl: stack.localnet.rpcUrl,
+      });
+      return { ...opened, wallet };
+    })();
+    const { page } = vendor;
+    await page.goto('/seller');
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+    await page.getByText('Signed in as').getByText('Coopers Glass').waitFor();
+    const row = page.locator(`[data-order="${order.orderId}"]`);
+    await row.waitFor();
+    if ((await row.getByRole('button').count()) > 0) await row.getByRole('button').first().click();
+    else await row.click();
+    await page.getByRole('heading', { name: `Order ${number}` }).waitFor();
+
+    // What is owed and who paid.
+    const owed = page.getByTestId('order-owed');
+    await owed.getByText('5.000000 $CLAIM').first().waitFor();
+    await page.getByTestId('order-payers').getByText(buyerKey.publicKey.toBase58()).waitFor();
+    const refund = page.locator('.seller-refund[data-exception="extra_payment"]');
+    const amount = refund.getByLabel(/Amount \(\$CLAIM/);
+    expect(await amount.inputValue()).toBe('5.000000'); // what is owed, by default
+
+    // Above what is owed: refused in words, the wallet is not asked.
+    await amount.fill('7');
+    await refund.getByRole('button', { name: 'Refund with wallet' }).click();
+    await refund
+      .getByRole('alert')
+      .getByText('That is more than this order can refund: at most 5.000000 $CLAIM (what is still owed).')
+      .waitFor();
+    expect(vendor.wallet.requests()).not.toContain('signAndSendTransaction');
+
+    // Edited down to 2 $CLAIM: the wallet signs and sends, the server checks it on chain and records it.
+    const before = await buyerBalance();
+    await amount.fill('2');
+    await refund.getByRole('button', { name: 'Refund with wallet' }).click();
+    await page
+      .getByRole('status')
+      .getByText('Refund of 2.000000 $CLAIM sent and recorded; the buyer is being e-mailed.')
+      .waitFor({ timeout: 30_000 });
+    const sent = vendor.wallet.sent();
+    expect(sent).toHaveLength(1);
+    const signature = sent[0]!;
+    expect((await buyerBalance()) - before).toBe(2_000_000n);
+    // The memo names the order; the priority fee is set as in the checkout.
+    const tx = await rpc.getTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
+    expect(tx?.meta?.logMessages?.join('\n')).toContain(`Refund for order ${number}`);
+    const d = await detailOf(page);
+    expect(d.refunds.map((r) => [r.signature, r.amountBaseUnits])).toEqual([[signature, '2000000']]);
+    expect(d.owed.remainingBaseUnits).toBe('3000000');
+    await page.getByTestId('order-refunds').getByText('2.000000 $CLAIM').waitFor();
+
+    // The buyer's e-mail: the amount and the transaction.
+    const mail = await until('the refund e-mail', () =>
+      stack.mail
+        .all()
+        .find(
+          (m) =>
+            m.headers.get('x-claim-order') === order.orderId &&
+            m.headers.get('x-claim-kind') === 'refund_sent/buyer',
+        ),
+    );
+    const to = Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : (mail.to?.text ?? '');
+    expect(to).toContain(SHIPPING.email);
+    expect(mail.text).toContain('2.000000');
+    expect(mail.text).toContain(signature);
+    expect(mail.text).toContain(number);
+
+    // The buyer's order page lists the refund with its transaction.
+    const buyer = await openPage(browser, stack.url);
+    await buyer.page.goto(new URL(order.orderUrl).pathname);
+    const refundRow = buyer.page.getByTestId('order-refund');
+    await refundRow.waitFor();
+    expect(await refundRow.innerText()).toContain('Refund to your wallet: 2.000000 $CLAIM');
+    expect(await refundRow.getByRole('link').getAttribute('href')).toContain(signature);
+    expect(await buyer.page.getByTestId('order-payments').innerText()).toContain(
+      'extra payment (the seller refunds it)',
+    );
+    expect(unexpectedErrors(buyer.errors)).toEqual([]);
+    await buyer.close();
+
+    // A second refund above what is still owed (3 $CLAIM): refused in words, nothing sent.
+    expect(await amount.inputValue()).toBe('3.000000');
+    await amount.fill('4');
+    await refund.getByRole('button', { name: 'Refund with wallet' }).click();
+    await refund
+      .getByRole('alert')
+      .getByText('That is more than this order can refund: at most 3.000000 $CLAIM (what is still owed).')
+      .waitFor();
+    expect(vendor.wallet.sent()).toHaveLength(1);
+    expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
+  });
+
+  it('the note is saved; tracking changes after shipping, with the carrier’s link, and the buyer is e-mailed the new number; plain words on the view', async () => {
+    const { page } = vendor;
+    await page.getByLabel('Your note').fill('Wrap in two layers.');
+    await page.getByRole('button', { name: 'Save note' }).click();
+    await page.getByRole('status').getByText('Note saved.').waitFor();
+    await page.getByLabel('Tracking number').fill('9400100000000000000000');
+    await page.getByLabel('Carrier (optional)').fill('USPS');
+    await page.getByRole('button', { name: 'Mark shipped' }).click();
+    await page.getByTestId('order-status').getByText('Shipped').waitFor();
+    await page.getByRole('button', { name: 'Change tracking' }).click();
+    await page.getByLabel('New tracking number').fill('1Z999AA10123456784');
+    await page.getByLabel('Carrier (optional)').fill('UPS');
+    await page.getByRole('button', { name: 'Save tracking' }).click();
+    await page
+      .getByRole('status')
+      .getByText('Tracking changed; the buyer is being e-mailed the new number.')
+      .waitFor();
+    const link = page.getByTestId('order-tracking').getByRole('link', { name: 'track it on UPS' });
+    expect(await link.getAttribute('href')).toBe('https://www.ups.com/track?tracknum=1Z999AA10123456784');
+    await until('the new tracking e-mail', () =>
+      stack.mail
+        .all()
+        .find(
+          (m) =>
+            m.headers.get('x-claim-order') === order.orderId &&
+            m.headers.get('x-claim-kind') === 'tracking_updated/buyer' &&
+            (m.text ?? '').includes('1Z999AA10123456784'),
+        ),
+    );
+    await page.reload();
+    const row = page.locator(`[data-order="${order.orderId}"]`);
+    await row.waitFor();
+    if ((await row.getByRole('button').count()) > 0) await row.getByRole('button').first().click();
+    else await row.click();
+    expect(await page.getByLabel('Your note').inputValue()).toBe('Wrap in two layers.');
+    // Plain words: no internal names on the order view.
+    const text = await page.locator('.seller-order-screen').innerText();
+    for (const internal of [
+      'order_confirmation',
+      '(buyer)',
+      'top_up',
+      'amountBaseUnits',
+      'seller:',
+      'extra_payment',
+    ])
+      expect(text).not.toContain(internal);
+    expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
+  });
+
+  it('the packing slip in print media: address, items and order number, no prices unless asked', async () => {
+    const { page } = vendor;
+    await page.emulateMedia({ media: 'print' });
+    const slip = page.getByTestId('packing-slip');
+    expect(await slip.isVisible()).toBe(true);
+    expect(await page.locator('.seller-order-screen').isVisible()).toBe(false);
+    let text = await slip.innerText();
+    expect(text).toContain(number);
+    expect(text).toContain(SHIPPING.fullName);
+    expect(text).toContain(SHIPPING.address1);
+    expect(text).toContain('Lilac TipTop');
+    expect(text).not.toContain('$');
+    await page.emulateMedia({ media: 'screen' });
+    expect(await slip.isVisible()).toBe(false);
+    await page.getByLabel('Prices on the packing slip').check();
+    await page.emulateMedia({ media: 'print' });
+    text = await slip.innerText();
+    expect(text).toMatch(/\$\d/);
+    await page.emulateMedia({ media: 'screen' });
+  });
+
+  it('the order view fits a 390 px phone without sideways scrolling, with 44 px tap targets', async () => {
+    const { page } = vendor;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('heading', { name: `Order ${number}` }).waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390);
+    const small = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll<HTMLElement>(
+          '.seller-order-screen button, .seller-order-screen a, .seller-order-screen input, .seller-order-screen textarea, .seller-order-screen summary',
+        ),
+      ]
+        .filter((e) => e.offsetParent !== null)
+        .map((e) => ({ what: e.outerHTML.slice(0, 60), h: e.getBoundingClientRect().height }))
+        .filter((e) => e.h < 44),
+    );
+    expect(small).toEqual([]);
+    await vendor.close();
+  });
+});
