@@ -278,6 +278,7 @@ describe('one order in the seller console', () => {
         ),
     );
     await page.reload();
+    await page.locator('[data-queue="all"]').click();
     const row = page.locator(`[data-order="${order.orderId}"]`);
     await row.waitFor();
     if ((await row.getByRole('button').count()) > 0) await row.getByRole('button').first().click();
