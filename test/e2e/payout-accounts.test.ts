@@ -52,6 +52,12 @@ describe.each(viewports)('a vendor without a token account, on %s', (_name, opti
     expect(await box.getByRole('link', { name: 'wallet products' }).getAttribute('href')).toBe(
       '/vendors/gorilla-pack-genetics',
     );
+    // The message fits its box (not squeezed into the 180 px QR square), on a phone too.
+    expect(
+      await page
+        .getByTestId('qr-box')
+        .evaluate((el) => el.scrollHeight <= el.clientHeight + 1 && el.clientWidth > 200),
+    ).toBe(true);
     expect(await page.getByTestId('qr-image').count()).toBe(0);
     expect(await page.locator('[href^="solana:"]').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).isDisabled()).toBe(true);

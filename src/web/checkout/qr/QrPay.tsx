@@ -224,7 +224,7 @@ export default function QrPay({
       <div data-testid="payout-not-ready">
         <p className="error">{quote.message}</p>
         {sellsByWallet && (
-          <p className="note">
+          <p>
             {vendor.name}&apos;s <a href={paths.vendor(vendor.id)}>wallet products</a> can still be bought
             with Buy Now: your wallet creates the vendor&apos;s account first (one more approval).
           </p>
@@ -360,7 +360,12 @@ export default function QrPay({
             payment arrives.
           </p>
         )}
-        <div className="qr-box" role="status" aria-live="polite" data-testid="qr-box">
+        <div
+          className={payoutRefused ? 'qr-box qr-box-message' : 'qr-box'}
+          role="status"
+          aria-live="polite"
+          data-testid="qr-box"
+        >
           {qrContent}
         </div>
         {payUrl && payAmount && (
