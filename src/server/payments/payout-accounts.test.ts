@@ -1,0 +1,94 @@
+import { Keypair, PublicKey, type Connection } from '@solana/web3.js';
+import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { describe, expect, it } from 'vitest';
+import { createPayoutAccounts } from './payout-accounts';
+
+const mint = Keypair.generate().publicKey.toBase58();
+const recipients = {
+  coopersglass: Keypair.generate().publicKey.toBase58(),
+  gorilla: Keypair.generate().publicKey.toBase58(),
+};
+
+/** A Connection stand-in: the mint is an SPL Token mint; `exists` says which token accounts exist. */
+function fakeChain(exists: { coopersglass: boolean; gorilla: boolean }) {
+  const calls = { mint: 0, accounts: 0 };
+  let failing = false;
+  let release: (() => void) | undefined;
+  let gate: Promise<void> | undefined;
+  const connection = {
+    getAccountInfo: (key: PublicKey) => {
+      calls.mint += 1;
+      if (failing) return Promise.reject(new Error('503'));
+      expect(key.toBase58()).toBe(mint);
+      return Promise.resolve({ owner: TOKEN_PROGRAM_ID });
+    },
+    getMultipleAccountsInfo: async (keys: PublicKey[]) => {
+      calls.accounts += 1;
+      await gate;
+      if (failing) throw new Error('503');
+      return [exists.coopersglass ? {} : null, exists.gorilla ? {} : null].slice(0, keys.length);
+    },
+  } as unknown as Connection;
+  return {
+    connection,
+    calls,
+    exists,
+    fail: (f: boolean) => {
+      failing = f;
+    },
+    hold: () => {
+      gate = new Promise((r) => (release = r));
+    },
+    let: () => release?.(),
+  };
+}
+
+describe('payout accounts check (cached, one read in flight)', () => {
+  it('20 pages at once share one read; the answer is cached; the mint is read once per process', async () => {
+    const chain = fakeChain({ coopersglass: true, gorilla: false });
+    let now = 0;
+    const accounts = createPayoutAccounts({ connection: chain.connection, mint, recipients, now: () => now });
+    chain.hold();
+    const asked = Array.from({ length: 20 }, (_, i) => accounts.state(i % 2 ? 'gorilla' : 'coopersglass'));
+    await new Promise((r) => setTimeout(r, 10));
+    chain.let();
+    const states = await Promise.all(asked);
+    expect(states.filter((s) => s === 'missing')).toHaveLength(10);
+    expect(states.filter((s) => s === 'exists')).toHaveLength(10);
+    expect(chain.calls).toEqual({ mint: 1, accounts: 1 });
+    now += 14_999;
+    await accounts.state('gorilla');
+    expect(chain.calls.accounts).toBe(1);
+    // Created meanwhile: seen once the 15 s are over; the mint is not read again.
+    chain.exists.gorilla = true;
+    now += 1;
+    expect(await accounts.state('gorilla')).toBe('exists');
+    expect(chain.calls).toEqual({ mint: 1, accounts: 2 });
+    await expect(accounts.assertReceivable('gorilla', 'Gorilla Pack Genetics')).resolves.toBeUndefined();
+  });
+
+  it('a failed read refuses in words (unknown) and is retried after 5 s; an unknown group is unknown', async () => {
+    const chain = fakeChain({ coopersglass: true, gorilla: true });
+    let now = 0;
+    const errors: unknown[] = [];
+    const accounts = createPayoutAccounts({
+      connection: chain.connection,
+      mint,
+      recipients,
+      now: () => now,
+      onError: (e) => errors.push(e),
+    });
+    chain.fail(true);
+    await expect(accounts.assertReceivable('coopersglass', 'Coopers Glass')).rejects.toMatchObject({
+      kind: 'unavailable',
+      code: 'payout_account_unknown',
+    });
+    expect(errors).toHaveLength(1);
+    chain.fail(false);
+    now += 4_999;
+    expect(await accounts.state('coopersglass')).toBe('unknown');
+    now += 1;
+    expect(await accounts.state('coopersglass')).toBe('exists');
+    expect(await accounts.state('nobody')).toBe('unknown');
+  });
+});
