@@ -19,6 +19,7 @@ import { CSV_COLUMNS } from '../../src/server/seller/csv';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { TEST_DATA_KEYS } from '../support/fixtures';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 import { restock } from '../support/stock';
 import {
   Clock,
@@ -68,6 +69,8 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
     beforeEach(async () => {
       clock = new Clock();
       server = await startServer(settings(), {
+        // No chain here: the vendors' token accounts are taken to exist (QR quotes are issued).
+        payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: (price = new TestPrice(clock, '0.5')),
         transport: new RecordingTransport(),
