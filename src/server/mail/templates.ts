@@ -222,7 +222,9 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   const lead = intro(message);
   // A seller alert about no order has no order fields.
   const rows = (message.kind === 'price_alert' ? [] : fields(p)).map(([k, v]) => [k, oneLine(v)] as const);
-  const order = message.orderId ? [`Order: ${oneLine(message.orderId)}`, ''] : [];
+  // One form of the order's name: the short order number (a row) when the message has one, else the id.
+  const footerId = message.orderId && p.orderNumber === undefined ? message.orderId : undefined;
+  const order = footerId ? [`Order: ${oneLine(footerId)}`, ''] : [];
   const vendor = message.role === 'buyer' ? vendorContact(p) : undefined;
 
   const text = [
@@ -267,7 +269,7 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
     `<p>${escapeHtml(lead)}</p>`,
     `<table role="presentation" style="width:100%;border-collapse:collapse">${rows.map(([k, v]) => cell(k, v)).join('')}</table>`,
     ...(vendor ? [`<p>${vendor.html}</p>`] : []),
-    ...(message.orderId ? [`<p style="color:#555">Order: ${escapeHtml(oneLine(message.orderId))}</p>`] : []),
+    ...(footerId ? [`<p style="color:#555">Order: ${escapeHtml(oneLine(footerId))}</p>`] : []),
     '<p>— $CLAIM Store</p>',
     '</div>',
     '</body></html>',
