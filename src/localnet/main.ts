@@ -35,7 +35,7 @@ if (k) {
   for (const group of ['coopersglass', 'gorilla'] as const) {
     const ata = net.recipientTokenAccounts?.[group] ?? '?';
     const note = net.withoutTokenAccount.includes(group)
-      ? `no token account, on purpose (${ata} once created)`
+      ? `no token account on purpose; it will be ${ata}`
       : `token account ${ata}`;
     console.log(`${group.padEnd(20)}${k.recipients[group].toBase58()} (${note})`);
   }
