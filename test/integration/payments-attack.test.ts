@@ -368,6 +368,9 @@ describe('wide transactions and the unmatched table', () => {
             })),
           )
           .execute();
+      // The priority checks' expiring orders: a range of the same index, soonest first, bounded.
+      expect(await store.expiringSoon(new Date(Date.now() + 5 * 60_000), 20)).toEqual([]);
+      expect(await store.expiringSoon(new Date(Date.now() + 16 * 60_000), 20)).toHaveLength(20);
       const since = new Date(Date.now() + 90_000);
       const t0 = performance.now();
       expect(await store.matchedUnmatched(since)).toEqual([]);

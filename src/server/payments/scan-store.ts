@@ -30,6 +30,12 @@ export interface ScanStore {
    * follows new orders, not the size of the unmatched table.
    */
   matchedUnmatched(expiringAfter?: Date): Promise<{ signature: string; orderId: string }[]>;
+  /**
+   * Orders awaiting payment whose quote expires before `before` (already past it included: expiry waits for the
+   * watcher), soonest first, at most `limit` (a range of the (status, expires_at) index). Without a database:
+   * none.
+   */
+  expiringSoon(before: Date, limit: number): Promise<string[]>;
   /** Keeps at most `max` unmatched rows: the oldest beyond it are forgotten. Returns how many were. */
   capUnmatched(max: number): Promise<number>;
   /** Unmatched rows kept now. */
@@ -117,6 +123,17 @@ export function kyselyScanStore(db: Kysely<Database>): ScanStore {
           .where('o.status', '=', 'awaiting_payment')
           .where('o.expires_at', '>', expiringAfter.toISOString());
       return q.execute();
+    },
+    async expiringSoon(before, limit) {
+      const rows = await db
+        .selectFrom('orders')
+        .select('id')
+        .where('status', '=', 'awaiting_payment')
+        .where('expires_at', '<', before.toISOString())
+        .orderBy('expires_at')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.id);
     },
     async capUnmatched(max) {
       const { n } = await db
@@ -241,6 +258,9 @@ export function memoryScanStore(orderIdOf: (reference: string) => Promise<string
         }
       }
       return out;
+    },
+    expiringSoon() {
+      return Promise.resolve([]);
     },
     dropUnmatched(signature) {
       unmatched.delete(signature);

@@ -247,6 +247,8 @@ export class PaymentWatcher {
   hintHandler(): (order: WatchedOrder, signature: string) => Promise<void> {
     return async (order, signature) => {
       if (!this.running) return;
+      // Someone waits on this order: under a backlog it is checked by reference too (after the polled pages).
+      if (this.watching) this.awaited.noteHint(order.orderId);
       await this.background.guard(`hint ${order.orderId}`, () => this.hints.onHint(order, signature));
     };
   }

@@ -1,9 +1,11 @@
 /**
  * Payments first: while the vendor feed has a backlog (a dust flood, a catch-up), the orders someone is waiting
- * on — an open order page or QR page polling (`GET /api/orders/:id`) — are checked directly by their reference
- * (`getSignaturesForAddress(reference)`, newest first, then `getTransaction` of what is not judged yet), within
- * the priority lane's share of the RPC budget. Their payment is judged and recorded as soon as it is found,
- * ahead of the dust queued on the vendor accounts; the same signature met later by the sweep is already judged.
+ * on are checked directly by their reference (`getSignaturesForAddress(reference)`, newest first, then
+ * `getTransaction` of what is not judged yet), within the priority lane's share of the RPC budget. Their payment
+ * is judged and recorded as soon as it is found, ahead of the dust queued on the vendor accounts; the same
+ * signature met later by the sweep is already judged. Waiting, in this order (`dueOrders`): an open order page
+ * or QR page polling (`GET /api/orders/:id`), then an order with a recent hint, then an order whose quote expires
+ * within minutes (or has passed while the watcher is behind); within each, the one checked longest ago first.
  */
 import { rpcPriority } from '../budget';
 import { withTimeout } from '../rpc';
@@ -13,14 +15,45 @@ import type { Lane } from './lanes';
 
 /** An order counts as awaited this long after its page last polled. */
 const AWAITED_FOR_MS = 30_000;
+/** An order counts as awaited this long after its last hint. */
+const HINTED_FOR_MS = 120_000;
+/** Orders whose quote expires within this long count as awaited (while behind). */
+const EXPIRING_WITHIN_MS = 5 * 60_000;
+/** Expiring orders read per round at most. */
+const EXPIRING_PER_ROUND = 20;
 /** Orders remembered as awaited at most (the most recent polls win). */
 const MAX_AWAITED = 1_000;
 /** Newest signatures read per reference check. */
 const SIGNATURES_PER_CHECK = 10;
 
+/**
+ * The order in which awaited orders are checked: polled pages, then hinted orders, then expiring ones (each
+ * order once, at its highest kind); within a kind, the one checked longest ago (never: 0) first.
+ */
+export function dueOrders(
+  pages: Iterable<string>,
+  hinted: Iterable<string>,
+  expiring: Iterable<string>,
+  lastChecked: (orderId: string) => number,
+): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const kind of [pages, hinted, expiring]) {
+    const ids = [...new Set(kind)].filter((id) => !seen.has(id));
+    ids.sort((a, b) => lastChecked(a) - lastChecked(b));
+    for (const id of ids) {
+      seen.add(id);
+      out.push(id);
+    }
+  }
+  return out;
+}
+
 export class AwaitedOrders {
   /** orderId → when its page last polled (insertion order = least recent first). */
   private readonly awaited = new Map<string, number>();
+  /** orderId → when it was last hinted (insertion order = least recent first). */
+  private readonly hinted = new Map<string, number>();
   /** Round-robin position: orders checked longest ago go first. */
   private readonly lastChecked = new Map<string, number>();
   /** When a priority round last ran to its end (the health check's "payments still on time"). */
@@ -35,15 +68,12 @@ export class AwaitedOrders {
 
   /** Someone polls the order's page. */
   note(orderId: string): void {
-    this.awaited.delete(orderId);
-    this.awaited.set(orderId, Date.now());
-    if (this.awaited.size > MAX_AWAITED) {
-      const oldest = this.awaited.keys().next().value;
-      if (oldest !== undefined) {
-        this.awaited.delete(oldest);
-        this.lastChecked.delete(oldest);
-      }
-    }
+    remember(this.awaited, orderId);
+  }
+
+  /** The order's payment was hinted (its wallet reported a signature). */
+  noteHint(orderId: string): void {
+    remember(this.hinted, orderId);
   }
 
   /**
@@ -67,19 +97,30 @@ export class AwaitedOrders {
   /** One round: while behind, checks the awaited orders the lane has room for, least recently checked first. */
   async round(): Promise<void> {
     const nowMs = Date.now();
-    for (const [id, at] of this.awaited) {
-      if (nowMs - at > AWAITED_FOR_MS) {
-        this.awaited.delete(id);
-        this.lastChecked.delete(id);
-      }
-    }
-    if (!this.behind() || !this.awaited.size) {
+    for (const [id, at] of this.awaited) if (nowMs - at > AWAITED_FOR_MS) this.awaited.delete(id);
+    for (const [id, at] of this.hinted) if (nowMs - at > HINTED_FOR_MS) this.hinted.delete(id);
+    if (!this.behind()) {
+      this.lastChecked.clear();
       this.lastRoundAt = nowMs;
       return;
     }
-    const due = [...this.awaited.keys()].sort(
-      (a, b) => (this.lastChecked.get(a) ?? 0) - (this.lastChecked.get(b) ?? 0),
+    // Expiring orders are read only when the lane has room beyond the pages and hints.
+    const expiring =
+      this.lane.available() >= 2 * (this.awaited.size + this.hinted.size + 1)
+        ? await this.ctx.store.expiringSoon(
+            new Date(this.ctx.now().getTime() + EXPIRING_WITHIN_MS),
+            EXPIRING_PER_ROUND,
+          )
+        : [];
+    const due = dueOrders(
+      this.awaited.keys(),
+      this.hinted.keys(),
+      expiring,
+      (id) => this.lastChecked.get(id) ?? 0,
     );
+    // Only the orders due now keep their turn (the map stays as small as the round).
+    const dueNow = new Set(due);
+    for (const id of this.lastChecked.keys()) if (!dueNow.has(id)) this.lastChecked.delete(id);
     for (const orderId of due) {
       // A check costs one listing plus a transaction or two: stop when the lane has no room for that.
       if (this.lane.available() < 2) break;
@@ -97,6 +138,7 @@ export class AwaitedOrders {
     const order = await ctx.orders.findOrder({ orderId });
     if (order?.status !== 'awaiting_payment') {
       this.awaited.delete(orderId);
+      this.hinted.delete(orderId);
       return;
     }
     if (!this.lane.tryTake()) return;
@@ -128,5 +170,15 @@ export class AwaitedOrders {
       // idempotent per signature, so it finds this order's transfer already recorded).
       if ((await this.judge.judgeFor(order, tx, seen, 'priority')) === 'recorded') return;
     }
+  }
+}
+
+/** Marks `orderId` as most recent in `map`, which keeps at most MAX_AWAITED (the least recent go). */
+function remember(map: Map<string, number>, orderId: string): void {
+  map.delete(orderId);
+  map.set(orderId, Date.now());
+  if (map.size > MAX_AWAITED) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
   }
 }
