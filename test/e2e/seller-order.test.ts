@@ -5,7 +5,7 @@
  * test wallet signing with the localnet's demo key) and refunds from the order view: "Refund with wallet" builds
  * the transfer, the test wallet signs and sends it, the server checks it on chain and records it; the buyer's
  * e-mail names the amount and the transaction, the buyer's order page shows it, and a second refund above what
- * is still owed is refused in words before the wallet is asked. Then the note, tracking changed after shipping
+ * is still owed is refused in words before the wallet is asked, and the rest settles it. Then the note, tracking changed after shipping
  * with the carrier's link, the packing slip in print media (address, items, number; prices only when asked), and
  * the view at 390 px without sideways scrolling.
  */
@@ -245,6 +245,24 @@ describe('one order in the seller console', () => {
       .getByText('That is more than this order can refund: at most 3.000000 $CLAIM (what is still owed).')
       .waitFor();
     expect(vendor.wallet.sent()).toHaveLength(1);
+
+    // The rest (3 $CLAIM): what is owed is back, the exception settles, the buyer's page says it is refunded.
+    await amount.fill('3');
+    await refund.getByRole('button', { name: 'Refund with wallet' }).click();
+    await page
+      .getByRole('status')
+      .getByText('Refund of 3.000000 $CLAIM sent and recorded; the buyer is being e-mailed.')
+      .waitFor({ timeout: 30_000 });
+    await page.getByText('Extra payment: resolved').waitFor();
+    const settled = await detailOf(page);
+    expect(settled.resolved).toEqual(['extra_payment']);
+    expect(settled.owed.remainingBaseUnits).toBe('0');
+    expect(settled.refunds.map((r) => r.amountBaseUnits)).toEqual(['2000000', '3000000']);
+    const again = await openPage(browser, stack.url);
+    await again.page.goto(new URL(order.orderUrl).pathname);
+    await again.page.getByTestId('order-refund').nth(1).waitFor();
+    expect(await again.page.getByTestId('order-payments').innerText()).toContain('extra payment (refunded)');
+    await again.close();
     expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
   });
 

@@ -30,17 +30,24 @@ const ROLE_TEXT: Record<PaymentRole, string> = {
   extra: 'extra payment',
 };
 
-/** What the page says about the extra payments: owed back, or back already (src/core/refunds.ts). */
-function extraText(v: OrderPageView): string {
-  const owed = owedOf({
+/** What is owed back to the buyer and what was refunded (src/core/refunds.ts). */
+const owedOfView = (v: OrderPageView) =>
+  owedOf({
     status: v.status,
     amountBaseUnits: v.amountBaseUnits === null ? null : BigInt(v.amountBaseUnits),
     payments: v.payments.map((p) => ({ role: p.role, receivedBaseUnits: BigInt(p.receivedBaseUnits) })),
     refunds: v.refunds.map((r) => ({ amountBaseUnits: BigInt(r.amountBaseUnits) })),
   });
-  if (owed.remainingBaseUnits === 0n && owed.refundedBaseUnits > 0n) return 'extra payment (refunded)';
-  return 'extra payment (the seller refunds it)';
+
+/** Everything owed back has been refunded (and something was). */
+function refundedAll(v: OrderPageView): boolean {
+  const owed = owedOfView(v);
+  return owed.remainingBaseUnits === 0n && owed.refundedBaseUnits > 0n;
 }
+
+/** What the page says about an extra payment: owed back, or back already. */
+const extraText = (v: OrderPageView) =>
+  refundedAll(v) ? 'extra payment (refunded)' : 'extra payment (the seller refunds it)';
 
 function statusLine(v: OrderPageView, now: number): string {
   switch (v.status) {
@@ -95,7 +102,9 @@ function nextSteps(v: OrderPageView): string {
     case 'delivered':
       return 'The seller has marked your order delivered.';
     case 'oversold':
-      return 'Your payment is recorded, but it arrived after the reservation lapsed and the item had sold out meanwhile. The seller will refund you.';
+      return refundedAll(v)
+        ? 'Your payment arrived after the reservation lapsed and the item had sold out meanwhile. The seller has refunded it to your wallet (below).'
+        : 'Your payment is recorded, but it arrived after the reservation lapsed and the item had sold out meanwhile. The seller will refund you.';
   }
 }
 
