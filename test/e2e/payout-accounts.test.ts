@@ -48,6 +48,9 @@ describe.each(viewports)('a vendor without a token account, on %s', (_name, opti
     await page.goto('/honey2');
     const box = page.getByTestId('payout-not-ready');
     await box.getByText(NOT_SET_UP).waitFor();
+    // Nothing to scan, and the heading says so.
+    expect(await page.getByRole('heading', { name: 'Not ready for QR payments' }).isVisible()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Scan to pay' }).count()).toBe(0);
     // The wallet path stays: the vendor's wallet products are linked.
     expect(await box.getByRole('link', { name: 'wallet products' }).getAttribute('href')).toBe(
       '/vendors/gorilla-pack-genetics',

@@ -111,10 +111,8 @@ export function orderUrlOf(ctx: OrderContext, o: Pick<OrderRow, 'public_token'>)
   return `${publicBase(ctx)}/order/${o.public_token ?? ''}`;
 }
 
-/** The short order number the pages and e-mails show: the id's first 8 characters, upper case. */
-export function orderNumberOf(orderId: string): string {
-  return orderId.slice(0, 8).toUpperCase();
-}
+/** The short order number the pages and e-mails show (one rule, shared with the browser). */
+export { orderNumberOf } from '../../core/order-number';
 
 /** The order's items as stored at creation. */
 export function itemsOf(o: Pick<OrderRow, 'items_json'>): StoredItem[] {

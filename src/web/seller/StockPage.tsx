@@ -8,6 +8,7 @@ import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core
 import { ApiRequestError } from '../lib/call';
 import { sellerApi } from './api';
 import { formatLocalDateTime } from '../lib/time';
+import { orderNumberOf } from '../../core/order-number';
 
 const when = (iso: string) => formatLocalDateTime(iso);
 const lineKey = (l: { productId: string; variantId?: string }) => `${l.productId}:${l.variantId ?? ''}`;
@@ -101,7 +102,7 @@ export function StockPage() {
                   {when(c.at)}: {names.get(lineKey(c)) ?? c.productId}: {KIND_LABEL[c.kind]} (in stock{' '}
                   {signed(c.onHandDelta)} → {c.onHandAfter}, reserved {signed(c.reservedDelta)} →{' '}
                   {c.reservedAfter}) by <code>{c.actor}</code>
-                  {c.orderId ? ` (order ${c.orderId.slice(0, 8)})` : ''}
+                  {c.orderId ? ` (order ${orderNumberOf(c.orderId)})` : ''}
                 </li>
               ))}
             </ol>

@@ -18,6 +18,7 @@ import { useQrRecord } from './useQrRecord';
 import { useQuote } from './useQuote';
 import { catalog } from '../../catalog';
 import { paths } from '../../../core/routes';
+import { orderNumberOf } from '../../../core/order-number';
 
 /** The QR image's size in CSS pixels (the `.qr-box` of styles.css is sized for it). */
 export const QR_SIZE = 180;
@@ -353,7 +354,7 @@ export default function QrPay({
   return (
     <div className="qr-pay">
       <section className="card qr-area" aria-labelledby="qr-title" ref={qrArea} tabIndex={-1}>
-        <h2 id="qr-title">Scan to pay</h2>
+        <h2 id="qr-title">{payoutRefused ? 'Not ready for QR payments' : 'Scan to pay'}</h2>
         {payNext && order.amount && (
           <p className="next-step" role="status" data-testid="pay-next">
             <strong>{nowPay(order.amount)}</strong> Your details are saved; nothing is e-mailed until the
@@ -397,7 +398,7 @@ export default function QrPay({
             aria-live="polite"
           >
             <p>
-              Order <code>{order.orderId.slice(0, 8).toUpperCase()}</code> ({order.quantity} × {product.name}
+              Order <code>{orderNumberOf(order.orderId)}</code> ({order.quantity} × {product.name}
               ):{' '}
               <strong>
                 {known === null
