@@ -4,7 +4,7 @@
  * (polled, with an unseen count in a badge and the tab title), CSV of the view; one order's view (OrderView.tsx),
  * the stock page (StockPage.tsx) and the wallet's open sessions (SessionsPage.tsx). Rows are cards on a phone.
  */
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { formatCents } from '../../core/money';
 import {
   SELLER_QUEUES,
@@ -26,6 +26,7 @@ import './seller-list.css';
 
 /** The browser's time zone: dates typed in the console and the summary's days are the vendor's own. */
 const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+const SUMMARY_EVERY_MS = 30_000;
 
 export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSignOut: () => void }) {
   const { me } = props;
@@ -43,9 +44,7 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
 
   const load = useCallback(async () => {
     try {
-      const [l, s] = await Promise.all([sellerApi.orders(filter), sellerApi.summary(TIME_ZONE)]);
-      setList(l);
-      setSummary(s);
+      setList(await sellerApi.orders(filter));
       setError('');
     } catch (err) {
       setError(message(err));
@@ -54,6 +53,16 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
   useEffect(() => {
     void load();
   }, [load, live.version]);
+  // The summary reads 30 days of orders: on opening, then at most every 30 s while orders keep changing.
+  const summaryAt = useRef(0);
+  useEffect(() => {
+    const wait = Math.max(0, summaryAt.current + SUMMARY_EVERY_MS - Date.now());
+    const timer = setTimeout(() => {
+      summaryAt.current = Date.now();
+      sellerApi.summary(TIME_ZONE).then(setSummary, () => undefined);
+    }, wait);
+    return () => clearTimeout(timer);
+  }, [live.version]);
 
   // The tab title counts what the vendor has not seen: "(2) Orders".
   useEffect(() => {
