@@ -98,7 +98,7 @@ export interface SellerOrderList {
  */
 export interface SellerChanges {
   cursor: string;
-  changes: { orderId: string; orderNumber: string; at: string; createdAt: string }[];
+  changes: { orderId: string; orderNumber: string; status: OrderStatus; at: string; createdAt: string }[];
 }
 
 /** One period of the sales summary, from `from` (midnight in the asked time zone) to now. */

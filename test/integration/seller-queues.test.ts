@@ -256,7 +256,10 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
       await order(PAPAYA, usShipping, 'qr'); // another vendor's
       let c = await changes(start.cursor);
       expect(c.changes.map((x) => x.orderId)).toEqual([o.orderId]);
-      expect(c.changes[0]).toMatchObject({ orderNumber: o.orderId.slice(0, 8).toUpperCase() });
+      expect(c.changes[0]).toMatchObject({
+        orderNumber: o.orderId.slice(0, 8).toUpperCase(),
+        status: 'awaiting_payment',
+      });
       // Asked again within the overlap (30 s before the cursor) it is told again (the console drops what it knows);
       // once past it, nothing is new.
       clock.advance(60_000);
@@ -267,7 +270,7 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
       clock.advance(60_000);
       await pay(o);
       c = await changes(quiet.cursor);
-      expect(c.changes.map((x) => x.orderId)).toEqual([o.orderId]);
+      expect(c.changes.map((x) => [x.orderId, x.status])).toEqual([[o.orderId, 'final']]);
       clock.advance(60_000);
       await inject('POST', `/api/seller/orders/${o.orderId}/ship`, {
         cookie,

@@ -4,6 +4,7 @@
  * check is cheap enough to poll every few seconds: an index range on (vendor_id, updated_at) and one on the
  * seller actions' time. Reads only.
  */
+import type { OrderStatus } from '../../core/api';
 import type { SellerChanges } from '../../core/seller-api';
 import { orderNumberOf } from '../orders/rows';
 import type { Db } from '../orders/types';
@@ -28,7 +29,7 @@ export async function changesSince(
   const after = new Date(Date.parse(since) - CHANGES_OVERLAP_MS).toISOString();
   const [orders, recent] = await Promise.all([
     inRange(db, vendorIds, {})
-      .select(['orders.id', 'orders.updated_at', 'orders.created_at'])
+      .select(['orders.id', 'orders.updated_at', 'orders.created_at', 'orders.status'])
       .where('orders.updated_at', '>=', after)
       .orderBy('orders.updated_at', 'desc')
       .limit(MAX_CHANGES)
@@ -48,29 +49,30 @@ export async function changesSince(
     (ids.length
       ? await db
           .selectFrom('orders')
-          .select(['id', 'created_at'])
+          .select(['id', 'created_at', 'status'])
           .where('id', 'in', ids)
           .where('vendor_id', 'in', vendorIds.length ? [...vendorIds] : [''])
           .execute()
       : []
-    ).map((o) => [o.id, o.created_at]),
+    ).map((o) => [o.id, o]),
   );
   const actions = recent.flatMap((a) => {
-    const createdAt = own.get(a.order_id);
-    return createdAt === undefined ? [] : [{ id: a.order_id, at: a.at, created_at: createdAt }];
+    const o = own.get(a.order_id);
+    return o === undefined ? [] : [{ id: a.order_id, at: a.at, created_at: o.created_at, status: o.status }];
   });
-  const latest = new Map<string, { at: string; createdAt: string }>();
+  const latest = new Map<string, { at: string; createdAt: string; status: OrderStatus }>();
   for (const c of [
-    ...orders.map((o) => ({ id: o.id, at: o.updated_at, createdAt: o.created_at })),
-    ...actions.map((a) => ({ id: a.id, at: a.at, createdAt: a.created_at })),
+    ...orders.map((o) => ({ id: o.id, at: o.updated_at, createdAt: o.created_at, status: o.status })),
+    ...actions.map((a) => ({ id: a.id, at: a.at, createdAt: a.created_at, status: a.status })),
   ]) {
     const known = latest.get(c.id);
-    if (!known || known.at < c.at) latest.set(c.id, { at: c.at, createdAt: c.createdAt });
+    if (!known || known.at < c.at) latest.set(c.id, { at: c.at, createdAt: c.createdAt, status: c.status });
   }
   const changes = [...latest.entries()]
     .map(([orderId, c]) => ({
       orderId,
       orderNumber: orderNumberOf(orderId),
+      status: c.status,
       at: c.at,
       createdAt: c.createdAt,
     }))

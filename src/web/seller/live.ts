@@ -1,12 +1,15 @@
 /**
  * The console's live list: polls GET /api/seller/changes every few seconds while the console is open, and tells
  * the console when something is new (so it reloads) and which orders the vendor has not looked at yet (new or
- * changed since the console opened, not opened since): the unseen badge and the tab title count.
+ * changed since the console opened, not opened since, and paid: a checkout awaiting payment or expired unpaid is
+ * not an order yet): the unseen badge and the tab title count.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { OrderStatus } from '../../core/api';
 import { sellerApi } from './api';
 
 export const POLL_MS = 3000;
+const UNPAID: ReadonlySet<OrderStatus> = new Set(['awaiting_payment', 'expired']);
 
 export interface LiveOrders {
   /** Order ids new or changed since the vendor last looked. */
@@ -64,6 +67,8 @@ export function useLiveOrders(openId: string | null): LiveOrders {
           known.current.add(key);
           fresh = true;
           const seen = seenUntil.current.get(c.orderId);
+          // A checkout not paid (yet, or ever) is not an order to look at: it reloads the list, no badge.
+          if (UNPAID.has(c.status)) continue;
           if (c.at >= openedAt && (seen === undefined || c.at > seen)) newlyUnseen.push(c.orderId);
         }
         if (newlyUnseen.length) setUnseen((u) => new Set([...u, ...newlyUnseen]));
