@@ -6,9 +6,11 @@
  *
  * The vendor's open console shows a new paid order in "To ship" within 5 s without a reload (unseen badge, tab
  * title); "Mark shipped" takes it out of "To ship" into "Shipped"; at 390×844 nothing scrolls sideways and each
- * row's target is at least 44 px; the CSV's columns, read back by a CSV parser.
+ * row's target is at least 44 px, and axe-core finds no serious problem; the CSV's columns, read back by a CSV
+ * parser.
  */
 import { randomBytes } from 'node:crypto';
+import AxeBuilder from '@axe-core/playwright';
 import bs58 from 'bs58';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
@@ -226,6 +228,13 @@ describe('seller console list', () => {
         els.map((e) => e.getBoundingClientRect()).filter((r) => r.height < 44 || r.width < 44),
       );
     expect(small).toEqual([]);
+    // No serious or critical accessibility problem in the list (axe-core), summary open too.
+    await page.locator('.seller-summary > summary').click();
+    const axe = await new AxeBuilder({ page }).include('.seller-console').analyze();
+    const bad = axe.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.nodes.map((x) => x.target.join(' ')).join(', ')})`);
+    expect(bad).toEqual([]);
     // A tap anywhere on a row's card opens the order.
     const id = await page.locator('tr[data-order]').first().getAttribute('data-order');
     await page
