@@ -283,6 +283,12 @@ describe.each(backends)('seller order detail on $name', (backend: Backend) => {
       const mail = transport.sent.find((m) => m.kind === 'paid_late' && m.role === 'seller');
       expect(mail?.payload.usdAtPayment).toMatch(/^\d+\.\d\d$/);
       expect(d.paidLateUsdCents).toBe(Math.round(Number(mail!.payload.usdAtPayment) * 100));
+      // The price history is kept a day only: once it is gone, the value stored with the payment still shows.
+      await server.store.db.deleteFrom('price_history').execute();
+      const later = (
+        await inject('GET', `/api/seller/orders/${o.orderId}`, { cookie })
+      ).json<SellerOrderDetail>();
+      expect(later.paidLateUsdCents).toBe(d.paidLateUsdCents);
     });
   });
 });

@@ -328,20 +328,25 @@ async function usdCentsOfTransfers(
 /**
  * The USD value (cents) of what the recorded transfers that count toward the amount brought (extras left out),
  * each valued at its own time as `recordPayment` values a late payment for its e-mail; null without a price then.
+ * A transfer's value stored when it was recorded (`usd_cents`) is used as is: the price history behind it is kept
+ * a day only, so an order looked at later still shows its value.
  */
 export async function countedUsdCents(
   q: Db,
   ledger: PaymentRow[],
   reference: Parameters<typeof usdCentsAt>[3],
 ): Promise<number | null> {
-  return usdCentsOfTransfers(
+  const counted = ledger.filter((p) => p.role !== 'extra');
+  const stored = counted.reduce((n, p) => n + (p.usd_cents === null ? 0 : Number(p.usd_cents)), 0);
+  const rest = await usdCentsOfTransfers(
     q,
-    ledger
-      .filter((p) => p.role !== 'extra')
+    counted
+      .filter((p) => p.usd_cents === null)
       .map((p) => ({
         baseUnits: BigInt(p.received_base_units),
         atMs: p.block_time !== null ? Number(p.block_time) * 1000 : Date.parse(p.recorded_at),
       })),
     reference,
   );
+  return rest === null ? null : stored + rest;
 }
