@@ -242,6 +242,11 @@ describe('seller console list', () => {
       .first()
       .tap({ position: { x: 300, y: 60 } });
     await page.getByRole('heading', { name: new RegExp(id!.slice(0, 8), 'i') }).waitFor();
+    // The stock page fits the phone too (its table becomes one card per product). Measured against 390, not
+    // innerWidth: a mobile browser widens its layout viewport to fit wider content.
+    await page.locator('.seller-tabs').getByRole('button', { name: 'Stock' }).click();
+    await page.locator('.seller-stock-lines tbody tr').first().waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(unexpectedErrors(phone.errors, SIGNED_OUT_CHECK)).toEqual([]);
     await phone.close();
   });

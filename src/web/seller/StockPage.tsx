@@ -9,10 +9,26 @@ import { ApiRequestError } from '../lib/call';
 import { sellerApi } from './api';
 import { formatLocalDateTime } from '../lib/time';
 import { orderNumberOf } from '../../core/order-number';
+import './stock-page.css';
 
 const when = (iso: string) => formatLocalDateTime(iso);
 const lineKey = (l: { productId: string; variantId?: string }) => `${l.productId}:${l.variantId ?? ''}`;
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+/** Who made a change, in plain words: the store records `catalogue`, `order`, `payment`, `expiry`, `requote`,
+ * `cli:<user>` and `seller:<payout wallet>` (the signed-in vendor). */
+function actorLabel(actor: string): string {
+  if (actor.startsWith('seller:')) return 'you (payout wallet)';
+  if (actor.startsWith('cli:')) return `a shell command (${actor.slice(4)})`;
+  const words: Record<string, string> = {
+    catalogue: 'the catalogue',
+    order: 'a buyer',
+    payment: 'a payment',
+    expiry: 'an unpaid order expiring',
+    requote: 'a new quote',
+  };
+  return words[actor] ?? actor;
+}
 
 const KIND_LABEL: Record<SellerStockChange['kind'], string> = {
   seed: 'Initial stock',
@@ -101,7 +117,7 @@ export function StockPage() {
                 <li key={n}>
                   {when(c.at)}: {names.get(lineKey(c)) ?? c.productId}: {KIND_LABEL[c.kind]} (in stock{' '}
                   {signed(c.onHandDelta)} → {c.onHandAfter}, reserved {signed(c.reservedDelta)} →{' '}
-                  {c.reservedAfter}) by <code>{c.actor}</code>
+                  {c.reservedAfter}) by {actorLabel(c.actor)}
                   {c.orderId ? ` (order ${orderNumberOf(c.orderId)})` : ''}
                 </li>
               ))}
@@ -151,10 +167,16 @@ function StockRow(props: {
   return (
     <tr data-stock={lineKey(line)}>
       <th scope="row">{props.name}</th>
-      <td data-testid="available">{line.available}</td>
-      <td data-testid="reserved">{line.reserved}</td>
-      <td data-testid="sold">{line.sold}</td>
-      <td>
+      <td data-testid="available" data-label="Available">
+        {line.available}
+      </td>
+      <td data-testid="reserved" data-label="Reserved">
+        {line.reserved}
+      </td>
+      <td data-testid="sold" data-label="Sold">
+        {line.sold}
+      </td>
+      <td data-label="In stock">
         <form onSubmit={(e) => void save(e)}>
           <label>
             <span className="visually-hidden">In stock of {props.name}</span>
