@@ -427,6 +427,30 @@ describe('catalogues', () => {
     await close();
   });
 
+  it('on a phone the header, form fields, buttons and options are tap targets at least 44 px tall', async () => {
+    const { page, close } = await open('server', {
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    for (const path of ['/garlic', '/honey2', '/bathsalts']) {
+      await page.goto(path);
+      await page.locator('h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const small = await page
+        .locator(
+          '.brand, .site-header nav a, .button:visible, input:not([type=radio]):not([type=checkbox]):visible, select:visible, label.radio',
+        )
+        .evaluateAll((els) =>
+          els
+            .map((e) => ({ what: e.outerHTML.slice(0, 60), height: e.getBoundingClientRect().height }))
+            .filter((t) => t.height > 0 && t.height < 44),
+        );
+      expect(small, path).toEqual([]);
+    }
+    await close();
+  });
+
   it('no title drawn into a vendor image is clipped by the image', async () => {
     const { page, close } = await open();
     const images = catalog.vendors.flatMap((v) => [v.tileImage, v.headerImage]);
