@@ -9,7 +9,8 @@
  * - buyer-actions.ts: the buyer's pages (view, "Send Order Confirmation" with a QR record's details, requote of
  *   an open QR record, the order page by capability token, the wallet's payment hint);
  * - records.ts: QR records over time ("paid, shipping details missing" after the grace delay; cleanup);
- * - fulfilment.ts: the seller's actions (ship, deliver, resolve an exception, record a refund, resend an e-mail);
+ * - fulfilment.ts: the seller's actions (ship, deliver, tracking, note, resend an e-mail);
+ * - exception-actions.ts: the seller's exceptions (resolve one, record a refund, what is owed back);
  * - watch.ts: what the payment watcher reads;
  * - personal-data.ts, data-export.ts, reseal.ts: the buyer's personal data (erasure by retention or by the
  *   buyer, "cancel instead", "Download my data", sealing under the current key; docs/decisions/privacy.md).
@@ -23,16 +24,8 @@ import { cancelInstead, deleteMyDetails, runRetention } from './personal-data';
 import { sealedValuesByKey, sealStoredData } from './reseal';
 import { getOrder, getOrderPage, paymentHint, requestConfirmation, requote } from './buyer-actions';
 import { createOrder } from './create';
-import {
-  markDelivered,
-  markShipped,
-  recordRefund,
-  refundTarget,
-  resendEmail,
-  resolveException,
-  setNote,
-  updateTracking,
-} from './fulfilment';
+import { recordRefund, refundTarget, resolveException } from './exception-actions';
+import { markDelivered, markShipped, resendEmail, setNote, updateTracking } from './fulfilment';
 import { expireOrders, recordPayment } from './ledger';
 import { cleanupRecords, notifyMissingDetails } from './records';
 import type { OrderContext, OrderService, OrderServiceDeps } from './types';

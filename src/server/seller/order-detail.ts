@@ -9,7 +9,7 @@ import { explorerTxUrl } from '../../core/explorer';
 import { joinShippingAddress } from '../../core/order';
 import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { RESOLVING_ACTIONS, sellerOrder } from '../orders/exceptions';
-import { owedNow } from '../orders/fulfilment';
+import { owedNow } from '../orders/exception-actions';
 import { countedUsdCents } from '../orders/ledger';
 import { itemsOf, orderNumberOf } from '../orders/rows';
 import type { PaymentRpc } from '../payments/rpc';

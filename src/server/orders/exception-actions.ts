@@ -1,0 +1,188 @@
+/**
+ * The seller's exceptions and refunds on an order: record the action taken about an exception, "Mark refunded"
+ * (the refusals before the chain is read, then the refund checked on chain recorded in one transaction), what the
+ * order owes its payer now. Each write is one transaction on the seller's own order that checks first; a
+ * refusal changes nothing.
+ */
+import { explorerTxUrl } from '../../core/explorer';
+import { formatBaseUnits } from '../../core/money';
+import { owedOf, type Owed } from '../../core/refunds';
+import { DomainError } from '../../core/errors';
+import { exceptionsOf } from '../../core/order-exceptions';
+import type { SellerException } from '../../core/seller-api';
+import { isUniqueViolation } from '../store/store';
+import type { OrderRow } from '../store/schema';
+import { extrasOf, resolvedOf, sellerOrder } from './exceptions';
+import { recordAction } from './fulfilment';
+import { queueEmails } from './notifications';
+import type { CheckedRefund, Db, OrderContext, RefundTarget, SellerActor } from './types';
+
+/** Records the action the seller took about an exception of the order (it must have that exception). */
+export async function resolveException(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  input: { exception: SellerException; note: string },
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    await assertOpenExceptionOf(trx, o, input.exception, { allowResolved: true });
+    await recordAction(ctx, trx, o.id, 'resolved', input, seller.address, at);
+  });
+}
+
+/** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
+async function assertOpenExceptionOf(
+  q: Db,
+  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json'>,
+  exception: SellerException,
+  opts: { allowResolved: boolean },
+): Promise<void> {
+  const extras = await extrasOf(q, [o.id]);
+  const facts = { status: o.status, hasShipping: o.shipping_json !== null, hasExtra: extras.has(o.id) };
+  if (!exceptionsOf(facts).includes(exception))
+    throw new DomainError('conflict', 'no_such_exception', 'This order does not have that exception.');
+  if (!opts.allowResolved && (await resolvedOf(q, [o.id])).get(o.id)?.includes(exception))
+    throw new DomainError('conflict', 'already_resolved', 'This exception is already resolved.');
+}
+
+/** A refund signature recorded before (for any order). */
+async function refundRecorded(q: Db, signature: string): Promise<boolean> {
+  const row = await q
+    .selectFrom('refunds')
+    .select('signature')
+    .where('signature', '=', signature)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+const alreadyRecorded = () =>
+  new DomainError('conflict', 'refund_already_recorded', 'This refund transaction is already recorded.', {
+    field: 'signature',
+  });
+
+/** What the order owes its payer now (src/core/refunds.ts), from its ledger and recorded refunds. */
+export async function owedNow(
+  q: Db,
+  o: Pick<OrderRow, 'id' | 'status' | 'amount_base_units'>,
+): Promise<Owed> {
+  const [payments, refunds] = await Promise.all([
+    q.selectFrom('payments').select(['role', 'received_base_units']).where('order_id', '=', o.id).execute(),
+    q.selectFrom('refunds').select('amount_base_units').where('order_id', '=', o.id).execute(),
+  ]);
+  return owedOf({
+    status: o.status,
+    amountBaseUnits: o.amount_base_units === null ? null : BigInt(o.amount_base_units),
+    payments: payments.map((p) => ({ role: p.role, receivedBaseUnits: BigInt(p.received_base_units) })),
+    refunds: refunds.map((r) => ({ amountBaseUnits: BigInt(r.amount_base_units) })),
+  });
+}
+
+/**
+ * "Mark refunded", before the chain is read: the refusals that need no RPC (the exception, already settled, the
+ * signature already recorded, nothing paid). Returns what the on-chain check needs.
+ */
+export async function refundTarget(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  input: { exception: SellerException; signature: string },
+): Promise<RefundTarget> {
+  const o = await sellerOrder(ctx.db, seller.vendorIds, orderId);
+  await assertOpenExceptionOf(ctx.db, o, input.exception, { allowResolved: false });
+  if (await refundRecorded(ctx.db, input.signature)) throw alreadyRecorded();
+  const payments = await ctx.db
+    .selectFrom('payments')
+    .select(['signature', 'slot'])
+    .where('order_id', '=', o.id)
+    .orderBy('seq')
+    .execute();
+  return {
+    id: o.id,
+    recipient: o.recipient,
+    mint: o.mint,
+    payments: payments.map((p) => ({
+      signature: p.signature,
+      slot: p.slot === null ? null : Number(p.slot),
+    })),
+  };
+}
+
+/**
+ * Records a refund the chain confirmed, in one transaction that re-checks what `refundTarget` checked (the order
+ * row is locked on PostgreSQL; SQLite has one writer) and what is owed: a refund above what was received and not
+ * yet refunded is refused in words. The refund row is unique by signature. When what is owed has been returned,
+ * the exception is settled (seller action `refunded`); before that the refund is recorded as partial (`refund`).
+ * The buyer is e-mailed the amount and the transaction link.
+ */
+export async function recordRefund(
+  ctx: OrderContext,
+  seller: SellerActor,
+  orderId: string,
+  refund: CheckedRefund,
+): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  let added = 0;
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+      await assertOpenExceptionOf(trx, o, refund.exception, { allowResolved: false });
+      if (await refundRecorded(trx, refund.signature)) throw alreadyRecorded();
+      const owed = await owedNow(trx, o);
+      if (refund.amountBaseUnits > owed.refundableBaseUnits)
+        throw new DomainError(
+          'conflict',
+          'refund_too_much',
+          `That transaction returned ${formatBaseUnits(refund.amountBaseUnits)} $CLAIM, more than the ${formatBaseUnits(owed.refundableBaseUnits)} $CLAIM received for this order and not yet refunded.`,
+          { field: 'signature' },
+        );
+      await trx
+        .insertInto('refunds')
+        .values({
+          signature: refund.signature,
+          order_id: o.id,
+          amount_base_units: refund.amountBaseUnits.toString(),
+          exception: refund.exception,
+          address: seller.address,
+          at,
+        })
+        .execute();
+      const settled = refund.amountBaseUnits >= owed.remainingBaseUnits;
+      await recordAction(
+        ctx,
+        trx,
+        o.id,
+        settled ? 'refunded' : 'refund',
+        {
+          exception: refund.exception,
+          signature: refund.signature,
+          amountBaseUnits: refund.amountBaseUnits.toString(),
+        },
+        seller.address,
+        at,
+      );
+      const cluster = { cluster: ctx.deps.settings.solana.cluster, rpcUrl: ctx.deps.settings.solana.rpcUrl };
+      added = await queueEmails(
+        ctx,
+        trx,
+        o,
+        { type: 'refunded' },
+        {
+          at,
+          refund: {
+            amountBaseUnits: refund.amountBaseUnits,
+            transactionUrl: explorerTxUrl(refund.signature, cluster),
+          },
+          distinctKey: refund.signature,
+        },
+      );
+    })
+    .catch((err: unknown) => {
+      // The same signature recorded at the same instant by another request: the key let one through.
+      if (isUniqueViolation(err)) throw alreadyRecorded();
+      throw err;
+    });
+  if (added > 0) ctx.deps.onOutboxChange?.();
+}
