@@ -186,7 +186,9 @@ export type OrderStatus =
   /** The seller marked the parcel delivered. */
   | 'delivered'
   /** Paid in full after the reservation lapsed and the stock was sold to someone else: the seller refunds. */
-  | 'oversold';
+  | 'oversold'
+  /** Paid, then cancelled by the seller at the buyer's request before shipping: the seller refunds all of it. */
+  | 'cancelled';
 
 export type PaymentRole = 'payment' | 'top_up' | 'extra' | 'partial';
 

@@ -3,7 +3,7 @@
  * browser-safe; the order module reads the facts (src/server/orders/exceptions.ts).
  */
 import type { OrderStatus } from './api';
-import { HAS_PAYMENT } from './order-status';
+import { CANCELLABLE, HAS_PAYMENT } from './order-status';
 import type { SellerException } from './seller-api';
 
 export interface ExceptionFacts {
@@ -12,15 +12,29 @@ export interface ExceptionFacts {
   hasShipping: boolean;
   /** The ledger has a transfer after the full amount (an overpayment). */
   hasExtra: boolean;
+  /**
+   * The transfers counted toward the amount paid more than it (src/core/refunds.ts overpaidOf > 0): the
+   * completing transfer overpaid. Default false.
+   */
+  overpaid?: boolean;
+  /** The buyer asked the vendor to cancel from their order page. Default false. */
+  cancelAsked?: boolean;
 }
 
 export function exceptionsOf(o: ExceptionFacts): SellerException[] {
   const out: SellerException[] = [];
-  if (!o.hasShipping && HAS_PAYMENT.has(o.status)) out.push('no_shipping_details');
+  // A cancelled order does not ship: its missing details are nothing to look at.
+  if (!o.hasShipping && HAS_PAYMENT.has(o.status) && o.status !== 'cancelled')
+    out.push('no_shipping_details');
   if (o.status === 'underpaid') out.push('underpaid');
   if (o.status === 'paid_late') out.push('paid_late');
   // Paid after the reservation lapsed and the stock went to someone else: refund the buyer.
   if (o.status === 'oversold') out.push('oversold');
-  if (o.hasExtra) out.push('extra_payment');
+  // A cancelled order owes everything back under its cancel request, extras included.
+  if (o.hasExtra && o.status !== 'cancelled') out.push('extra_payment');
+  // Over the amount in the counted transfers: owed back unless the whole order is (oversold, cancelled).
+  if (o.overpaid && o.status !== 'oversold' && o.status !== 'cancelled') out.push('overpaid');
+  // A paid order the buyer asked to cancel, and the same order once the seller cancelled it (refund it all).
+  if (o.cancelAsked && (CANCELLABLE.has(o.status) || o.status === 'cancelled')) out.push('cancel_requested');
   return out;
 }

@@ -5,6 +5,7 @@ import {
   HAS_PAYMENT,
   ORDER_STATUSES,
   PAYMENT_ROLES,
+  TAKES_EXTRAS,
   transition,
   type OrderEvent,
   type OrderStatus,
@@ -155,11 +156,11 @@ describe('transition', () => {
             const before = e.paidBeforeBaseUnits ?? 0n;
             const sum = before + e.receivedBaseUnits;
             // Fully paid exactly when the ledger sum reaches the amount (or it already was).
-            if (!FULLY_PAID.has(s)) expect(FULLY_PAID.has(r.next)).toBe(sum >= e.expectedBaseUnits);
-            // A payment never un-pays and never changes a fully paid status.
-            if (FULLY_PAID.has(s)) expect(r).toEqual({ ok: true, next: s, role: 'extra' });
+            if (!TAKES_EXTRAS.has(s)) expect(FULLY_PAID.has(r.next)).toBe(sum >= e.expectedBaseUnits);
+            // A payment never un-pays and never changes a fully paid (or cancelled) status.
+            if (TAKES_EXTRAS.has(s)) expect(r).toEqual({ ok: true, next: s, role: 'extra' });
             expect(r.role).toBe(
-              FULLY_PAID.has(s)
+              TAKES_EXTRAS.has(s)
                 ? 'extra'
                 : sum >= e.expectedBaseUnits
                   ? s === 'underpaid'
@@ -179,7 +180,7 @@ describe('transition', () => {
       fc.property(statusArb, fc.bigInt({ min: 1n, max: 10n ** 12n }), (s, amount) => {
         const once = transition(s, { type: 'finalized' });
         if (once.ok) expect(transition(once.next, { type: 'finalized' })).toEqual(once);
-        if (FULLY_PAID.has(s))
+        if (TAKES_EXTRAS.has(s))
           expect(transition(s, pay(1n, amount, { before: amount }))).toEqual({
             ok: true,
             next: s,
@@ -212,5 +213,37 @@ describe('transition', () => {
         },
       ),
     );
+  });
+
+  it('cancels a paid or underpaid order not shipped; a cancelled order ships no more and takes later transfers as extras', () => {
+    for (const s of ['paid', 'final', 'paid_late', 'underpaid'] as const)
+      expect(transition(s, { type: 'cancel' })).toEqual({ ok: true, next: 'cancelled' });
+    expect(transition('shipped', { type: 'cancel' })).toMatchObject({
+      ok: false,
+      refusal: { reason: 'already_shipped' },
+    });
+    expect(transition('delivered', { type: 'cancel' })).toMatchObject({
+      ok: false,
+      refusal: { reason: 'already_shipped' },
+    });
+    expect(transition('cancelled', { type: 'cancel' })).toMatchObject({
+      ok: false,
+      refusal: { reason: 'cancelled' },
+    });
+    for (const s of ['awaiting_payment', 'expired', 'oversold'] as const)
+      expect(transition(s, { type: 'cancel' })).toMatchObject({
+        ok: false,
+        refusal: { reason: 'not_paid_yet' },
+      });
+    expect(transition('cancelled', { type: 'ship' })).toMatchObject({
+      ok: false,
+      refusal: { reason: 'cancelled' },
+    });
+    expect(transition('cancelled', pay(5n, 100n, { before: 100n }))).toEqual({
+      ok: true,
+      next: 'cancelled',
+      role: 'extra',
+    });
+    expect(transition('cancelled', { type: 'finalized' })).toEqual({ ok: true, next: 'cancelled' });
   });
 });

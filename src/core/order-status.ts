@@ -19,6 +19,8 @@
  *   paid / final / paid_late ──ship (seller, tracking number)──▶ shipped ──deliver──▶ delivered
  *   shipped / delivered ──payment──▶ unchanged (recorded as extra); ──finalized──▶ unchanged
  *   paid / final / paid_late / oversold ──payment──▶ unchanged (recorded as extra)
+ *   paid / final / paid_late / underpaid ──cancel (seller, the buyer asked)──▶ cancelled (the stock goes back on
+ *     sale; everything received is owed back) ──payment──▶ unchanged (recorded as extra); ──finalized──▶ unchanged
  *   any ──sum ≥ amount with the stock lost (reservation released, units sold to someone else)──▶ oversold
  *     (the payment is recorded; the seller refunds: src/core/stock.ts)
  */
@@ -34,6 +36,7 @@ export const ORDER_STATUSES = [
   'shipped',
   'delivered',
   'oversold',
+  'cancelled',
 ] as const satisfies readonly OrderStatus[];
 export type { OrderStatus };
 
@@ -81,13 +84,16 @@ export type OrderEvent =
   /** The seller sent the parcel (only a fully paid order ships). */
   | { type: 'ship' }
   /** The seller marked the parcel delivered. */
-  | { type: 'deliver' };
+  | { type: 'deliver' }
+  /** The seller cancels a paid order before shipping (the buyer asked): everything received goes back. */
+  | { type: 'cancel' };
 
 export type TransitionRefusal =
   | { reason: 'not_paid_yet'; status: OrderStatus }
   | { reason: 'not_awaiting_payment'; status: OrderStatus }
   | { reason: 'already_shipped'; status: OrderStatus }
-  | { reason: 'not_shipped'; status: OrderStatus };
+  | { reason: 'not_shipped'; status: OrderStatus }
+  | { reason: 'cancelled'; status: OrderStatus };
 
 export type TransitionResult =
   { ok: true; next: OrderStatus; role?: PaymentRole } | { ok: false; refusal: TransitionRefusal };
@@ -101,6 +107,7 @@ export const HAS_PAYMENT: ReadonlySet<OrderStatus> = new Set([
   'shipped',
   'delivered',
   'oversold',
+  'cancelled',
 ]);
 /**
  * Statuses in which the full amount has been received (`oversold` too: received, but the goods went to someone
@@ -116,12 +123,17 @@ export const FULLY_PAID: ReadonlySet<OrderStatus> = new Set([
 ]);
 /** Fully paid and not yet sent: the orders a seller can ship (not oversold: the goods went to someone else). */
 export const SHIPPABLE: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'paid_late']);
+/** Statuses in which a new transfer is an extra payment (recorded, the status unchanged). */
+export const TAKES_EXTRAS: ReadonlySet<OrderStatus> = new Set([...FULLY_PAID, 'cancelled']);
+/** Paid (in full or in part) and not sent: the orders a seller can cancel at the buyer's request. */
+export const CANCELLABLE: ReadonlySet<OrderStatus> = new Set(['paid', 'final', 'paid_late', 'underpaid']);
 
 export function transition(status: OrderStatus, event: OrderEvent): TransitionResult {
   switch (event.type) {
     case 'payment': {
       const before = event.paidBeforeBaseUnits ?? 0n;
-      if (FULLY_PAID.has(status)) return { ok: true, next: status, role: 'extra' };
+      // A cancelled order keeps its status too: anything arriving after is an extra payment to return.
+      if (TAKES_EXTRAS.has(status)) return { ok: true, next: status, role: 'extra' };
       const full = before + event.receivedBaseUnits >= event.expectedBaseUnits;
       if (!full) {
         // Short while the quote is open: recorded, but the order stays payable (dust must not block it).
@@ -142,7 +154,7 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
     case 'finalized': {
       if (status === 'paid') return { ok: true, next: 'final' };
       if (status === 'final') return { ok: true, next: 'final' };
-      if (HAS_PAYMENT.has(status)) return { ok: true, next: status }; // underpaid / paid_late / oversold stay
+      if (HAS_PAYMENT.has(status)) return { ok: true, next: status }; // underpaid / paid_late / oversold / cancelled stay
       return { ok: false, refusal: { reason: 'not_paid_yet', status } };
     }
     case 'expire': {
@@ -152,6 +164,7 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
     }
     case 'ship': {
       if (SHIPPABLE.has(status)) return { ok: true, next: 'shipped' };
+      if (status === 'cancelled') return { ok: false, refusal: { reason: 'cancelled', status } };
       if (status === 'shipped' || status === 'delivered')
         return { ok: false, refusal: { reason: 'already_shipped', status } };
       return { ok: false, refusal: { reason: 'not_paid_yet', status } };
@@ -159,6 +172,13 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
     case 'deliver': {
       if (status === 'shipped' || status === 'delivered') return { ok: true, next: 'delivered' };
       return { ok: false, refusal: { reason: 'not_shipped', status } };
+    }
+    case 'cancel': {
+      if (CANCELLABLE.has(status)) return { ok: true, next: 'cancelled' };
+      if (status === 'cancelled') return { ok: false, refusal: { reason: 'cancelled', status } };
+      if (status === 'shipped' || status === 'delivered')
+        return { ok: false, refusal: { reason: 'already_shipped', status } };
+      return { ok: false, refusal: { reason: 'not_paid_yet', status } };
     }
   }
 }

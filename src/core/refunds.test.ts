@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { owedOf, type OwedInput } from './refunds';
+import { overpaidOf, owedOf, type OwedInput } from './refunds';
 
 const order = (more: Partial<OwedInput>): OwedInput => ({
   status: 'paid',
@@ -93,5 +93,70 @@ describe('owedOf: what goes back to the payer', () => {
       }),
     );
     expect(o.owedBaseUnits).toBe(1n);
+  });
+
+  it('owes everything received once the seller cancelled the order (the buyer asked), extras and over-amount included', () => {
+    const o = owedOf(
+      order({
+        status: 'cancelled',
+        payments: [
+          { role: 'payment', receivedBaseUnits: 102_000_000n },
+          { role: 'extra', receivedBaseUnits: 1_000_000n },
+        ],
+      }),
+    );
+    expect(o.owedBaseUnits).toBe(103_000_000n);
+    expect(o.remainingBaseUnits).toBe(103_000_000n);
+  });
+
+  it('owes everything received for a cancelled order that was only partly paid', () => {
+    const o = owedOf(
+      order({ status: 'cancelled', payments: [{ role: 'partial', receivedBaseUnits: 30_000_000n }] }),
+    );
+    expect(o.owedBaseUnits).toBe(30_000_000n);
+  });
+
+  it('a cancelled order is settled by partial refunds adding up to all it received', () => {
+    const base = order({
+      status: 'cancelled',
+      refunds: [{ amountBaseUnits: 60_000_000n }],
+    });
+    expect(owedOf(base).remainingBaseUnits).toBe(40_000_000n);
+    const all = owedOf({ ...base, refunds: [...base.refunds, { amountBaseUnits: 40_000_000n }] });
+    expect(all).toMatchObject({ remainingBaseUnits: 0n, refundableBaseUnits: 0n });
+  });
+
+  it('the over-amount of an overpaid order goes down with its refunds, and an extra adds to it', () => {
+    const overpaid = order({ payments: [{ role: 'payment', receivedBaseUnits: 103_000_000n }] });
+    expect(owedOf(overpaid)).toMatchObject({ owedBaseUnits: 3_000_000n, remainingBaseUnits: 3_000_000n });
+    expect(owedOf({ ...overpaid, refunds: [{ amountBaseUnits: 1_000_000n }] }).remainingBaseUnits).toBe(
+      2_000_000n,
+    );
+    expect(
+      owedOf({
+        ...overpaid,
+        payments: [...overpaid.payments, { role: 'extra', receivedBaseUnits: 500_000n }],
+      }).owedBaseUnits,
+    ).toBe(3_500_000n);
+  });
+});
+
+describe('overpaidOf: above the amount in the counted transfers', () => {
+  it('is what the counted transfers paid above the amount, never an extra, never below zero', () => {
+    expect(overpaidOf(100n, [{ role: 'payment', receivedBaseUnits: 103n }])).toBe(3n);
+    expect(
+      overpaidOf(100n, [
+        { role: 'partial', receivedBaseUnits: 60n },
+        { role: 'top_up', receivedBaseUnits: 45n },
+      ]),
+    ).toBe(5n);
+    expect(
+      overpaidOf(100n, [
+        { role: 'payment', receivedBaseUnits: 100n },
+        { role: 'extra', receivedBaseUnits: 9n },
+      ]),
+    ).toBe(0n);
+    expect(overpaidOf(100n, [{ role: 'partial', receivedBaseUnits: 40n }])).toBe(0n);
+    expect(overpaidOf(null, [{ role: 'payment', receivedBaseUnits: 5n }])).toBe(0n);
   });
 });

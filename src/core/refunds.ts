@@ -4,7 +4,8 @@
  * toward it and the extra payments after it, each recorded by the watcher — and the refunds already recorded,
  * never a transfer that merely names the order's reference.
  *
- * - Oversold (paid in full, the piece went to someone else): everything received is owed.
+ * - Oversold (paid in full, the piece went to someone else) or cancelled (the seller cancelled at the buyer's
+ *   request before shipping): everything received is owed.
  * - Otherwise: every extra payment (a transfer after the full amount), plus whatever the counted transfers paid
  *   above the order amount (an overpayment in the completing transfer).
  * - Refunds already sent count against it; the rest is still owed (never below zero).
@@ -36,16 +37,25 @@ export interface Owed {
 const sum = (xs: readonly bigint[]): bigint => xs.reduce((a, b) => a + b, 0n);
 const atLeastZero = (n: bigint): bigint => (n > 0n ? n : 0n);
 
+/**
+ * What the transfers counted toward the order paid above its amount (an overpayment in the completing transfer,
+ * not a separate extra payment); 0 for an unpriced order.
+ */
+export function overpaidOf(
+  amountBaseUnits: bigint | null,
+  payments: readonly { role: PaymentRole; receivedBaseUnits: bigint }[],
+): bigint {
+  if (amountBaseUnits === null) return 0n;
+  const counted = sum(payments.filter((p) => p.role !== 'extra').map((p) => p.receivedBaseUnits));
+  return atLeastZero(counted - amountBaseUnits);
+}
+
 export function owedOf(input: OwedInput): Owed {
   const received = sum(input.payments.map((p) => p.receivedBaseUnits));
   const extras = sum(input.payments.filter((p) => p.role === 'extra').map((p) => p.receivedBaseUnits));
-  const counted = received - extras;
   let owed: bigint;
-  if (input.status === 'oversold') owed = received;
-  else {
-    const over = input.amountBaseUnits === null ? 0n : atLeastZero(counted - input.amountBaseUnits);
-    owed = extras + over;
-  }
+  if (input.status === 'oversold' || input.status === 'cancelled') owed = received;
+  else owed = extras + overpaidOf(input.amountBaseUnits, input.payments);
   const refunded = sum(input.refunds.map((r) => r.amountBaseUnits));
   return {
     receivedBaseUnits: received,

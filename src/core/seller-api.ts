@@ -39,13 +39,23 @@ export interface SellerSessionList {
 
 /** Something about an order the seller has to look at and resolve. */
 export type SellerException =
-  'underpaid' | 'paid_late' | 'extra_payment' | 'no_shipping_details' | 'oversold';
+  | 'underpaid'
+  | 'paid_late'
+  | 'extra_payment'
+  | 'no_shipping_details'
+  | 'oversold'
+  /** The transfers counted toward the order paid more than its amount (the completing one overpaid). */
+  | 'overpaid'
+  /** The buyer of a paid order asked to cancel from their order page (open until refunded or resolved). */
+  | 'cancel_requested';
 export const SELLER_EXCEPTIONS: readonly SellerException[] = [
   'underpaid',
   'paid_late',
   'extra_payment',
   'no_shipping_details',
   'oversold',
+  'overpaid',
+  'cancel_requested',
 ];
 
 /** The list filter: an order status, or every order with an unresolved exception. */
@@ -272,7 +282,7 @@ export interface SellerStockLine {
 export interface SellerStockChange {
   productId: string;
   variantId?: string;
-  kind: 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold';
+  kind: 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold' | 'restock';
   onHandDelta: number;
   reservedDelta: number;
   onHandAfter: number;

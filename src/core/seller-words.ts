@@ -15,6 +15,7 @@ export const STATUS_LABEL: Record<OrderStatus, string> = {
   shipped: 'Shipped',
   delivered: 'Delivered',
   oversold: 'Oversold (refund the buyer)',
+  cancelled: 'Cancelled (refund the buyer)',
 };
 
 export const EXCEPTION_LABEL: Record<SellerException, string> = {
@@ -23,6 +24,8 @@ export const EXCEPTION_LABEL: Record<SellerException, string> = {
   extra_payment: 'Extra payment',
   no_shipping_details: 'Paid without shipping details',
   oversold: 'Oversold: refund the buyer',
+  overpaid: 'Paid more than the total',
+  cancel_requested: 'The buyer asked to cancel',
 };
 
 export const QUEUE_LABEL: Record<SellerQueue, string> = {

@@ -10,7 +10,8 @@
  *   Strict already keeps the cookie off cross-site requests; this is the second lock.
  * - Refunds: POST /api/seller/orders/:id/refund reads the refund transaction on chain through `rpc` (the
  *   payments' port and RPC budget) before recording it; the order's detail reads who paid through it too.
- * - Fulfilment: ship, delivered, tracking (changed after shipping), note, resolve, resend: the order service's.
+ * - Fulfilment: ship, delivered, cancel (the buyer asked), tracking (changed after shipping), note, resolve, resend:
+ *   the order service's.
  * - Live list and summary: GET /api/seller/changes?since=… (orders created or changed since the last check) and
  *   GET /api/seller/summary?tz=… (today, 7 and 30 days).
  * - Stock: GET/POST /api/seller/stock, the vendor's own lines only (the `npm run stock` repository).
@@ -263,6 +264,11 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     });
     scope.post('/api/seller/orders/:id/delivered', async (req) => {
       await deps.orders.markDelivered(actor(req), idOf(req));
+      return detail(req);
+    });
+    // The buyer asked to cancel: the order is cancelled (units back on sale) and all it received is owed back.
+    scope.post('/api/seller/orders/:id/cancel', async (req) => {
+      await deps.orders.cancelOrder(actor(req), idOf(req));
       return detail(req);
     });
     scope.post('/api/seller/orders/:id/resolve', async (req) => {

@@ -113,7 +113,7 @@ function intro(message: OutgoingEmail): string {
     return 'The buyer of this order deleted their details (name, e-mail, address) from their order page. The shop no longer keeps them; the order, its amounts and payments stay for your books.';
   }
   if (message.kind === 'cancel_requested') {
-    return 'The buyer asks to cancel this order before it ships, and to have their details deleted afterwards. Please refund the payment (then "Mark refunded" in the seller console), or contact the buyer from the order in the console.';
+    return 'The buyer asks to cancel this order before it ships, and to have their details deleted afterwards. In the seller console, open the order and choose "Cancel order and refund" (or record why not, for example if it has already shipped), or contact the buyer from the order in the console.';
   }
   if (message.kind === 'payment_underpaid') {
     return message.role === 'seller'

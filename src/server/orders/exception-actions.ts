@@ -1,21 +1,61 @@
 /**
  * The seller's exceptions and refunds on an order: record the action taken about an exception, "Mark refunded"
  * (the refusals before the chain is read, then the refund checked on chain recorded in one transaction), what the
- * order owes its payer now. Each write is one transaction on the seller's own order that checks first; a
- * refusal changes nothing.
+ * order owes its payer now, and "Cancel order and refund" of an order the buyer asked to cancel. Each write is
+ * one transaction on the seller's own order that checks first; a refusal changes nothing.
  */
 import { explorerTxUrl } from '../../core/explorer';
 import { formatBaseUnits } from '../../core/money';
 import { owedOf, type Owed } from '../../core/refunds';
 import { DomainError } from '../../core/errors';
 import { exceptionsOf } from '../../core/order-exceptions';
+import { transition } from '../../core/order-status';
 import type { SellerException } from '../../core/seller-api';
 import { isUniqueViolation } from '../store/store';
 import type { OrderRow } from '../store/schema';
-import { extrasOf, resolvedOf, sellerOrder } from './exceptions';
+import { exceptionFactsOf, resolvedOf, sellerOrder } from './exceptions';
 import { recordAction } from './fulfilment';
 import { queueEmails } from './notifications';
+import { addHistory } from './rows';
 import type { CheckedRefund, Db, OrderContext, RefundTarget, SellerActor } from './types';
+
+/**
+ * "Cancel order and refund", for a paid order the buyer asked to cancel (the open `cancel_requested` exception):
+ * status `cancelled`, the units it bought back on sale, the seller's action `cancelled` (who and when). Then
+ * everything received is owed (src/core/refunds.ts); the refunds recorded against `cancel_requested` settle it
+ * when they add up to it. No e-mail now (there is no cancellation e-mail kind): the buyer's order page says it
+ * is cancelled, and each refund e-mails the buyer.
+ */
+export async function cancelOrder(ctx: OrderContext, seller: SellerActor, orderId: string): Promise<void> {
+  const at = ctx.deps.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
+    const t = transition(o.status, { type: 'cancel' });
+    if (!t.ok) {
+      if (t.refusal.reason === 'cancelled')
+        throw new DomainError('conflict', 'already_cancelled', 'This order is already cancelled.');
+      throw new DomainError(
+        'conflict',
+        'not_cancellable',
+        t.refusal.reason === 'already_shipped'
+          ? 'This order has already been shipped: it cannot be cancelled.'
+          : 'Only a paid order that has not shipped can be cancelled here.',
+      );
+    }
+    await assertOpenExceptionOf(trx, o, 'cancel_requested', { allowResolved: false });
+    const moved = await trx
+      .updateTable('orders')
+      .set({ status: t.next, updated_at: at })
+      .where('id', '=', o.id)
+      .where('status', '=', o.status) // a payment meanwhile makes this one retry
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1)
+      throw new DomainError('conflict', 'order_changed', 'The order changed meanwhile. Please reload it.');
+    await addHistory(trx, o.id, t.next, 'cancelled_by_seller', at);
+    await ctx.stock.restock(trx, o.id, at, 'cancelled');
+    await recordAction(ctx, trx, o.id, 'cancelled', {}, seller.address, at);
+  });
+}
 
 /** Records the action the seller took about an exception of the order (it must have that exception). */
 export async function resolveException(
@@ -35,16 +75,34 @@ export async function resolveException(
 /** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
 async function assertOpenExceptionOf(
   q: Db,
-  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json'>,
+  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json' | 'amount_base_units'>,
   exception: SellerException,
   opts: { allowResolved: boolean },
 ): Promise<void> {
-  const extras = await extrasOf(q, [o.id]);
-  const facts = { status: o.status, hasShipping: o.shipping_json !== null, hasExtra: extras.has(o.id) };
+  const ledger = (await exceptionFactsOf(q, [o])).get(o.id);
+  const facts = {
+    hasExtra: false,
+    ...ledger,
+    status: o.status,
+    hasShipping: o.shipping_json !== null,
+  };
   if (!exceptionsOf(facts).includes(exception))
     throw new DomainError('conflict', 'no_such_exception', 'This order does not have that exception.');
   if (!opts.allowResolved && (await resolvedOf(q, [o.id])).get(o.id)?.includes(exception))
     throw new DomainError('conflict', 'already_resolved', 'This exception is already resolved.');
+}
+
+/**
+ * A cancel request is refunded once the order is cancelled (then everything received is owed): before that a
+ * refund against it would settle it with nothing owed.
+ */
+function assertRefundableNow(o: Pick<OrderRow, 'status'>, exception: SellerException): void {
+  if (exception === 'cancel_requested' && o.status !== 'cancelled')
+    throw new DomainError(
+      'conflict',
+      'cancel_first',
+      'Cancel the order first ("Cancel order and refund"): then everything the buyer paid is owed back.',
+    );
 }
 
 /** A refund signature recorded before (for any order). */
@@ -91,6 +149,7 @@ export async function refundTarget(
 ): Promise<RefundTarget> {
   const o = await sellerOrder(ctx.db, seller.vendorIds, orderId);
   await assertOpenExceptionOf(ctx.db, o, input.exception, { allowResolved: false });
+  assertRefundableNow(o, input.exception);
   if (await refundRecorded(ctx.db, input.signature)) throw alreadyRecorded();
   const payments = await ctx.db
     .selectFrom('payments')
@@ -129,6 +188,7 @@ export async function recordRefund(
     .execute(async (trx) => {
       const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
       await assertOpenExceptionOf(trx, o, refund.exception, { allowResolved: false });
+      assertRefundableNow(o, refund.exception);
       if (await refundRecorded(trx, refund.signature)) throw alreadyRecorded();
       const owed = await owedNow(trx, o);
       if (refund.amountBaseUnits > owed.refundableBaseUnits)

@@ -1,24 +1,78 @@
 /**
- * Reads behind the seller's exceptions: which orders have an extra payment, which exceptions the seller has
- * settled (seller actions `resolved` and `refunded` name the exception), and the orders of a signed-in seller.
+ * Reads behind the seller's exceptions: which orders have an extra payment, paid more than the amount in the
+ * counted transfers, or were asked by the buyer to be cancelled; which exceptions the seller has settled (seller
+ * actions `resolved` and `refunded` name the exception); and the orders of a signed-in seller.
  */
+import type { PaymentRole } from '../../core/api';
+import { overpaidOf } from '../../core/refunds';
 import type { SellerException } from '../../core/seller-api';
 import { DomainError } from '../../core/errors';
 import type { OrderRow } from '../store/schema';
 import type { Db } from './types';
 
+/**
+ * Exceptions whose refund returns only money above the price (an extra payment, the over-amount of the
+ * completing transfer): settling one leaves the order to ship. A refund settling any other (oversold, cancelled
+ * at the buyer's request, underpaid, paid late) closes the order: it will not ship.
+ */
+export const REFUND_KEEPS_ORDER: readonly SellerException[] = ['extra_payment', 'overpaid'];
+
+/** A settling refund's detail (JSON, the exception in clear) for an exception that keeps the order to ship. */
+export const refundKeepsOrderPatterns = (): string[] => REFUND_KEEPS_ORDER.map((e) => `%"exception":"${e}"%`);
+
 /** Actions that settle an exception: "Record action" and "Mark refunded" (detail.exception names it). */
 export const RESOLVING_ACTIONS = ['resolved', 'refunded'];
 
-export async function extrasOf(db: Db, orderIds: string[]): Promise<Set<string>> {
-  if (orderIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('payments')
-    .select('order_id')
-    .where('order_id', 'in', orderIds)
-    .where('role', '=', 'extra')
-    .execute();
-  return new Set(rows.map((r) => r.order_id));
+/**
+ * The buyer's cancel request is the seller's e-mail about it (src/server/orders/personal-data.ts, once per
+ * order): the one record of it, read by the order page ("requested") and the exceptions alike.
+ */
+export const CANCEL_REQUEST_KIND = 'cancel_requested';
+
+/** The ledger and request facts behind an order's exceptions (src/core/order-exceptions.ts). */
+export interface LedgerFacts {
+  hasExtra: boolean;
+  overpaid: boolean;
+  cancelAsked: boolean;
+}
+
+export async function exceptionFactsOf(
+  db: Db,
+  orders: readonly Pick<OrderRow, 'id' | 'amount_base_units'>[],
+): Promise<Map<string, LedgerFacts>> {
+  const out = new Map<string, LedgerFacts>();
+  if (orders.length === 0) return out;
+  const ids = orders.map((o) => o.id);
+  const [payments, asked] = await Promise.all([
+    db
+      .selectFrom('payments')
+      .select(['order_id', 'role', 'received_base_units'])
+      .where('order_id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('outbox')
+      .select('order_id')
+      .where('order_id', 'in', ids)
+      .where('kind', '=', CANCEL_REQUEST_KIND)
+      .execute(),
+  ]);
+  const askedIds = new Set(asked.map((r) => r.order_id));
+  const ledgers = new Map<string, { role: PaymentRole; receivedBaseUnits: bigint }[]>();
+  for (const p of payments)
+    ledgers.set(p.order_id, [
+      ...(ledgers.get(p.order_id) ?? []),
+      { role: p.role, receivedBaseUnits: BigInt(p.received_base_units) },
+    ]);
+  for (const o of orders) {
+    const mine = ledgers.get(o.id) ?? [];
+    const amount = o.amount_base_units === null ? null : BigInt(o.amount_base_units);
+    out.set(o.id, {
+      hasExtra: mine.some((p) => p.role === 'extra'),
+      overpaid: overpaidOf(amount, mine) > 0n,
+      cancelAsked: askedIds.has(o.id),
+    });
+  }
+  return out;
 }
 
 export async function resolvedOf(db: Db, orderIds: string[]): Promise<Map<string, SellerException[]>> {

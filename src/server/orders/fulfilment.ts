@@ -1,7 +1,7 @@
 /**
  * Fulfilment: what the seller does to an order after it is paid — Mark shipped (tracking number, the buyer's
- * e-mail), Mark delivered, change the tracking, the seller's note, send a failed e-mail again (exceptions and
- * refunds: ./exception-actions.ts). Each is one transaction on the seller's own order that checks first and then writes the
+ * e-mail), Mark delivered, change the tracking, the seller's note, send a failed e-mail again (exceptions,
+ * refunds and cancelling at the buyer's request: ./exception-actions.ts). Each is one transaction on the seller's own order that checks first and then writes the
  * order, its history, the seller's action (`seller_actions`: who and when) and the e-mails it causes; a refusal
  * changes nothing.
  */
@@ -37,6 +37,7 @@ function refusedTransition(reason: string): DomainError {
     not_paid_yet: 'Only a fully paid order can be shipped.',
     already_shipped: 'This order has already been shipped.',
     not_shipped: 'Only a shipped order can be marked delivered.',
+    cancelled: 'This order was cancelled: it does not ship.',
   };
   return new DomainError('conflict', reason, messages[reason] ?? 'The order cannot do that now.');
 }

@@ -15,6 +15,7 @@ import type { OrderRow } from '../store/schema';
 import { factsOf, outboxInsert } from './notifications';
 import { deletableNow, LATE_PAYMENT_WINDOW_MS, NEVER_SHIPS_AGAIN, privacyOf } from './privacy-state';
 import { orderPageOf } from './public-view';
+import { refundKeepsOrderPatterns } from './exceptions';
 import { addHistory, ledgerOf } from './rows';
 import type { Db, OrderContext, RetentionResult } from './types';
 
@@ -121,7 +122,9 @@ export async function runRetention(ctx: OrderContext, now: Date = ctx.deps.now()
                 .whereRef('a.order_id', '=', 'o.id')
                 .where('a.action', '=', 'refunded')
                 .where('a.at', '<=', cutoff)
-                .where('a.detail_json', 'not like', '%"exception":"extra_payment"%'),
+                .where((w) =>
+                  w.and(refundKeepsOrderPatterns().map((p) => w('a.detail_json', 'not like', p))),
+                ),
             ),
           ]),
         ]),

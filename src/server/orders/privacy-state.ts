@@ -1,11 +1,13 @@
 /**
  * What the buyer's order page says about their personal data (src/core/api.ts OrderPagePrivacy), and the rules
  * behind "Delete my details": allowed after shipping, or for an order that will not ship (expired, or refunded
- * for an exception other than an extra payment); before that, "cancel instead".
+ * for an exception other than an extra payment or an over-amount); before that, "cancel instead".
  */
 import type { OrderPagePrivacy } from '../../core/api';
 import { openShipping } from '../privacy/order-data';
 import type { OrderRow } from '../store/schema';
+import type { SellerException } from '../../core/seller-api';
+import { CANCEL_REQUEST_KIND, REFUND_KEEPS_ORDER } from './exceptions';
 import { ledgerOf } from './rows';
 import type { Db, OrderContext } from './types';
 
@@ -23,8 +25,10 @@ async function refundClosedAt(q: Db, o: OrderRow): Promise<string | undefined> {
     .where('action', '=', 'refunded')
     .orderBy('at')
     .execute();
-  return rows.find((r) => (JSON.parse(r.detail_json) as { exception?: string }).exception !== 'extra_payment')
-    ?.at;
+  return rows.find((r) => {
+    const e = (JSON.parse(r.detail_json) as { exception?: SellerException }).exception;
+    return e === undefined || !REFUND_KEEPS_ORDER.includes(e);
+  })?.at;
 }
 
 /** The buyer may delete now: shipped, delivered, or an order that will not ship (expired, refunded). */
@@ -38,7 +42,7 @@ async function cancelAsked(q: Db, orderId: string): Promise<boolean> {
     .selectFrom('outbox')
     .select('id')
     .where('order_id', '=', orderId)
-    .where('kind', '=', 'cancel_requested')
+    .where('kind', '=', CANCEL_REQUEST_KIND)
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -10,7 +10,8 @@
  *   an open QR record, the order page by capability token, the wallet's payment hint);
  * - records.ts: QR records over time ("paid, shipping details missing" after the grace delay; cleanup);
  * - fulfilment.ts: the seller's actions (ship, deliver, tracking, note, resend an e-mail);
- * - exception-actions.ts: the seller's exceptions (resolve one, record a refund, what is owed back);
+ * - exception-actions.ts: the seller's exceptions (resolve one, record a refund, what is owed back, cancel at the
+ *   buyer's request);
  * - watch.ts: what the payment watcher reads;
  * - personal-data.ts, data-export.ts, reseal.ts: the buyer's personal data (erasure by retention or by the
  *   buyer, "cancel instead", "Download my data", sealing under the current key; docs/decisions/privacy.md).
@@ -24,7 +25,7 @@ import { cancelInstead, deleteMyDetails, runRetention } from './personal-data';
 import { sealedValuesByKey, sealStoredData } from './reseal';
 import { getOrder, getOrderPage, paymentHint, requestConfirmation, requote } from './buyer-actions';
 import { createOrder } from './create';
-import { recordRefund, refundTarget, resolveException } from './exception-actions';
+import { cancelOrder, recordRefund, refundTarget, resolveException } from './exception-actions';
 import { markDelivered, markShipped, resendEmail, setNote, updateTracking } from './fulfilment';
 import { expireOrders, recordPayment } from './ledger';
 import { cleanupRecords, notifyMissingDetails } from './records';
@@ -66,6 +67,7 @@ const OPERATIONS = {
   paymentHint,
   markShipped,
   markDelivered,
+  cancelOrder,
   resolveException,
   refundTarget,
   recordRefund,

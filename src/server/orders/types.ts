@@ -144,6 +144,11 @@ export interface OrderService {
   /** Mark shipped with the tracking number; the buyer is e-mailed. */
   markShipped(seller: SellerActor, orderId: string, shipment: Shipment): Promise<void>;
   markDelivered(seller: SellerActor, orderId: string): Promise<void>;
+  /**
+   * "Cancel order and refund" of a paid order the buyer asked to cancel (open `cancel_requested`): status
+   * `cancelled`, its units back on sale; everything received is then owed back.
+   */
+  cancelOrder(seller: SellerActor, orderId: string): Promise<void>;
   /** Records what the seller did about one of the order's exceptions. */
   resolveException(
     seller: SellerActor,

@@ -8,7 +8,7 @@ import { trackingUrl } from '../../core/carriers';
 import { explorerTxUrl } from '../../core/explorer';
 import { joinShippingAddress } from '../../core/order';
 import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
-import { RESOLVING_ACTIONS, sellerOrder } from '../orders/exceptions';
+import { exceptionFactsOf, RESOLVING_ACTIONS, sellerOrder } from '../orders/exceptions';
 import { owedNow } from '../orders/exception-actions';
 import { countedUsdCents } from '../orders/ledger';
 import { itemsOf, orderNumberOf } from '../orders/rows';
@@ -63,7 +63,6 @@ export async function orderDetail(
     address: a.address,
     at: a.at,
   }));
-  const hasExtra = payments.some((p) => p.role === 'extra');
   const resolved = parsedActions
     .filter((a) => RESOLVING_ACTIONS.includes(a.action) && a.detail.exception)
     .map((a) => a.detail.exception as SellerException);
@@ -73,7 +72,7 @@ export async function orderDetail(
   const trackingAction = latest(TRACKING_ACTIONS);
   const noteAction = latest(['note']);
   const explorer = { cluster: deps.solana.cluster, rpcUrl: deps.solana.rpcUrl };
-  const [owed, refunds, payers, paidLateUsdCents] = await Promise.all([
+  const [owed, refunds, payers, paidLateUsdCents, facts] = await Promise.all([
     owedNow(db, o),
     db.selectFrom('refunds').selectAll().where('order_id', '=', o.id).orderBy('at').execute(),
     payersOf(
@@ -91,12 +90,18 @@ export async function orderDetail(
     history.some((h) => h.status === 'paid_late')
       ? countedUsdCents(db, payments, deps.reference)
       : Promise.resolve(undefined),
+    exceptionFactsOf(db, [o]),
   ]);
   const trackingNumber = trackingAction?.detail.trackingNumber ?? '';
   const carrier = trackingAction?.detail.carrier;
   const link = trackingAction ? trackingUrl(carrier, trackingNumber) : undefined;
   return {
-    ...summaryOf(deps.sealer, o, hasExtra, resolved),
+    ...summaryOf(
+      deps.sealer,
+      o,
+      facts.get(o.id) ?? { hasExtra: false, overpaid: false, cancelAsked: false },
+      resolved,
+    ),
     orderNumber: orderNumberOf(o.id),
     reference: o.reference,
     recipient: o.recipient,

@@ -4,15 +4,16 @@
  *
  * Queues (docs/decisions/seller-console.md "Queues"), as SQL predicates so the list, its counts and the CSV agree:
  * - `to_ship`: fully paid (paid, final; paid late once the vendor recorded an action for it), with the buyer's
- *   details, not shipped, not refunded (a refund other than of an extra payment closes the order).
+ *   details, not shipped, not refunded (a refund other than of an extra payment or an over-amount closes the
+ *   order).
  * - `exceptions`: at least one exception not yet resolved.
  * - `shipped`: shipped or delivered.
  * - `all`: every order.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
-import { HAS_PAYMENT } from '../../core/order-status';
+import { CANCELLABLE, HAS_PAYMENT } from '../../core/order-status';
 import type { SellerException, SellerQueue, SellerStatusFilter } from '../../core/seller-api';
-import { RESOLVING_ACTIONS } from '../orders/exceptions';
+import { CANCEL_REQUEST_KIND, refundKeepsOrderPatterns, RESOLVING_ACTIONS } from '../orders/exceptions';
 import type { Db } from '../orders/types';
 import type { Database } from '../store/schema';
 
@@ -56,6 +57,33 @@ function hasExtra(eb: Eb) {
   );
 }
 
+/**
+ * The transfers counted toward the order (all but extras) add up to more than its amount: the completing transfer
+ * overpaid (src/core/refunds.ts overpaidOf). Amounts are integer base units stored as text; NUMERIC keeps them
+ * exact on both stores.
+ */
+function overpaid(eb: Eb) {
+  return eb.and([
+    eb('status', 'not in', ['oversold', 'cancelled']),
+    eb('amount_base_units', 'is not', null),
+    sql<boolean>`(select coalesce(sum(cast(p.received_base_units as numeric)), 0) from payments p where p.order_id = orders.id and p.role <> 'extra') > cast(orders.amount_base_units as numeric)`,
+  ]);
+}
+
+/** The buyer asked to cancel (their request e-mailed to the seller) a paid order not shipped, or now cancelled. */
+function cancelAsked(eb: Eb) {
+  return eb.and([
+    eb('status', 'in', [...CANCELLABLE, 'cancelled']),
+    eb.exists(
+      eb
+        .selectFrom('outbox')
+        .select('outbox.id')
+        .whereRef('outbox.order_id', '=', 'orders.id')
+        .where('outbox.kind', '=', CANCEL_REQUEST_KIND),
+    ),
+  ]);
+}
+
 /** The order has at least one exception (src/core/order-exceptions.ts) without a settling action. */
 export function openException(eb: Eb) {
   const open = (kind: SellerException, when: ReturnType<Eb['and']> | ReturnType<Eb>) =>
@@ -66,9 +94,19 @@ export function openException(eb: Eb) {
     open('oversold', eb('status', '=', 'oversold')),
     open(
       'no_shipping_details',
-      eb.and([eb('shipping_json', 'is', null), eb('status', 'in', [...HAS_PAYMENT])]),
+      eb.and([
+        eb('shipping_json', 'is', null),
+        eb(
+          'status',
+          'in',
+          [...HAS_PAYMENT].filter((x) => x !== 'cancelled'),
+        ),
+      ]),
     ),
-    open('extra_payment', hasExtra(eb)),
+    // A cancelled order owes everything back under its cancel request, extras included.
+    open('extra_payment', eb.and([hasExtra(eb), eb('status', '!=', 'cancelled')])),
+    open('overpaid', overpaid(eb)),
+    open('cancel_requested', cancelAsked(eb)),
   ]);
 }
 
@@ -90,7 +128,9 @@ export function toShip(eb: Eb) {
           .select('seller_actions.id')
           .whereRef('seller_actions.order_id', '=', 'orders.id')
           .where('seller_actions.action', '=', 'refunded')
-          .where('seller_actions.detail_json', 'not like', '%"exception":"extra_payment"%'),
+          .where((w) =>
+            w.and(refundKeepsOrderPatterns().map((p) => w('seller_actions.detail_json', 'not like', p))),
+          ),
       ),
     ),
   ]);

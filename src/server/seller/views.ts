@@ -11,7 +11,9 @@ import type {
   SellerOrderSummary,
   SellerQueue,
 } from '../../core/seller-api';
-import { extrasOf, resolvedOf } from '../orders/exceptions';
+import { exceptionFactsOf, resolvedOf, type LedgerFacts } from '../orders/exceptions';
+
+const NO_FACTS: LedgerFacts = { hasExtra: false, overpaid: false, cancelAsked: false };
 import { itemsOf, orderNumberOf } from '../orders/rows';
 import { openShipping } from '../privacy/order-data';
 import type { SearchCache } from '../privacy/search';
@@ -45,7 +47,7 @@ export function detailsOf(sealer: Sealer, o: OrderRow) {
 export function summaryOf(
   sealer: Sealer,
   o: OrderRow,
-  hasExtra: boolean,
+  facts: LedgerFacts,
   resolved: SellerException[],
 ): SellerOrderSummary {
   const { shipping, placeholder, given } = detailsOf(sealer, o);
@@ -62,7 +64,7 @@ export function summaryOf(
     totalCents: o.total_cents,
     amountBaseUnits: o.amount_base_units,
     receivedBaseUnits: o.received_base_units ?? '0',
-    exceptions: exceptionsOf({ status: o.status, hasShipping: given, hasExtra }),
+    exceptions: exceptionsOf({ ...facts, status: o.status, hasShipping: given }),
     resolved,
   };
 }
@@ -177,9 +179,9 @@ export async function listOrders(
       .execute();
   }
   const ids = rows.map((r) => r.id);
-  const [extras, resolved] = await Promise.all([extrasOf(db, ids), resolvedOf(db, ids)]);
+  const [facts, resolved] = await Promise.all([exceptionFactsOf(db, rows), resolvedOf(db, ids)]);
   return {
-    orders: rows.map((o) => summaryOf(deps.sealer, o, extras.has(o.id), resolved.get(o.id) ?? [])),
+    orders: rows.map((o) => summaryOf(deps.sealer, o, facts.get(o.id) ?? NO_FACTS, resolved.get(o.id) ?? [])),
     total,
     page,
     pageSize,

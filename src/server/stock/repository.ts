@@ -5,7 +5,7 @@
  * - reserve: one conditional UPDATE per line (`on_hand - reserved >= n`), so of two orders racing for the last
  *   unit exactly one matches the row; the other reads 0 rows changed and the whole order transaction rolls back
  *   with OutOfStockError (PostgreSQL re-checks the WHERE after the first commit; SQLite runs one writer at a time).
- * - release (expiry) and sell (payment) move the order's reservations and the stock lines in the caller's
+ * - release (expiry), sell (payment) and restock (a paid order cancelled) move the order's reservations and the stock lines in the caller's
  *   transaction, so the order's status and its stock never disagree.
  *
  * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
@@ -90,6 +90,12 @@ export interface StockRepository {
     at: string,
     lines?: readonly StockRequest[],
   ): Promise<SaleResult>;
+  /**
+   * In the cancellation's transaction (the seller cancels a paid order before shipping): the units the order
+   * bought go back on sale (`restock`, its reservations become `released`), and any still held are released.
+   * Returns the units put back.
+   */
+  restock(trx: Transaction<Database>, orderId: string, at: string, actor: string): Promise<number>;
   /** The change log, newest last (optionally of one line). */
   changes(key?: StockKey): Promise<StockChange[]>;
   /** The latest `limit` changes of these products' lines, newest first (the seller console's recent changes). */
@@ -544,6 +550,29 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         );
       }
       return oversold ? 'oversold' : 'sold';
+    },
+
+    async restock(trx, orderId, at, actor) {
+      const mine = await trx
+        .selectFrom('reservations')
+        .selectAll()
+        .where('order_id', '=', orderId)
+        .where('state', 'in', ['held', 'sold'])
+        .orderBy('product_id')
+        .orderBy('variant_id')
+        .execute();
+      let n = 0;
+      for (const r of mine) {
+        const key = keyOf(r);
+        const q = Number(r.quantity);
+        const sold = r.state === 'sold';
+        const delta = sold ? { onHand: q, reserved: 0 } : { onHand: 0, reserved: -q };
+        const row = await moveLine(trx, r, delta.onHand, delta.reserved, at);
+        await markReservation(trx, r, 'released', at);
+        await log(trx, key, sold ? 'restock' : 'release', delta, row, orderId, actor, at);
+        if (sold) n += q;
+      }
+      return n;
     },
 
     async changes(key) {

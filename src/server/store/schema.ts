@@ -133,7 +133,7 @@ export interface ReservationsTable {
   holder: string | null;
 }
 
-export type StockChangeKind = 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold';
+export type StockChangeKind = 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold' | 'restock';
 
 /** Every stock change, with who and when (migration 0006). */
 export interface StockChangesTable {

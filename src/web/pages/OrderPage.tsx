@@ -76,6 +76,8 @@ function statusLine(v: OrderPageView, now: number): string {
       return 'Delivered';
     case 'oversold':
       return 'Payment received, but the item sold out before it arrived';
+    case 'cancelled':
+      return refundedAll(v) ? 'Cancelled and refunded' : 'Cancelled: the seller refunds your payment';
   }
 }
 
@@ -105,6 +107,10 @@ function nextSteps(v: OrderPageView): string {
       return refundedAll(v)
         ? 'Your payment arrived after the reservation lapsed and the item had sold out meanwhile. The seller has refunded it to your wallet (below).'
         : 'Your payment is recorded, but it arrived after the reservation lapsed and the item had sold out meanwhile. The seller will refund you.';
+    case 'cancelled':
+      return refundedAll(v)
+        ? 'The seller cancelled this order as you asked and refunded your payment to your wallet (below). It will not ship.'
+        : 'The seller cancelled this order as you asked. It will not ship, and the seller refunds your payment to your wallet.';
   }
 }
 

@@ -249,6 +249,8 @@ function actionWords(a: SellerOrderDetail['actions'][number]): string {
       return `Changed the tracking number to ${d.trackingNumber ?? ''}${d.carrier ? ` (${d.carrier})` : ''}`;
     case 'delivered':
       return 'Marked delivered';
+    case 'cancelled':
+      return 'Cancelled the order (the buyer asked); its pieces are back on sale';
     case 'note':
       return d.note ? 'Changed the note' : 'Cleared the note';
     case 'resolved':
@@ -467,10 +469,41 @@ function MoneyBack(props: {
           </ul>
         </>
       )}
-      {refundable.map((x) => (
-        <RefundForm key={x} {...props} exception={x} />
-      ))}
+      {refundable.map((x) =>
+        x === 'cancel_requested' && order.status !== 'cancelled' ? (
+          <CancelForm key={x} order={order} act={props.act} />
+        ) : (
+          <RefundForm key={x} {...props} exception={x} />
+        ),
+      )}
     </section>
+  );
+}
+
+/** The buyer asked to cancel a paid order: cancel it (pieces back on sale), then everything paid is owed back. */
+function CancelForm({ order, act }: { order: SellerOrderDetail; act: Act }) {
+  return (
+    <div className="seller-refund" data-exception="cancel_requested">
+      <h4>The buyer asked to cancel</h4>
+      <p>
+        Cancel the order to put its pieces back on sale; then refund everything the buyer paid (
+        {claimText(order.owed.receivedBaseUnits)}) with your wallet. If it has already shipped or you decline,
+        record why under “To look at” instead.
+      </p>
+      <button
+        type="button"
+        className="button"
+        data-testid="cancel-order"
+        onClick={() =>
+          void act(
+            () => sellerApi.cancel(order.orderId),
+            'Order cancelled and its pieces are back on sale. Now refund what the buyer paid.',
+          )
+        }
+      >
+        Cancel order and refund
+      </button>
+    </div>
   );
 }
 

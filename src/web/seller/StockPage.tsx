@@ -37,6 +37,7 @@ const KIND_LABEL: Record<SellerStockChange['kind'], string> = {
   release: 'Reservation released',
   sale: 'Sold',
   oversold: 'Oversold',
+  restock: 'Back on sale (order cancelled)',
 };
 
 export function StockPage() {

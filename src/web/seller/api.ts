@@ -66,6 +66,8 @@ export const sellerApi = {
     call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/ship`, body),
   delivered: (id: string) =>
     call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/delivered`, {}),
+  cancel: (id: string) =>
+    call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/cancel`, {}),
   resolve: (id: string, exception: string, note: string) =>
     call<SellerOrderDetail>('POST', `/api/seller/orders/${encodeURIComponent(id)}/resolve`, {
       exception,

@@ -45,10 +45,18 @@ const EVENT: Record<string, string> = {
   finalized: 'payment final on chain',
   expire: 'time to pay ran out',
   cancelled_by_buyer: 'cancelled by the buyer',
+  cancelled_by_seller: 'cancelled by you (the buyer asked)',
   shipped: 'marked shipped',
   delivered: 'marked delivered',
 };
 export const eventWords = (event: string) => EVENT[event] ?? event.replace(/_/g, ' ');
 
 /** The exceptions a refund can settle from this page (what was received can go back). */
-export const REFUNDABLE: readonly SellerException[] = ['extra_payment', 'oversold', 'underpaid', 'paid_late'];
+export const REFUNDABLE: readonly SellerException[] = [
+  'extra_payment',
+  'overpaid',
+  'oversold',
+  'cancel_requested',
+  'underpaid',
+  'paid_late',
+];

@@ -52,6 +52,7 @@ const STATUS_TEXT: Record<OrderStatus, string> = {
   shipped: 'Shipped',
   delivered: 'Delivered',
   oversold: 'Payment received, but the item sold out first: the seller will refund you',
+  cancelled: 'Order cancelled: the seller refunds your payment',
 };
 
 const sleep = (ms: number) => new Promise((r) => window.setTimeout(r, ms));

@@ -59,6 +59,7 @@ const STATUS_TEXT: Record<OrderPublic['status'], string> = {
   shipped: 'Shipped: the seller has sent your order',
   delivered: 'Delivered',
   oversold: 'Payment received after the quote expired, but the item had sold out: the seller will refund you',
+  cancelled: 'Cancelled at your request: the seller refunds your payment',
 };
 
 const MAIL_TEXT = {
