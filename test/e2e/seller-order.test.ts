@@ -328,6 +328,10 @@ describe('one order in the seller console', () => {
     expect(text).toContain(SHIPPING.address1);
     expect(text).toContain('Lilac TipTop');
     expect(text).not.toContain('$');
+    // White paper around the slip, not the site's dark page colour.
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(
+      'rgb(255, 255, 255)',
+    );
     await page.emulateMedia({ media: 'screen' });
     expect(await slip.isVisible()).toBe(false);
     await page.getByLabel('Prices on the packing slip').check();
