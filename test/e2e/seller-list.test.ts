@@ -247,6 +247,14 @@ describe('seller console list', () => {
     await page.locator('.seller-tabs').getByRole('button', { name: 'Stock' }).click();
     await page.locator('.seller-stock-lines tbody tr').first().waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // The sessions page too: one card per session, its button on one line (it was squeezed to three).
+    await page.locator('.seller-tabs').getByRole('button', { name: 'Sessions' }).click();
+    const sessionButton = page.locator('.seller-sessions tbody button').first();
+    await sessionButton.waitFor();
+    const box = (await sessionButton.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(44);
+    expect(box.height).toBeLessThan(60);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(unexpectedErrors(phone.errors, SIGNED_OUT_CHECK)).toEqual([]);
     await phone.close();
   });

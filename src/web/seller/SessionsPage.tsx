@@ -7,6 +7,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { SellerSession } from '../../core/seller-api';
 import { sellerApi } from './api';
 import { message, when } from './labels';
+import './sessions-page.css';
 
 export function SessionsPage(props: { onSignedOut: () => void }) {
   const [sessions, setSessions] = useState<SellerSession[] | null>(null);
@@ -77,8 +78,8 @@ export function SessionsPage(props: { onSignedOut: () => void }) {
                     {s.device ?? 'Unknown browser'}
                     {s.current && <strong> (this browser)</strong>}
                   </td>
-                  <td>{when(s.createdAt)}</td>
-                  <td>{when(s.expiresAt)}</td>
+                  <td data-label="Signed in">{when(s.createdAt)}</td>
+                  <td data-label="Expires">{when(s.expiresAt)}</td>
                   <td>
                     <button type="button" className="button" onClick={() => void end(s)}>
                       {s.current ? 'Sign out here' : 'End session'}
