@@ -7,7 +7,9 @@
  * e-mail names the amount and the transaction, the buyer's order page shows it, and a second refund above what
  * is still owed is refused in words before the wallet is asked, and the rest settles it. Then the note, tracking changed after shipping
  * with the carrier's link, the packing slip in print media (address, items, number; prices only when asked), and
- * the view at 390 px without sideways scrolling.
+ * the view at 390 px without sideways scrolling. Last, a second order the buyer asks to cancel from the order page:
+ * the vendor's "Cancel order and refund" cancels it and the wallet refunds all of it, the request settles and the
+ * buyer's page says "Cancelled and refunded".
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
@@ -18,6 +20,7 @@ import type { SellerOrderDetail } from '../../src/core/seller-api';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
+import { addStock } from '../support/stock';
 import { installTestWallet, type TestWalletControl } from '../support/wallet';
 
 const SIGNED_OUT_CHECK = [/\/api\/seller\/me$/];
@@ -359,5 +362,75 @@ describe('one order in the seller console', () => {
     );
     expect(small).toEqual([]);
     await vendor.close();
+  });
+
+  it('a paid order the buyer asks to cancel: the vendor cancels it and refunds all of it with the wallet; the buyer’s page says so', async () => {
+    await addStock(stack.server, PRODUCT_ID, 1);
+    const q = await fetch(`${stack.url}/api/quotes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ productId: PRODUCT_ID, quantity: 1 }] }),
+    });
+    const r = await fetch(`${stack.url}/api/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `e2e-cancel-${Date.now()}` },
+      body: JSON.stringify({
+        quote: ((await q.json()) as QuoteResponse).quote,
+        shipping: SHIPPING,
+        paymentMethod: 'wallet',
+      }),
+    });
+    expect(r.status, await r.clone().text()).toBe(201);
+    const second = (await r.json()) as OrderCreated;
+    const secondNumber = second.orderId.slice(0, 8).toUpperCase();
+    await sendTx(buyerKey, [payTransfer(BigInt(second.amountBaseUnits), new PublicKey(second.reference))]);
+    await until('second order paid', async () => {
+      const o = await getOrder(second.orderId);
+      return o.status === 'paid' || o.status === 'final' ? o : undefined;
+    });
+
+    // The buyer asks from the order page.
+    const buyer = await openPage(browser, stack.url);
+    await buyer.page.goto(new URL(second.orderUrl).pathname);
+    await buyer.page.getByTestId('cancel-instead').click();
+    await buyer.page.getByText('You asked the vendor to cancel it').waitFor();
+
+    // The vendor: the request is under Exceptions in plain words; cancel, then refund everything with the wallet.
+    const opened = await openPage(browser, stack.url);
+    const wallet = await installTestWallet(opened.page, {
+      keypair: vendorKey,
+      rpcUrl: stack.localnet.rpcUrl,
+    });
+    const { page } = opened;
+    await page.goto('/seller');
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+    await page.getByText('Signed in as').getByText('Coopers Glass').waitFor();
+    await page.locator('button[data-queue="exceptions"]').click();
+    const row = page.locator(`[data-order="${second.orderId}"]`);
+    await row.getByText('The buyer asked to cancel').waitFor();
+    await row.getByRole('button').first().click();
+    await page.getByRole('heading', { name: `Order ${secondNumber}` }).waitFor();
+    await page.getByTestId('cancel-order').click();
+    await page
+      .getByRole('status')
+      .getByText('Order cancelled and its pieces are back on sale. Now refund what the buyer paid.')
+      .waitFor();
+    const refund = page.locator('.seller-refund[data-exception="cancel_requested"]');
+    const amount = refund.getByLabel(/Amount \(\$CLAIM/);
+    // Everything received, by default.
+    expect((await amount.inputValue()).replace(/,/g, '')).toBe(second.amount);
+    const before = await buyerBalance();
+    await refund.getByRole('button', { name: 'Refund with wallet' }).click();
+    await page.getByText('The buyer asked to cancel: resolved').waitFor({ timeout: 30_000 });
+    expect((await buyerBalance()) - before).toBe(BigInt(second.amountBaseUnits));
+    expect(wallet.sent()).toHaveLength(1);
+
+    await buyer.page.reload();
+    await buyer.page.getByText('Cancelled and refunded').first().waitFor();
+    expect(unexpectedErrors(buyer.errors)).toEqual([]);
+    expect(unexpectedErrors(opened.errors, SIGNED_OUT_CHECK)).toEqual([]);
+    await buyer.close();
+    await opened.close();
   });
 });
