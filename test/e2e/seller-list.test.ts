@@ -136,6 +136,11 @@ describe('seller console list', () => {
     expect(await row(page, second.orderId).getByText('New').count()).toBe(1);
     await expect.poll(() => page.title()).toMatch(/^\(\d+\) Orders/);
     expect(await page.getByTestId('unseen-badge').innerText()).toMatch(/\d+ new/);
+    // On a desk the summary's three cards share the width: no empty fourth column.
+    const columns = await page
+      .locator('.seller-cards')
+      .evaluate((g) => getComputedStyle(g).gridTemplateColumns.split(' ').length);
+    expect(columns).toBe(3);
     expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
 
     // "Mark shipped" takes it out of "To ship" and into "Shipped".
