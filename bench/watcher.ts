@@ -300,7 +300,7 @@ async function flood(priceUrl: string, seconds: number, rate: number): Promise<v
       `  payment → paid: p50 ${f(percentile(seen, 50))}, p95 ${f(percentile(seen, 95))}, max ${f(seen[seen.length - 1] ?? NaN)}`,
     );
     console.log(
-      `  server RPC: ${(((s1.requests - s0.requests) / elapsed) * 60).toFixed(0)} requests/min, ${s1.throttled - s0.throttled} × 429, ${s1.shed - s0.shed} shed; backlog max ${maxBehind}, at the end ${lastBehind}; readiness not ready ${notReady} of ${probes} probes`,
+      `  server RPC: ${(((s1.requests - s0.requests) / elapsed) * 60).toFixed(0)} requests/min, ${s1.throttled - s0.throttled} × 429, ${s1.shed - s0.shed} shed, ${s1.deferred - s0.deferred} deferred; backlog max ${maxBehind}, at the end ${lastBehind}; readiness not ready ${notReady} of ${probes} probes`,
     );
   } finally {
     agent.destroy();

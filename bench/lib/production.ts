@@ -112,6 +112,8 @@ export interface RpcStats {
   throttled: number;
   errors: number;
   shed: number;
+  /** The watcher's judging asked again later (not lost). */
+  deferred: number;
 }
 
 export interface ProductionServer {

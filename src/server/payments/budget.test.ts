@@ -7,6 +7,7 @@ import {
   retryAfterMs,
   RpcBudget,
   RpcBudgetExhaustedError,
+  rpcBackground,
   rpcPriority,
 } from './budget';
 import { PaymentRpcError } from './rpc';
@@ -78,6 +79,23 @@ describe('RpcBudget', () => {
       .then(() => order.push('priority'));
     await Promise.all([normal, priority]);
     expect(order).toEqual(['priority', 'normal']);
+  });
+
+  it('a background request never waits in the queue: refused at once, so the requests behind it go first', async () => {
+    const budget = new RpcBudget({ perWindow: 10, perMethod: 1, windowMs: 1_000 });
+    await budget.acquire(['getTransaction']);
+    const t0 = Date.now();
+    const refused = await rpcBackground
+      .run(true, () => budget.acquire(['getTransaction'], Date.now() + 5_000))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RpcBudgetExhaustedError);
+    expect((refused as RpcBudgetExhaustedError).retryInMs).toBeGreaterThan(900);
+    // Another method's request is not held up behind it.
+    await budget.acquire(['getSlot'], Date.now() + 100);
+    expect(Date.now() - t0).toBeLessThan(100);
+    // A slot free now is taken as usual.
+    await rpcBackground.run(true, () => budget.acquire(['getBalance']));
+    expect(budget.stats()).toMatchObject({ requests: 3, shed: 0, deferred: 1 });
   });
 
   it('finds a budget refusal through the errors wrapping it', () => {

@@ -20,6 +20,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export const rpcPriority = new AsyncLocalStorage<boolean>();
 
+/**
+ * Requests made inside `rpcBackground.run(true, …)` never wait in the queue: when no slot is free now they are
+ * refused at once (RpcBudgetExhaustedError with the time until one frees), so a backlog working through the
+ * budget (the watcher judging a dust flood) never holds up the requests behind it (readiness's getSlot, a
+ * refund check); its caller waits out of the queue and asks again.
+ */
+export const rpcBackground = new AsyncLocalStorage<boolean>();
+
 export interface RpcStats {
   /** JSON-RPC requests sent (batch entries counted one each), retries included. */
   requests: number;
@@ -29,6 +37,11 @@ export interface RpcStats {
   errors: number;
   /** Requests refused locally because no slot was free before their deadline. */
   shed: number;
+  /**
+   * Background requests (rpcBackground) refused because no slot was free at once: not lost, their caller asks
+   * again when the budget says a slot frees (the watcher judging a backlog).
+   */
+  deferred: number;
   /** Requests waiting for a slot now. */
   waiting: number;
   /** The configured budget: requests per window. */
@@ -93,7 +106,7 @@ export class RpcBudget {
   private sent: Sent[] = [];
   private pausedUntil = 0;
   private chain: Promise<void> = Promise.resolve();
-  private readonly counters = { requests: 0, throttled: 0, errors: 0, shed: 0, waiting: 0 };
+  private readonly counters = { requests: 0, throttled: 0, errors: 0, shed: 0, deferred: 0, waiting: 0 };
   private reserve: PriorityReserve = { total: 0, perMethod: 0 };
   /** Methods priority requests are waiting for now (with how many). */
   private readonly priorityWaiting = new Map<string, number>();
@@ -122,13 +135,16 @@ export class RpcBudget {
    */
   acquire(methods: string[], deadline = Infinity): Promise<void> {
     if (rpcPriority.getStore()) return this.acquireFirst(methods, deadline);
+    const background = rpcBackground.getStore() === true;
+    if (background) deadline = Math.min(deadline, this.now());
     this.counters.waiting++;
     const turn = this.chain.then(async () => {
       for (;;) {
         const wait = this.waitFor(methods, false);
         if (wait <= 0) break;
         if (this.now() + wait > deadline) {
-          this.counters.shed++;
+          if (background) this.counters.deferred++;
+          else this.counters.shed++;
           throw new RpcBudgetExhaustedError(
             `RPC budget: no slot within the deadline (${this.perWindow} per ${this.windowMs / 1000} s)`,
             wait,

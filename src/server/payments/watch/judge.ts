@@ -4,7 +4,7 @@
  * transfer naming no order yet is kept as unmatched. The signature is then remembered as judged (database, with
  * a bounded memory in front), never fetched again.
  */
-import { budgetRetryInMs } from '../budget';
+import { budgetRetryInMs, rpcBackground } from '../budget';
 import { withTimeout, type PaymentTransaction } from '../rpc';
 import type { JudgedVerdict } from '../scan-store';
 import { classifyTransaction, type LandedPayment } from '../verify';
@@ -71,14 +71,15 @@ export class Judge {
   /**
    * Fetches one transaction through the shared limiter. While watching, a request the RPC budget refuses (its
    * method's share is used up: a backlog) waits until the budget says a slot frees and asks again, keeping its
-   * place in the backlog, rather than failing and waiting for the next sweep to list it again.
+   * place in the backlog, rather than failing and waiting for the next sweep to list it again. It waits out of
+   * the budget's queue (`rpcBackground`), so the backlog never holds up other requests.
    */
   fetch(signature: string): Promise<PaymentTransaction | null> {
     return this.ctx.limiter.run(async () => {
       for (;;) {
         try {
           return await withTimeout('getTransaction', this.ctx.timeoutMs, () =>
-            this.ctx.rpc.getTransaction(signature),
+            rpcBackground.run(this.ctx.watching(), () => this.ctx.rpc.getTransaction(signature)),
           );
         } catch (err) {
           const retryInMs = budgetRetryInMs(err);
