@@ -16,7 +16,7 @@ const lineKey = (l: { productId: string; variantId?: string }) => `${l.productId
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 
 /** Who made a change, in plain words: the store records `catalogue`, `order`, `payment`, `expiry`, `requote`,
- * `cli:<user>` and `seller:<payout wallet>` (the signed-in vendor). */
+ * `cancelled`, `cli:<user>` and `seller:<payout wallet>` (the signed-in vendor). */
 function actorLabel(actor: string): string {
   if (actor.startsWith('seller:')) return 'you (payout wallet)';
   if (actor.startsWith('cli:')) return `a shell command (${actor.slice(4)})`;
@@ -26,6 +26,7 @@ function actorLabel(actor: string): string {
     payment: 'a payment',
     expiry: 'an unpaid order expiring',
     requote: 'a new quote',
+    cancelled: 'cancelling the order',
   };
   return words[actor] ?? actor;
 }
