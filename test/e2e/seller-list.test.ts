@@ -247,6 +247,8 @@ describe('seller console list', () => {
       .first()
       .tap({ position: { x: 300, y: 60 } });
     await page.getByRole('heading', { name: new RegExp(id!.slice(0, 8), 'i') }).waitFor();
+    // The signed-in address is one box, not fragments of an inline run.
+    expect(await page.locator('.seller-head .address').evaluate((e) => e.getClientRects().length)).toBe(1);
     // The stock page fits the phone too (its table becomes one card per product). Measured against 390, not
     // innerWidth: a mobile browser widens its layout viewport to fit wider content.
     await page.locator('.seller-tabs').getByRole('button', { name: 'Stock' }).click();
