@@ -60,12 +60,16 @@ function hasExtra(eb: Eb) {
 /**
  * The transfers counted toward the order (all but extras) add up to more than its amount: the completing transfer
  * overpaid (src/core/refunds.ts overpaidOf). Amounts are integer base units stored as text; NUMERIC keeps them
- * exact on both stores.
+ * exact on both stores. The order's ledger sum (orders.received_base_units) above its amount is a necessary
+ * condition, checked first.
  */
 function overpaid(eb: Eb) {
   return eb.and([
     eb('status', 'not in', ['oversold', 'cancelled']),
     eb('amount_base_units', 'is not', null),
+    // First the order row's ledger sum (extras included, written with each payment): most orders are not above
+    // their amount, and skip the per-order sum below.
+    sql<boolean>`cast(orders.received_base_units as numeric) > cast(orders.amount_base_units as numeric)`,
     sql<boolean>`(select coalesce(sum(cast(p.received_base_units as numeric)), 0) from payments p where p.order_id = orders.id and p.role <> 'extra') > cast(orders.amount_base_units as numeric)`,
   ]);
 }
