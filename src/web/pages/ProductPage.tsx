@@ -146,7 +146,12 @@ export default function ProductPage({ productId }: { productId: string }) {
   // Nothing available but unpaid holds may come back: "Reserved", with when (in the reader's zone, named).
   const reserved = noStock && (line?.held ?? 0) > 0;
   const stockNote = available !== undefined && stockText(available) && (
-    <p className={noStock ? 'stock sold-out-note' : 'stock low-stock'} role="status" data-testid="stock">
+    // Held for what may be this browser's own unpaid order (its QR is below): a note, not bad news in red.
+    <p
+      className={noStock && !(reserved && ownOrder) ? 'stock sold-out-note' : 'stock low-stock'}
+      role="status"
+      data-testid="stock"
+    >
       <strong>{reserved ? 'Reserved' : stockText(available)}</strong>
       {reserved && line?.heldUntil && (
         // This browser's own unpaid order may be the one holding it: then "another buyer" would be false.
