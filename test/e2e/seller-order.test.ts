@@ -236,6 +236,10 @@ describe('one order in the seller console', () => {
     expect(await buyer.page.getByTestId('order-payments').innerText()).toContain(
       'extra payment (the seller refunds it)',
     );
+    // More came in than the order's amount: said plainly, not "received 2 of 1".
+    expect(await buyer.page.getByTestId('order-status-line').innerText()).toContain(
+      '$CLAIM order; the payments below show the extra',
+    );
     expect(unexpectedErrors(buyer.errors)).toEqual([]);
     await buyer.close();
 

@@ -203,7 +203,10 @@ export default function OrderPage({ token }: { token: string }) {
         {v.amountBaseUnits !== null && BigInt(v.receivedBaseUnits) > 0n && (
           <span>
             {' '}
-            (received {formatClaim(BigInt(v.receivedBaseUnits))} of {groupThousands(v.amount ?? '')} $CLAIM)
+            {BigInt(v.receivedBaseUnits) > BigInt(v.amountBaseUnits)
+              ? // More than the order's amount came in: say so, rather than "received 2 of 1".
+                `(received ${formatClaim(BigInt(v.receivedBaseUnits))} $CLAIM for a ${groupThousands(v.amount ?? '')} $CLAIM order; the payments below show the extra)`
+              : `(received ${formatClaim(BigInt(v.receivedBaseUnits))} of ${groupThousands(v.amount ?? '')} $CLAIM)`}
           </span>
         )}
       </p>
