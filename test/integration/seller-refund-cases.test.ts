@@ -272,6 +272,11 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       let d = await detail();
       expect(d.exceptions).toEqual(['cancel_requested']);
       expect((await exceptionsQueue(cookie)).orders.map((x) => x.orderId)).toContain(o.orderId);
+      // Not to ship while the buyer's request is open.
+      const toShipNow = (
+        await inject('GET', '/api/seller/orders?queue=to_ship&pageSize=100', { cookie })
+      ).json<SellerOrderList>();
+      expect(toShipNow.orders.map((x) => x.orderId)).not.toContain(o.orderId);
       // A refund is not recorded against the request before the order is cancelled.
       const tooSoon = await send(connection, claimTransfer(vendor, buyer.publicKey, 1_000n), [vendor]);
       const refusedRefund = await inject('POST', `${url}/refund`, {
@@ -357,6 +362,11 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       expect(d.resolved).toEqual(['cancel_requested']);
       expect(d.status).toBe('paid');
       expect((await exceptionsQueue(cookie)).orders.map((x) => x.orderId)).not.toContain(o.orderId);
+      // Declined: to ship again.
+      const toShip = (
+        await inject('GET', '/api/seller/orders?queue=to_ship&pageSize=100', { cookie })
+      ).json<SellerOrderList>();
+      expect(toShip.orders.map((x) => x.orderId)).toContain(o.orderId);
       const cancel = await inject('POST', `${url}/cancel`, { cookie, body: {} });
       expect(cancel.statusCode).toBe(409);
       expect(cancel.json()).toMatchObject({ error: 'already_resolved' });

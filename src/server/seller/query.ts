@@ -5,7 +5,7 @@
  * Queues (docs/decisions/seller-console.md "Queues"), as SQL predicates so the list, its counts and the CSV agree:
  * - `to_ship`: fully paid (paid, final; paid late once the vendor recorded an action for it), with the buyer's
  *   details, not shipped, not refunded (a refund other than of an extra payment or an over-amount closes the
- *   order).
+ *   order), no open cancel request from the buyer (declined, it is to ship again).
  * - `exceptions`: at least one exception not yet resolved.
  * - `shipped`: shipped or delivered.
  * - `all`: every order.
@@ -125,6 +125,8 @@ export function toShip(eb: Eb) {
     ]),
     eb('shipping_json', 'is not', null),
     eb('details_erased_at', 'is', null),
+    // The buyer asked to cancel: not to ship until the vendor declines (resolves) the request.
+    eb.not(eb.and([cancelAsked(eb), eb.not(resolved(eb, 'cancel_requested'))])),
     eb.not(
       eb.exists(
         eb
