@@ -302,9 +302,10 @@ export interface OrderPagePrivacy {
   deletion: 'allowed' | 'cancel_first' | 'done';
   /**
    * "Cancel instead": `unpaid` (nothing paid: cancelled at once), `ask_vendor` (paid: the vendor is asked to
-   * cancel and refund), `requested` (asked already), `none`.
+   * cancel and refund), `requested` (asked already), `declined` (asked; the vendor declined, the order goes
+   * ahead), `none`.
    */
-  cancel: 'unpaid' | 'ask_vendor' | 'requested' | 'none';
+  cancel: 'unpaid' | 'ask_vendor' | 'requested' | 'declined' | 'none';
   /** Days the details are kept after delivery or after the order closed without shipping. */
   retentionDays: number;
 }

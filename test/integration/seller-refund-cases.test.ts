@@ -362,6 +362,9 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       expect(d.resolved).toEqual(['cancel_requested']);
       expect(d.status).toBe('paid');
       expect((await exceptionsQueue(cookie)).orders.map((x) => x.orderId)).not.toContain(o.orderId);
+      // The buyer's page says so (the request was declined; the order goes ahead).
+      const page = await inject('GET', `/api/order-pages/${tokenOf(o)}`);
+      expect(page.json<OrderPageView>().privacy.cancel).toBe('declined');
       // Declined: to ship again.
       const toShip = (
         await inject('GET', '/api/seller/orders?queue=to_ship&pageSize=100', { cookie })

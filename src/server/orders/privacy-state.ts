@@ -7,7 +7,7 @@ import type { OrderPagePrivacy } from '../../core/api';
 import { openShipping } from '../privacy/order-data';
 import type { OrderRow } from '../store/schema';
 import type { SellerException } from '../../core/seller-api';
-import { CANCEL_REQUEST_KIND, REFUND_KEEPS_ORDER } from './exceptions';
+import { CANCEL_REQUEST_KIND, REFUND_KEEPS_ORDER, resolvedOf } from './exceptions';
 import { ledgerOf } from './rows';
 import type { Db, OrderContext } from './types';
 
@@ -47,6 +47,13 @@ async function cancelAsked(q: Db, orderId: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/** A paid order's cancel request: not asked, asked, or asked and declined by the vendor (resolved with a reason). */
+async function askedState(q: Db, orderId: string): Promise<'ask_vendor' | 'requested' | 'declined'> {
+  if (!(await cancelAsked(q, orderId))) return 'ask_vendor';
+  const resolved = (await resolvedOf(q, [orderId])).get(orderId) ?? [];
+  return resolved.includes('cancel_requested') ? 'declined' : 'requested';
+}
+
 export async function privacyOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<OrderPagePrivacy> {
   const retentionDays = ctx.deps.settings.privacy.retentionMs / 86_400_000;
   if (o.details_erased_at)
@@ -64,7 +71,7 @@ export async function privacyOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<
   return {
     details,
     deletion: 'cancel_first',
-    cancel: unpaid ? 'unpaid' : (await cancelAsked(q, o.id)) ? 'requested' : 'ask_vendor',
+    cancel: unpaid ? 'unpaid' : await askedState(q, o.id),
     retentionDays,
   };
 }

@@ -96,7 +96,9 @@ export default function OrderPrivacy({
             ships.
             {p.cancel === 'requested'
               ? ' You asked the vendor to cancel it: once they have refunded you, you can delete your details here.'
-              : ' You can cancel the order instead.'}
+              : p.cancel === 'declined'
+                ? ' You asked the vendor to cancel it, and they could not: the order goes ahead. Once it has shipped, you can delete your details here.'
+                : ' You can cancel the order instead.'}
           </p>
           {p.cancel === 'unpaid' && (
             <button
