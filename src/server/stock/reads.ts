@@ -1,0 +1,118 @@
+/**
+ * The stock repository's reads (./repository.ts): lines and what is available now (with what unpaid orders
+ * hold), the check a quote makes (a read, no hold), the change log and the units sold.
+ */
+import type { Selectable } from 'kysely';
+import {
+  availableOf,
+  OutOfStockError,
+  shortfall,
+  stockKey,
+  type StockAvailability,
+  type StockKey,
+  type StockLevel,
+  type StockRequest,
+} from '../../core/stock';
+import type { Store } from '../store/store';
+import { heldByLine } from './holds';
+import { availableMap, keyOf, levels, variantOf, type Db } from './lines';
+import type { StockChangeKind, StockChangesTable } from '../store/schema';
+
+/** One entry of the change log. */
+export interface StockChange extends StockKey {
+  kind: StockChangeKind;
+  onHandDelta: number;
+  reservedDelta: number;
+  onHandAfter: number;
+  reservedAfter: number;
+  orderId: string | null;
+  actor: string;
+  at: string;
+}
+
+export interface StockReads {
+  levels(q?: Db): Promise<StockLevel[]>;
+  availability(q?: Db): Promise<StockAvailability[]>;
+  assertAvailable(lines: readonly StockRequest[], q?: Db): Promise<void>;
+  changes(key?: StockKey): Promise<StockChange[]>;
+  recentChanges(productIds: readonly string[], limit: number): Promise<StockChange[]>;
+  soldUnits(): Promise<(StockKey & { sold: number })[]>;
+}
+
+export function createStockReads(store: Store): StockReads {
+  const db = store.db;
+  return {
+    levels: (q = db) => levels(q),
+
+    async availability(q = db) {
+      const held = await heldByLine(q);
+      return (await levels(q)).map((l) => {
+        const h = held.get(stockKey(l));
+        return {
+          productId: l.productId,
+          ...(l.variantId !== undefined ? { variantId: l.variantId } : {}),
+          available: availableOf(l),
+          ...(h ? { held: h.units, heldUntil: h.until } : {}),
+        };
+      });
+    },
+
+    async assertAvailable(lines, q = db) {
+      const available = await availableMap(q, lines);
+      const short = shortfall(lines, available);
+      if (short)
+        throw new OutOfStockError(
+          short.line.productId,
+          short.line.variantId,
+          short.line.name,
+          short.available,
+        );
+    },
+
+    async changes(key) {
+      let q = db.selectFrom('stock_changes').selectAll();
+      if (key) q = q.where('product_id', '=', key.productId).where('variant_id', '=', variantOf(key));
+      const rows = await q.orderBy('product_id').orderBy('variant_id').orderBy('seq').execute();
+      return rows.map(toChange);
+    },
+
+    async recentChanges(productIds, limit) {
+      if (productIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('stock_changes')
+        .selectAll()
+        .where('product_id', 'in', [...productIds])
+        .orderBy('at', 'desc')
+        .orderBy('seq', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toChange);
+    },
+
+    async soldUnits() {
+      const rows = await db
+        .selectFrom('reservations')
+        .select((eb) => ['product_id', 'variant_id', eb.fn.sum<string | number>('quantity').as('sold')])
+        .where('state', '=', 'sold')
+        .groupBy(['product_id', 'variant_id'])
+        .execute();
+      return rows.map((r) => ({ ...keyOf(r), sold: Number(r.sold) }));
+    },
+  };
+}
+
+function toChange(r: Selectable<StockChangesTable>): StockChange {
+  return {
+    productId: r.product_id,
+    ...(r.variant_id !== '' ? { variantId: r.variant_id } : {}),
+    kind: r.kind,
+    onHandDelta: Number(r.on_hand_delta),
+    reservedDelta: Number(r.reserved_delta),
+    onHandAfter: Number(r.on_hand_after),
+    reservedAfter: Number(r.reserved_after),
+    orderId: r.order_id,
+    actor: r.actor,
+    at: r.at,
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * An order's reservations (./repository.ts): held in the order's transaction, released on expiry, sold on payment
+ * (or oversold), and put back on sale when a paid order is cancelled. Each moves the order's reservations and
+ * the stock lines in the caller's transaction, so the order's status and its stock never disagree.
+ */
+import { DomainError } from '../../core/errors';
+import { randomUUID } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import { availableOf, OutOfStockError, saleOutcome, type StockRequest } from '../../core/stock';
+import type { Store } from '../store/store';
+import { recordUnheld } from './holds';
+import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
+import type { Database } from '../store/schema';
+
+/** What a payment that completes an order did to its stock. `none`: the order holds no reservation. */
+export type SaleResult = 'sold' | 'oversold' | 'none';
+
+export interface Reservations {
+  reserve(
+    trx: Transaction<Database>,
+    orderId: string,
+    lines: readonly StockRequest[],
+    expiresAt: string,
+    at: string,
+    holder?: string,
+  ): Promise<void>;
+  release(trx: Transaction<Database>, orderId: string, at: string, actor?: string): Promise<number>;
+  sell(
+    trx: Transaction<Database>,
+    orderId: string,
+    at: string,
+    lines?: readonly StockRequest[],
+  ): Promise<SaleResult>;
+  restock(trx: Transaction<Database>, orderId: string, at: string, actor: string): Promise<number>;
+}
+
+/**
+ * PostgreSQL: the conditional UPDATE and its change-log row in one statement, so the stock row's lock (held to
+ * the commit, and every order for the product waits for it) spans one round trip to the database, not two.
+ * `u.change_seq` is the row version the UPDATE wrote (re-read after waiting for a concurrent order's lock).
+ */
+async function reservePg(
+  trx: Transaction<Database>,
+  line: StockRequest,
+  orderId: string,
+  at: string,
+): Promise<{ on_hand: number; reserved: number; change_seq: number } | undefined> {
+  const variant = variantOf(line);
+  const { rows } = await sql<{ on_hand: number; reserved: number; change_seq: number }>`
+    with u as (
+      update stock
+      set reserved = reserved + ${line.quantity}::integer, change_seq = change_seq + 1, updated_at = ${at}::text
+      where product_id = ${line.productId}::text and variant_id = ${variant}::text
+        and on_hand - reserved >= ${line.quantity}::integer
+      returning on_hand, reserved, change_seq
+    ), logged as (
+      insert into stock_changes (id, product_id, variant_id, seq, kind, on_hand_delta, reserved_delta,
+        on_hand_after, reserved_after, order_id, actor, at)
+      select ${randomUUID()}::text, ${line.productId}::text, ${variant}::text, u.change_seq, 'reserve', 0,
+        ${line.quantity}::integer, u.on_hand, u.reserved, ${orderId}::text, 'order', ${at}::text
+      from u
+    )
+    select on_hand, reserved, change_seq from u`.execute(trx);
+  return rows[0];
+}
+
+export function createReservations(store: Store): Reservations {
+  const isPg = store.dialect === 'postgres';
+  return {
+    async reserve(trx, orderId, lines, expiresAt, at, holder) {
+      for (const line of lines) {
+        if (!Number.isInteger(line.quantity) || line.quantity <= 0)
+          throw new DomainError('invalid', 'invalid_stock', `bad quantity ${line.quantity}`, {
+            field: 'quantity',
+          });
+        // The reservation row first: it touches no shared row. The stock row's UPDATE locks the line until the
+        // commit (on PostgreSQL every order for the product queues behind it), so as little as possible follows it.
+        await trx
+          .insertInto('reservations')
+          .values({
+            order_id: orderId,
+            product_id: line.productId,
+            variant_id: variantOf(line),
+            quantity: line.quantity,
+            state: 'held',
+            expires_at: expiresAt,
+            created_at: at,
+            updated_at: at,
+            holder: holder ?? null,
+          })
+          // A QR record that changes its quantity reserves again after releasing (same order, same line).
+          .onConflict((oc) =>
+            oc.columns(['order_id', 'product_id', 'variant_id']).doUpdateSet({
+              quantity: line.quantity,
+              state: 'held',
+              expires_at: expiresAt,
+              updated_at: at,
+              holder: holder ?? null,
+            }),
+          )
+          .execute();
+        const row = isPg
+          ? await reservePg(trx, line, orderId, at)
+          : await trx
+              .updateTable('stock')
+              .set((eb) => ({
+                reserved: eb('reserved', '+', line.quantity),
+                change_seq: eb('change_seq', '+', 1),
+                updated_at: at,
+              }))
+              .where('product_id', '=', line.productId)
+              .where('variant_id', '=', variantOf(line))
+              .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
+              .returning(['on_hand', 'reserved', 'change_seq'])
+              .executeTakeFirst();
+        if (!row) {
+          const available = await availableMap(trx, [line]);
+          throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
+        }
+        // PostgreSQL wrote the change-log row in the same statement.
+        if (!isPg)
+          await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
+      }
+    },
+
+    async release(trx, orderId, at, actor = 'expiry') {
+      const held = await trx
+        .selectFrom('reservations')
+        .selectAll()
+        .where('order_id', '=', orderId)
+        .where('state', '=', 'held')
+        .execute();
+      let n = 0;
+      for (const r of held) {
+        const key = keyOf(r);
+        const q = Number(r.quantity);
+        const row = await moveLine(trx, r, 0, -q, at);
+        await markReservation(trx, r, 'released', at);
+        await log(trx, key, 'release', { onHand: 0, reserved: -q }, row, orderId, actor, at);
+        n += q;
+      }
+      return n;
+    },
+
+    async sell(trx, orderId, at, lines) {
+      const mineNow = () =>
+        trx
+          .selectFrom('reservations')
+          .selectAll()
+          .where('order_id', '=', orderId)
+          .where('state', 'in', ['held', 'released'])
+          .orderBy('product_id')
+          .orderBy('variant_id')
+          .execute();
+      let mine = await mineNow();
+      if (mine.length === 0 && lines?.length) {
+        // Never held (paid before its details): sold like a released reservation, if the units are there.
+        await recordUnheld(trx, orderId, lines, at);
+        mine = await mineNow();
+      }
+      if (mine.length === 0) return 'none';
+      // Lock the lines (PostgreSQL; SQLite has one writer), then decide for the whole order before changing any.
+      const current = new Map<string, { on_hand: number; reserved: number }>();
+      for (const r of mine) {
+        let sel = trx
+          .selectFrom('stock')
+          .select(['on_hand', 'reserved'])
+          .where('product_id', '=', r.product_id)
+          .where('variant_id', '=', r.variant_id);
+        if (isPg) sel = sel.forUpdate();
+        const row = await sel.executeTakeFirst();
+        current.set(`${r.product_id}/${r.variant_id}`, {
+          on_hand: Number(row?.on_hand ?? 0),
+          reserved: Number(row?.reserved ?? 0),
+        });
+      }
+      const outcomes = mine.map((r) => {
+        const s = current.get(`${r.product_id}/${r.variant_id}`) ?? { on_hand: 0, reserved: 0 };
+        return saleOutcome(
+          r.state === 'held',
+          availableOf({ onHand: s.on_hand, reserved: s.reserved }),
+          Number(r.quantity),
+        );
+      });
+      const oversold = outcomes.includes('oversold');
+      for (const r of mine) {
+        const key = keyOf(r);
+        const q = Number(r.quantity);
+        const held = r.state === 'held';
+        // Oversold: nothing is sold; a line still held is released (the whole order is refunded).
+        const onHandDelta = oversold ? 0 : -q;
+        const reservedDelta = held ? -q : 0;
+        // Written even when no count moves (an oversold line no longer held): the change log's seq moves on.
+        const row = await moveLine(trx, r, onHandDelta, reservedDelta, at);
+        await markReservation(trx, r, oversold ? 'oversold' : 'sold', at);
+        await log(
+          trx,
+          key,
+          oversold ? 'oversold' : 'sale',
+          { onHand: onHandDelta, reserved: reservedDelta },
+          row,
+          orderId,
+          'payment',
+          at,
+        );
+      }
+      return oversold ? 'oversold' : 'sold';
+    },
+
+    async restock(trx, orderId, at, actor) {
+      const mine = await trx
+        .selectFrom('reservations')
+        .selectAll()
+        .where('order_id', '=', orderId)
+        .where('state', 'in', ['held', 'sold'])
+        .orderBy('product_id')
+        .orderBy('variant_id')
+        .execute();
+      let n = 0;
+      for (const r of mine) {
+        const key = keyOf(r);
+        const q = Number(r.quantity);
+        const sold = r.state === 'sold';
+        const delta = sold ? { onHand: q, reserved: 0 } : { onHand: 0, reserved: -q };
+        const row = await moveLine(trx, r, delta.onHand, delta.reserved, at);
+        await markReservation(trx, r, 'released', at);
+        await log(trx, key, sold ? 'restock' : 'release', delta, row, orderId, actor, at);
+        if (sold) n += q;
+      }
+      return n;
+    },
+  };
+}
