@@ -8,16 +8,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { Keypair } from '@solana/web3.js';
-import nacl from 'tweetnacl';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderDataExport, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail, SellerOrderList } from '../../src/core/seller-api';
-import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { SEALED_PREFIX } from '../../src/server/privacy/seal';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
 import { restock } from '../support/stock';
+import { injector, signInSeller } from '../support/seller-session';
 import {
   Clock,
   fakeSignature,
@@ -138,31 +137,9 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
       await backend.cleanup();
     });
 
-    const inject = (
-      method: 'GET' | 'POST' | 'DELETE',
-      url: string,
-      opts: { body?: unknown; cookie?: string; headers?: Record<string, string> } = {},
-    ) =>
-      server.app.inject({
-        method,
-        url,
-        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
-        headers: {
-          ...(opts.cookie ? { cookie: opts.cookie, origin: 'https://shop.example' } : {}),
-          ...opts.headers,
-        },
-      });
+    const inject = injector(() => server, 'https://shop.example');
 
-    async function signInAs(k: Keypair): Promise<string> {
-      const request = (await inject('GET', '/api/seller/nonce')).json<SiwsRequest>();
-      const message = formatSiwsMessage({ ...request, address: k.publicKey.toBase58() });
-      const signature = Buffer.from(
-        nacl.sign.detached(new TextEncoder().encode(message), k.secretKey),
-      ).toString('base64');
-      const r = await inject('POST', '/api/seller/session', { body: { message, signature } });
-      expect(r.statusCode, r.body).toBe(200);
-      return `claim_seller=${/claim_seller=([^;]+)/.exec(String(r.headers['set-cookie']))?.[1] ?? ''}`;
-    }
+    const signInAs = (key: Keypair) => signInSeller(inject, key);
 
     async function order(productId: string, shipping: object | undefined, method: 'wallet' | 'qr') {
       const q = await inject('POST', '/api/quotes', { body: { items: [{ productId, quantity: 1 }] } });

@@ -3,7 +3,6 @@
  * TEST_DATABASE_URL is set. Sign-In-With-Solana with real ed25519 keys (tweetnacl), sessions, vendor isolation,
  * CSRF, orders list/detail/CSV, shipping with the buyer's e-mail through the outbox.
  */
-import { TEST_DATA_KEYS } from '../support/fixtures';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@solana/web3.js';
 import nacl from 'tweetnacl';
@@ -16,8 +15,8 @@ import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { renderEmail } from '../../src/server/mail/templates';
 import { PermanentMailError } from '../../src/server/mail/types';
 import { startServer, type RunningServer } from '../../src/server/server';
-import { loadSettings, type Settings } from '../../src/server/settings';
 import { restock } from '../support/stock';
+import { injector, sellerSettings, SITE } from '../support/seller-session';
 import {
   Clock,
   fakeSignature,
@@ -32,26 +31,9 @@ import {
 } from './orders-support';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
-const SITE = 'https://shop.example';
 const coopers = Keypair.generate();
 const gorilla = Keypair.generate();
 const stranger = Keypair.generate();
-
-function settings(): Settings {
-  return loadSettings({
-    DATA_KEYS: TEST_DATA_KEYS,
-    SOLANA_RPC_URL: 'http://127.0.0.1:9',
-    PRICE_API_URL: 'http://127.0.0.1:9',
-    QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
-    SELLER_EMAIL: 'seller@shop.test',
-    CLAIM_MINT: keys.mint,
-    RECIPIENT_COOPERSGLASS: coopers.publicKey.toBase58(),
-    RECIPIENT_GORILLA: gorilla.publicKey.toBase58(),
-    PUBLIC_URL: SITE,
-    PORT: '0',
-    MAIL_TRANSPORT: 'file',
-  });
-}
 
 const backends = [sqliteBackend(), postgresBackend()];
 
@@ -66,7 +48,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
     beforeEach(async () => {
       clock = new Clock();
       transport = new RecordingTransport();
-      server = await startServer(settings(), {
+      server = await startServer(sellerSettings(coopers, gorilla, keys.mint), {
         payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: (price = new TestPrice(clock, '0.5')),
@@ -87,17 +69,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       await backend.cleanup();
     });
 
-    const inject = (
-      method: 'GET' | 'POST' | 'DELETE',
-      url: string,
-      opts: { body?: unknown; cookie?: string; headers?: Record<string, string> } = {},
-    ) =>
-      server.app.inject({
-        method,
-        url,
-        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
-        headers: { ...(opts.cookie ? { cookie: opts.cookie } : {}), ...opts.headers },
-      });
+    const inject = injector(() => server);
 
     async function nonce(): Promise<SiwsRequest> {
       const r = await inject('GET', '/api/seller/nonce');

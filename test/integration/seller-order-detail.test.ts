@@ -5,17 +5,14 @@
  * validated at the edge), and the paid-late USD value as the paid-late e-mail states it. Refunds and payers
  * against the chain are in seller-refund.test.ts (localnet).
  */
-import { TEST_DATA_KEYS } from '../support/fixtures';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Keypair } from '@solana/web3.js';
-import nacl from 'tweetnacl';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail } from '../../src/core/seller-api';
-import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { renderEmail } from '../../src/server/mail/templates';
 import { startServer, type RunningServer } from '../../src/server/server';
-import { loadSettings, type Settings } from '../../src/server/settings';
 import { restock } from '../support/stock';
+import { injector, sellerSettings, signInSeller } from '../support/seller-session';
 import {
   Clock,
   fakeSignature,
@@ -28,25 +25,8 @@ import {
   type Backend,
 } from './orders-support';
 
-const SITE = 'https://shop.example';
 const coopers = Keypair.generate();
 const gorilla = Keypair.generate();
-
-function settings(): Settings {
-  return loadSettings({
-    DATA_KEYS: TEST_DATA_KEYS,
-    SOLANA_RPC_URL: 'http://127.0.0.1:9',
-    PRICE_API_URL: 'http://127.0.0.1:9',
-    QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
-    SELLER_EMAIL: 'seller@shop.test',
-    CLAIM_MINT: keys.mint,
-    RECIPIENT_COOPERSGLASS: coopers.publicKey.toBase58(),
-    RECIPIENT_GORILLA: gorilla.publicKey.toBase58(),
-    PUBLIC_URL: SITE,
-    PORT: '0',
-    MAIL_TRANSPORT: 'file',
-  });
-}
 
 const backends = [sqliteBackend(), postgresBackend()];
 
@@ -60,7 +40,7 @@ describe.each(backends)('seller order detail on $name', (backend: Backend) => {
     beforeEach(async () => {
       clock = new Clock();
       transport = new RecordingTransport();
-      server = await startServer(settings(), {
+      server = await startServer(sellerSettings(coopers, gorilla, keys.mint), {
         store: await backend.fresh(),
         priceSource: new TestPrice(clock, '0.5'),
         transport,
@@ -78,28 +58,9 @@ describe.each(backends)('seller order detail on $name', (backend: Backend) => {
       await backend.cleanup();
     });
 
-    const inject = (
-      method: 'GET' | 'POST',
-      url: string,
-      opts: { body?: unknown; cookie?: string; headers?: Record<string, string> } = {},
-    ) =>
-      server.app.inject({
-        method,
-        url,
-        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
-        headers: { ...(opts.cookie ? { cookie: opts.cookie } : {}), ...opts.headers },
-      });
+    const inject = injector(() => server);
 
-    async function signInAs(key: Keypair): Promise<string> {
-      const request = (await inject('GET', '/api/seller/nonce')).json<SiwsRequest>();
-      const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
-      const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
-      const r = await inject('POST', '/api/seller/session', {
-        body: { message, signature: Buffer.from(signature).toString('base64') },
-      });
-      expect(r.statusCode, r.body).toBe(200);
-      return `claim_seller=${/claim_seller=([^;]+)/.exec(String(r.headers['set-cookie']))?.[1]}`;
-    }
+    const signInAs = (key: Keypair) => signInSeller(inject, key);
 
     async function glassOrder(): Promise<OrderCreated> {
       const q = await inject('POST', '/api/quotes', {

@@ -5,7 +5,6 @@
  */
 import { parse } from 'csv-parse/sync';
 import { Keypair } from '@solana/web3.js';
-import nacl from 'tweetnacl';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OrderCreated, QuoteResponse } from '../../src/core/api';
 import type {
@@ -14,13 +13,11 @@ import type {
   SellerOrderList,
   SellerSummary,
 } from '../../src/core/seller-api';
-import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { CSV_COLUMNS } from '../../src/server/seller/csv';
 import { startServer, type RunningServer } from '../../src/server/server';
-import { loadSettings, type Settings } from '../../src/server/settings';
-import { TEST_DATA_KEYS } from '../support/fixtures';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 import { restock } from '../support/stock';
+import { injector, sellerSettings, signInSeller } from '../support/seller-session';
 import {
   Clock,
   fakeSignature,
@@ -34,25 +31,8 @@ import {
   type Backend,
 } from './orders-support';
 
-const SITE = 'https://shop.example';
 const coopers = Keypair.generate();
 const gorilla = Keypair.generate();
-
-function settings(): Settings {
-  return loadSettings({
-    DATA_KEYS: TEST_DATA_KEYS,
-    SOLANA_RPC_URL: 'http://127.0.0.1:9',
-    PRICE_API_URL: 'http://127.0.0.1:9',
-    QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
-    SELLER_EMAIL: 'seller@shop.test',
-    CLAIM_MINT: keys.mint,
-    RECIPIENT_COOPERSGLASS: coopers.publicKey.toBase58(),
-    RECIPIENT_GORILLA: gorilla.publicKey.toBase58(),
-    PUBLIC_URL: SITE,
-    PORT: '0',
-    MAIL_TRANSPORT: 'file',
-  });
-}
 
 const GLASS = 'sonic-crushed-opal-spillproof';
 const LILAC = 'lilac-tiptop';
@@ -68,7 +48,7 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
 
     beforeEach(async () => {
       clock = new Clock();
-      server = await startServer(settings(), {
+      server = await startServer(sellerSettings(coopers, gorilla, keys.mint), {
         // No chain here: the vendors' token accounts are taken to exist (QR quotes are issued).
         payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
@@ -90,24 +70,9 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
       await backend.cleanup();
     });
 
-    const inject = (method: 'GET' | 'POST', url: string, opts: { body?: unknown; cookie?: string } = {}) =>
-      server.app.inject({
-        method,
-        url,
-        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
-        headers: opts.cookie ? { cookie: opts.cookie } : {},
-      });
+    const inject = injector(() => server);
 
-    async function signInAs(key: Keypair): Promise<string> {
-      const request = (await inject('GET', '/api/seller/nonce')).json<SiwsRequest>();
-      const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
-      const signature = Buffer.from(
-        nacl.sign.detached(new TextEncoder().encode(message), key.secretKey),
-      ).toString('base64');
-      const r = await inject('POST', '/api/seller/session', { body: { message, signature } });
-      expect(r.statusCode, r.body).toBe(200);
-      return `claim_seller=${/claim_seller=([^;]+)/.exec(String(r.headers['set-cookie']))![1]}`;
-    }
+    const signInAs = (key: Keypair) => signInSeller(inject, key);
 
     async function order(
       productId = GLASS,

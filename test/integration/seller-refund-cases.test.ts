@@ -13,16 +13,13 @@ import {
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
-import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail, SellerOrderList, SellerStock } from '../../src/core/seller-api';
-import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { startServer, type RunningServer } from '../../src/server/server';
-import { loadSettings } from '../../src/server/settings';
-import { restock } from '../support/stock';
+import type { RunningServer } from '../../src/server/server';
+import { injector, signInSeller, startLocalnetSellerServer } from '../support/seller-session';
 import {
   Clock,
   intlShipping,
@@ -76,58 +73,19 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
 
     beforeAll(async () => {
       const clock = new Clock(Date.now());
-      server = await startServer(
-        loadSettings(
-          {
-            PORT: '0',
-            LOCALNET_PORT: String(net.port),
-            SELLER_EMAIL: 'seller@shop.test',
-            // Every refund check reads the refund and the order's payments: more than the default budget allows
-            // in 10 s across these tests.
-            SOLANA_RPC_BUDGET: '1000',
-          },
-          {
-            claimMint: mint.toBase58(),
-            recipients: {
-              coopersglass: vendor.publicKey.toBase58(),
-              gorilla: demoRecipientKeypair('gorilla').publicKey.toBase58(),
-            },
-          },
-        ),
-        {
-          store: await backend.fresh(),
-          priceSource: new TestPrice(clock, '0.5'),
-          transport,
-          listen: false,
-          startOutbox: false,
-          expireEveryMs: 0,
-        },
-      );
-      await restock(server, 'sonic-crushed-opal-spillproof', 10);
+      server = await startLocalnetSellerServer(net.port, mint, vendor, {
+        store: await backend.fresh(),
+        priceSource: new TestPrice(clock, '0.5'),
+        transport,
+      });
     });
     afterAll(async () => {
       await server?.close();
       await backend.cleanup();
     });
 
-    const inject = (method: 'GET' | 'POST', url: string, opts: { body?: unknown; cookie?: string } = {}) =>
-      server.app.inject({
-        method,
-        url,
-        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
-        headers: opts.cookie ? { cookie: opts.cookie } : {},
-      });
-
-    async function signIn(key: Keypair): Promise<string> {
-      const request = (await inject('GET', '/api/seller/nonce')).json<SiwsRequest>();
-      const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
-      const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
-      const r = await inject('POST', '/api/seller/session', {
-        body: { message, signature: Buffer.from(signature).toString('base64') },
-      });
-      expect(r.statusCode, r.body).toBe(200);
-      return `claim_seller=${/claim_seller=([^;]+)/.exec(String(r.headers['set-cookie']))?.[1]}`;
-    }
+    const inject = injector(() => server);
+    const signIn = (key: Keypair) => signInSeller(inject, key);
 
     /** A glass order paid on chain by `buyer` in one transfer per amount (the first completes it). */
     async function paidOrder(buyer: Keypair, over: bigint): Promise<OrderCreated> {

@@ -14,17 +14,14 @@ import {
 } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
-import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail } from '../../src/core/seller-api';
-import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { startServer, type RunningServer } from '../../src/server/server';
-import { loadSettings } from '../../src/server/settings';
+import type { RunningServer } from '../../src/server/server';
 import { renderEmail } from '../../src/server/mail/templates';
-import { restock } from '../support/stock';
+import { injector, signInSeller, startLocalnetSellerServer } from '../support/seller-session';
 import {
   Clock,
   intlShipping,
@@ -77,58 +74,19 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
 
     beforeAll(async () => {
       const clock = new Clock(Date.now());
-      server = await startServer(
-        loadSettings(
-          {
-            PORT: '0',
-            LOCALNET_PORT: String(net.port),
-            SELLER_EMAIL: 'seller@shop.test',
-            // Every refund check reads the refund and the order's payments: more than the default budget allows
-            // in 10 s across these tests.
-            SOLANA_RPC_BUDGET: '1000',
-          },
-          {
-            claimMint: mint.toBase58(),
-            recipients: {
-              coopersglass: vendor.publicKey.toBase58(),
-              gorilla: demoRecipientKeypair('gorilla').publicKey.toBase58(),
-            },
-          },
-        ),
-        {
-          store: await backend.fresh(),
-          priceSource: new TestPrice(clock, '0.5'),
-          transport,
-          listen: false,
-          startOutbox: false,
-          expireEveryMs: 0,
-        },
-      );
-      await restock(server, 'sonic-crushed-opal-spillproof', 10);
+      server = await startLocalnetSellerServer(net.port, mint, vendor, {
+        store: await backend.fresh(),
+        priceSource: new TestPrice(clock, '0.5'),
+        transport,
+      });
     });
     afterAll(async () => {
       await server?.close();
       await backend.cleanup();
     });
 
-    const inject = (method: 'GET' | 'POST', url: string, opts: { body?: unknown; cookie?: string } = {}) =>
-      server.app.inject({
-        method,
-        url,
-        ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
-        headers: opts.cookie ? { cookie: opts.cookie } : {},
-      });
-
-    async function signIn(key: Keypair): Promise<string> {
-      const request = (await inject('GET', '/api/seller/nonce')).json<SiwsRequest>();
-      const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
-      const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
-      const r = await inject('POST', '/api/seller/session', {
-        body: { message, signature: Buffer.from(signature).toString('base64') },
-      });
-      expect(r.statusCode, r.body).toBe(200);
-      return `claim_seller=${/claim_seller=([^;]+)/.exec(String(r.headers['set-cookie']))?.[1]}`;
-    }
+    const inject = injector(() => server);
+    const signIn = (key: Keypair) => signInSeller(inject, key);
 
     /** A glass order paid on chain by `buyer` (plus `extra` base units in a second transfer), in the ledger. */
     async function paidOrder(buyer: Keypair, extra: bigint): Promise<OrderCreated> {
