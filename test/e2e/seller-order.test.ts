@@ -12,7 +12,7 @@
  * buyer's page says "Cancelled and refunded".
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPublic, QuoteResponse } from '../../src/core/api';
@@ -22,6 +22,7 @@ import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../s
 import { startStack, type Stack } from '../support/stack';
 import { addStock } from '../support/stock';
 import { installTestWallet, type TestWalletControl } from '../support/wallet';
+import { sendConfirmed, until } from '../support/confirm';
 
 const SIGNED_OUT_CHECK = [/\/api\/seller\/me$/];
 const PRODUCT_ID = 'lilac-tiptop';
@@ -46,32 +47,7 @@ let order: OrderCreated;
 let number = '';
 let vendor: OpenedPage & { wallet: TestWalletControl };
 
-async function until<T>(
-  what: string,
-  f: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function sendTx(signer: Keypair, ixs: TransactionInstruction[]): Promise<string> {
-  const latest = await rpc.getLatestBlockhash('confirmed');
-  const tx = new Transaction({ feePayer: signer.publicKey, ...latest }).add(...ixs);
-  tx.sign(signer);
-  const signature = await rpc.sendRawTransaction(tx.serialize());
-  await until('transaction confirmed', async () => {
-    const s = (await rpc.getSignatureStatuses([signature])).value[0];
-    if (s?.err) throw new Error(`transaction failed: ${JSON.stringify(s.err)}`);
-    return s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized' ? true : undefined;
-  });
-  return signature;
-}
+const sendTx = (signer: Keypair, ixs: TransactionInstruction[]) => sendConfirmed(rpc, signer, ixs);
 
 function payTransfer(amount: bigint, reference: PublicKey) {
   const ix = createTransferCheckedInstruction(

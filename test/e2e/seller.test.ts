@@ -10,7 +10,7 @@
  * sale, the vendor restocks, and the product page follows.
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
@@ -19,6 +19,7 @@ import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { installTestWallet, type TestWalletControl } from '../support/wallet';
+import { sendConfirmed, until } from '../support/confirm';
 
 /** The page asks GET /api/seller/me on load: 401 is its "not signed in" answer, logged by the browser. */
 const SIGNED_OUT_CHECK = [/\/api\/seller\/me$/];
@@ -62,20 +63,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function until<T>(
-  what: string,
-  f: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function getOrder(id: string): Promise<OrderPublic> {
   const res = await fetch(`${stack.url}/api/orders/${id}`);
   expect(res.status).toBe(200);
@@ -83,18 +70,7 @@ async function getOrder(id: string): Promise<OrderPublic> {
 }
 
 /** A signed, confirmed transaction of `ixs` paid by `signer`. */
-async function sendTx(signer: Keypair, ixs: TransactionInstruction[]): Promise<string> {
-  const latest = await rpc.getLatestBlockhash('confirmed');
-  const tx = new Transaction({ feePayer: signer.publicKey, ...latest }).add(...ixs);
-  tx.sign(signer);
-  const signature = await rpc.sendRawTransaction(tx.serialize());
-  await until('transaction confirmed', async () => {
-    const s = (await rpc.getSignatureStatuses([signature])).value[0];
-    if (s?.err) throw new Error(`transaction failed: ${JSON.stringify(s.err)}`);
-    return s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized' ? true : undefined;
-  });
-  return signature;
-}
+const sendTx = (signer: Keypair, ixs: TransactionInstruction[]) => sendConfirmed(rpc, signer, ixs);
 
 function claimTransfer(from: Keypair, to: PublicKey, amount: bigint, extraKeys: PublicKey[] = []) {
   const ix = createTransferCheckedInstruction(
