@@ -101,6 +101,27 @@ export function transferIx(
   return ix;
 }
 
+/** A transfer of `mint` between two owners' associated token accounts (the receiver's created if needed). */
+export function ownerTransferIxs(
+  mint: PublicKey,
+  from: Keypair,
+  to: PublicKey,
+  amount: bigint,
+): TransactionInstruction[] {
+  const destination = getAssociatedTokenAddressSync(mint, to, true);
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(from.publicKey, destination, to, mint),
+    createTransferCheckedInstruction(
+      getAssociatedTokenAddressSync(mint, from.publicKey),
+      mint,
+      destination,
+      from.publicKey,
+      amount,
+      DECIMALS,
+    ),
+  ];
+}
+
 export async function pay(connection: Connection, args: PayArgs): Promise<string> {
   const ixs: TransactionInstruction[] = [...(args.before ?? [])];
   if (args.createRecipientAta) {

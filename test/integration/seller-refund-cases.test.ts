@@ -7,11 +7,6 @@
  * refunds adding up to it settle it; the buyer's page says so and the buyer is e-mailed each refund.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
@@ -29,7 +24,7 @@ import {
   TestPrice,
   type Backend,
 } from './orders-support';
-import { DECIMALS, faucet, pay, send } from './payments-support';
+import { faucet, ownerTransferIxs, pay, send } from './payments-support';
 
 let net: Localnet;
 let connection: Connection;
@@ -48,20 +43,8 @@ afterAll(async () => {
 });
 
 /** A CLAIM transfer between two owners' associated token accounts (the receiver's created if needed). */
-function claimTransfer(from: Keypair, to: PublicKey, amount: bigint, tokenMint: PublicKey = mint) {
-  const destination = getAssociatedTokenAddressSync(tokenMint, to, true);
-  return [
-    createAssociatedTokenAccountIdempotentInstruction(from.publicKey, destination, to, tokenMint),
-    createTransferCheckedInstruction(
-      getAssociatedTokenAddressSync(tokenMint, from.publicKey),
-      tokenMint,
-      destination,
-      from.publicKey,
-      amount,
-      DECIMALS,
-    ),
-  ];
-}
+const claimTransfer = (from: Keypair, to: PublicKey, amount: bigint, tokenMint: PublicKey = mint) =>
+  ownerTransferIxs(tokenMint, from, to, amount);
 
 const backends = [sqliteBackend(), postgresBackend()];
 const PRODUCT = 'sonic-crushed-opal-spillproof';

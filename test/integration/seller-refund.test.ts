@@ -7,11 +7,7 @@
  * with a clear message and nothing is recorded.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +27,7 @@ import {
   TestPrice,
   type Backend,
 } from './orders-support';
-import { createOtherMint, DECIMALS, faucet, pay, send } from './payments-support';
+import { createOtherMint, faucet, ownerTransferIxs, pay, send } from './payments-support';
 
 let net: Localnet;
 let connection: Connection;
@@ -50,20 +46,8 @@ afterAll(async () => {
 });
 
 /** A CLAIM transfer between two owners' associated token accounts (the receiver's created if needed). */
-function claimTransfer(from: Keypair, to: PublicKey, amount: bigint, tokenMint: PublicKey = mint) {
-  const destination = getAssociatedTokenAddressSync(tokenMint, to, true);
-  return [
-    createAssociatedTokenAccountIdempotentInstruction(from.publicKey, destination, to, tokenMint),
-    createTransferCheckedInstruction(
-      getAssociatedTokenAddressSync(tokenMint, from.publicKey),
-      tokenMint,
-      destination,
-      from.publicKey,
-      amount,
-      DECIMALS,
-    ),
-  ];
-}
+const claimTransfer = (from: Keypair, to: PublicKey, amount: bigint, tokenMint: PublicKey = mint) =>
+  ownerTransferIxs(tokenMint, from, to, amount);
 
 const backends = [sqliteBackend(), postgresBackend()];
 
