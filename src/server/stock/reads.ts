@@ -31,11 +31,17 @@ export interface StockChange extends StockKey {
 }
 
 export interface StockReads {
+  /** Every stock line. */
   levels(q?: Db): Promise<StockLevel[]>;
+  /** Units available now, per line (GET /api/stock). */
   availability(q?: Db): Promise<StockAvailability[]>;
+  /** Throws OutOfStockError when a line asks for more than is available now (quotes: a read, no hold). */
   assertAvailable(lines: readonly StockRequest[], q?: Db): Promise<void>;
+  /** The change log, newest last (optionally of one line). */
   changes(key?: StockKey): Promise<StockChange[]>;
+  /** The latest `limit` changes of these products' lines, newest first (the seller console's recent changes). */
   recentChanges(productIds: readonly string[], limit: number): Promise<StockChange[]>;
+  /** Units sold per line (reservations turned into sales), lines with sales only. */
   soldUnits(): Promise<(StockKey & { sold: number })[]>;
 }
 

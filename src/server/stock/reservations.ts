@@ -16,6 +16,10 @@ import type { Database } from '../store/schema';
 export type SaleResult = 'sold' | 'oversold' | 'none';
 
 export interface Reservations {
+  /**
+   * In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back).
+   * `holder`: the client making the hold (keyed hash), for the per-client cap (./holds.ts).
+   */
   reserve(
     trx: Transaction<Database>,
     orderId: string,
@@ -24,13 +28,28 @@ export interface Reservations {
     at: string,
     holder?: string,
   ): Promise<void>;
+  /**
+   * In the expiry's transaction: the order's held reservations are released (`actor`: 'expiry', or 'requote' when
+   * a QR record changes its quantity and reserves again). Returns units released.
+   */
   release(trx: Transaction<Database>, orderId: string, at: string, actor?: string): Promise<number>;
+  /**
+   * In the payment's transaction, when the payment completes the order: held reservations become a sale; released
+   * ones are sold when the units are still available, and otherwise the order is oversold (nothing is sold).
+   * `lines`: the order's items, for an order that never held stock (a QR record paid before its details): sold
+   * like a released reservation.
+   */
   sell(
     trx: Transaction<Database>,
     orderId: string,
     at: string,
     lines?: readonly StockRequest[],
   ): Promise<SaleResult>;
+  /**
+   * In the cancellation's transaction (the seller cancels a paid order before shipping): the units the order
+   * bought go back on sale (`restock`, its reservations become `released`), and any still held are released.
+   * Returns the units put back.
+   */
   restock(trx: Transaction<Database>, orderId: string, at: string, actor: string): Promise<number>;
 }
 

@@ -17,7 +17,12 @@ export interface SetStockOptions {
 }
 
 export interface StockCounts {
+  /** Creates the stock line of every catalogue product/variant the store does not have yet. Returns how many. */
   seed(catalog: Catalog, at: string): Promise<number>;
+  /**
+   * Sets a line's units in stock (not yet sold, reservations included); records who and when. Throws
+   * DomainError (invalid_stock) for a line the catalogue does not have or a bad count.
+   */
   set(key: StockKey, onHand: number, actor: string, at: string, opts?: SetStockOptions): Promise<StockLevel>;
 }
 
