@@ -4,13 +4,12 @@
  * the sign-in), checks it is the order's payout wallet, has it sign and send the refund (./refund-tx.ts), and
  * records it through the server's on-chain check (POST /api/seller/orders/:id/refund).
  */
-import '../lib/wallet-adapter-ui.css';
-import '../lib/buffer-global';
-import { ConnectionProvider, useConnection, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
-import { useWalletModal, WalletModalProvider } from '@solana/wallet-adapter-react-ui';
+import { useConnection, useWallet } from '@solana/wallet-adapter-react';
+import { useWalletModal } from '@solana/wallet-adapter-react-ui';
+import { SellerWalletProviders } from './SellerWallet';
 import type { Adapter } from '@solana/wallet-adapter-base';
 import { PublicKey } from '@solana/web3.js';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PublicConfig } from '../../core/api';
 import type { SellerException, SellerOrderDetail, SellerPayer } from '../../core/seller-api';
 import { ApiRequestError } from '../lib/call';
@@ -30,16 +29,10 @@ export interface RefundWithWalletProps {
 }
 
 export default function RefundWithWallet(props: RefundWithWalletProps) {
-  const wallets = useMemo(() => [], []);
-  const onError = useCallback(() => undefined, []);
   return (
-    <ConnectionProvider endpoint={props.config.rpcUrl}>
-      <WalletProvider wallets={wallets} autoConnect={false} onError={onError}>
-        <WalletModalProvider>
-          <RefundFlow {...props} />
-        </WalletModalProvider>
-      </WalletProvider>
-    </ConnectionProvider>
+    <SellerWalletProviders rpcUrl={props.config.rpcUrl}>
+      <RefundFlow {...props} />
+    </SellerWalletProviders>
   );
 }
 

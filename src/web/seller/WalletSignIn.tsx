@@ -4,11 +4,10 @@
  * then signs a Sign-In-With-Solana message: the wallet's `signIn` where the adapter offers it, else
  * `signMessage` of the standard SIWS text (src/core/siws.ts) built from the server's nonce.
  */
-import '../lib/wallet-adapter-ui.css';
-import '../lib/buffer-global';
-import { ConnectionProvider, useWallet, WalletProvider } from '@solana/wallet-adapter-react';
-import { useWalletModal, WalletModalProvider } from '@solana/wallet-adapter-react-ui';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useWallet } from '@solana/wallet-adapter-react';
+import { useWalletModal } from '@solana/wallet-adapter-react-ui';
+import { SellerWalletProviders } from './SellerWallet';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PublicConfig } from '../../core/api';
 import type { SellerMe } from '../../core/seller-api';
 import { formatSiwsMessage } from '../../core/siws';
@@ -28,17 +27,10 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 export default function WalletSignIn(props: WalletSignInProps) {
-  // Every Wallet Standard wallet the browser registers (Phantom registers as one); no adapters of our own.
-  const wallets = useMemo(() => [], []);
-  const onError = useCallback(() => undefined, []);
   return (
-    <ConnectionProvider endpoint={props.config.rpcUrl}>
-      <WalletProvider wallets={wallets} autoConnect={false} onError={onError}>
-        <WalletModalProvider>
-          <SignInFlow {...props} />
-        </WalletModalProvider>
-      </WalletProvider>
-    </ConnectionProvider>
+    <SellerWalletProviders rpcUrl={props.config.rpcUrl}>
+      <SignInFlow {...props} />
+    </SellerWalletProviders>
   );
 }
 
