@@ -56,6 +56,36 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/**
+ * Places an order, pays it from `buyer` over `connection`, and polls its page every `pollMs` until it is paid:
+ * the milliseconds from the payment's confirmation to `paid`, or Infinity when not seen within 60 s.
+ */
+async function payAndTimeToPaid(
+  port: number,
+  agent: ReturnType<typeof keepAliveAgent>,
+  connection: Connection,
+  buyer: Keypair,
+  mint: PublicKey,
+  pollMs: number,
+): Promise<number> {
+  const o = await placeOrder(port, agent);
+  await pay(connection, {
+    from: buyer,
+    recipientOwner: new PublicKey(o.recipient),
+    mint,
+    amount: o.amount,
+    references: [new PublicKey(o.reference)],
+  });
+  const at = performance.now();
+  for (;;) {
+    const r = await httpCall({ port, path: `/api/orders/${o.orderId}`, agent, readBody: true });
+    const status = (JSON.parse(r.body) as { status: string }).status;
+    if (status === 'paid' || status === 'final') return performance.now() - at;
+    if (performance.now() - at > 60_000) return Infinity;
+    await new Promise((res) => setTimeout(res, pollMs));
+  }
+}
+
 async function main(): Promise<void> {
   const counts = (argValue('orders') ?? '0,1000,10000').split(',').map(Number);
   const idleSeconds = num('idle-seconds', 30);
@@ -114,29 +144,7 @@ async function main(): Promise<void> {
       const subs = await net.subscriptionCount();
 
       // Payments.
-      const payOnce = async (): Promise<number> => {
-        const o = await placeOrder(server.port, agent);
-        await pay(buyerConnection(), {
-          from: buyer,
-          recipientOwner: new PublicKey(o.recipient),
-          mint: net.mint,
-          amount: o.amount,
-          references: [new PublicKey(o.reference)],
-        });
-        const at = performance.now();
-        for (;;) {
-          const r = await httpCall({
-            port: server.port,
-            path: `/api/orders/${o.orderId}`,
-            agent,
-            readBody: true,
-          });
-          const status = (JSON.parse(r.body) as { status: string }).status;
-          if (status === 'paid' || status === 'final') return performance.now() - at;
-          if (performance.now() - at > 60_000) return Infinity;
-          await new Promise((res) => setTimeout(res, 50));
-        }
-      };
+      const payOnce = () => payAndTimeToPaid(server.port, agent, buyerConnection(), buyer, net.mint, 50);
       const up: number[] = [];
       for (let i = 0; i < upN; i++) up.push(await payOnce());
       await net.setWebSocketDown(true);
@@ -257,33 +265,7 @@ async function flood(priceUrl: string, seconds: number, rate: number): Promise<v
     const seen: number[] = [];
     while (Date.now() - t0 < seconds * 1000) {
       const next = Date.now() + 10_000;
-      const o = await placeOrder(server.port, agent);
-      await pay(connection('buyer'), {
-        from: buyer,
-        recipientOwner: new PublicKey(o.recipient),
-        mint: net.mint,
-        amount: o.amount,
-        references: [new PublicKey(o.reference)],
-      });
-      const at = performance.now();
-      for (;;) {
-        const r = await httpCall({
-          port: server.port,
-          path: `/api/orders/${o.orderId}`,
-          agent,
-          readBody: true,
-        });
-        const status = (JSON.parse(r.body) as { status: string }).status;
-        if (status === 'paid' || status === 'final') {
-          seen.push(performance.now() - at);
-          break;
-        }
-        if (performance.now() - at > 60_000) {
-          seen.push(Infinity);
-          break;
-        }
-        await new Promise((res) => setTimeout(res, 250));
-      }
+      seen.push(await payAndTimeToPaid(server.port, agent, connection('buyer'), buyer, net.mint, 250));
       await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
     }
     flooding = false;
