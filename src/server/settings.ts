@@ -442,8 +442,14 @@ export function loadSettings(
   const trustRaw = get('TRUST_PROXY');
   if (trustRaw !== undefined) {
     if (/^(false|0|no|off)$/i.test(trustRaw)) trustProxy = false;
-    else if (/^(true|yes|on)$/i.test(trustRaw)) trustProxy = true;
-    else if (/^\d{1,2}$/.test(trustRaw)) trustProxy = Number(trustRaw);
+    else if (/^(true|yes|on)$/i.test(trustRaw)) {
+      // Trusting every hop lets any client name its own address in X-Forwarded-For (a new client per request).
+      if (isDemo) trustProxy = true;
+      else
+        problems.push(
+          `TRUST_PROXY: '${trustRaw}' trusts every X-Forwarded-For hop, so any client could choose its own address; give the number of proxies in front of the store (e.g. 1) or their addresses (e.g. 10.0.0.0/8)`,
+        );
+    } else if (/^\d{1,2}$/.test(trustRaw)) trustProxy = Number(trustRaw);
     else {
       const list = trustRaw.split(',').map((x) => x.trim());
       if (

@@ -486,6 +486,24 @@ describe('the HTTP edge', () => {
     expect((await quote(proxied.url, '203.0.113.1')).status).toBe(429);
   });
 
+  it('TRUST_PROXY hop count: the client is the address the proxy saw (earlier hops are the client’s own words); IPv6 counts by /64', async () => {
+    const net = await localnet();
+    const quote = (url: string, forwarded: string) =>
+      fetch(`${url}/api/quotes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwarded },
+        body: '{}',
+      });
+    const s = await server(demoSettings(net, { RATE_LIMIT_ORDERS_PER_MINUTE: '1', TRUST_PROXY: '1' }));
+    // What a client writes before the proxy's own entry changes nothing.
+    expect((await quote(s.url, '198.51.100.7, 203.0.113.1')).status).not.toBe(429);
+    expect((await quote(s.url, '198.51.100.8, 203.0.113.1')).status).toBe(429);
+    // One IPv6 /64 is one client, whatever its low 64 bits; the next /64 is another.
+    expect((await quote(s.url, '2001:db8:1:2::1')).status).not.toBe(429);
+    expect((await quote(s.url, '2001:db8:1:2:ffff:3:2:1')).status).toBe(429);
+    expect((await quote(s.url, '2001:db8:1:3::1')).status).not.toBe(429);
+  });
+
   it('cuts a request whose body arrives too slowly (408) and never runs the route', async () => {
     const net = await localnet();
     const s = await server(demoSettings(net, { REQUEST_TIMEOUT_MS: '2000' }));

@@ -2,13 +2,14 @@
  * Thin routes over the quote and order services. Every input is validated (zod) before anything happens; every
  * refusal is a DomainError (src/core/errors.ts), mapped to its status and ApiError body by ./errors.ts.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { OrderService } from '../orders/service';
 import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
+import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';
 import { payoutRefusal } from '../../core/payout-account';
 
@@ -35,8 +36,8 @@ function idOf(params: unknown): string {
 }
 
 export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): Promise<void> {
-  // The client's hold key (per-client cap on holds): a keyed hash of its address, never the address.
-  const holder = (ip: string) => holderOf(deps.quotes.settings.quote.secret, ip);
+  // The client's hold key (per-client cap on holds): a keyed hash of its client key (IPv6 by /64), never the address.
+  const holder = (req: FastifyRequest) => holderOf(deps.quotes.settings.quote.secret, clientKey(req));
   app.post('/api/quotes', async (req, reply) => {
     const { quote, response } = issueQuote(deps.quotes, req.body);
     // More than is available: OutOfStockError → 409 "Sold out" / "Only N left" (a read; the order reserves).
@@ -75,7 +76,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
         },
       );
     }
-    const result = await deps.orders.createOrder(req.body, key, holder(req.ip));
+    const result = await deps.orders.createOrder(req.body, key, holder(req));
     return (
       reply
         .header('cache-control', 'no-store')
@@ -113,7 +114,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
       idOf(req.params),
       fields.shipping,
       fields.token,
-      holder(req.ip),
+      holder(req),
     );
     return reply.header('cache-control', 'no-store').send(order);
   });

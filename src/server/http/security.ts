@@ -6,12 +6,14 @@
  *   from data:/blob: (QR code), network calls to this origin and to the Solana RPC/WebSocket the browser uses,
  *   no plugins, no framing, no <base> hijack.
  * - @fastify/rate-limit on every API route that writes, sends mail or costs RPC, and on the QR drawing (per
- *   client IP, per route), answered with the ApiError body (429 rate_limited) and Retry-After. With PostgreSQL
+ *   client and route), answered with the ApiError body (429 rate_limited) and Retry-After. With PostgreSQL
  *   the counters live in the database (rate-limit-store.ts), shared by every instance.
+ * - `clientKey(req)`: who a request comes from, for every per-client limit (rate limits here, the hold cap).
  */
 import helmet from '@fastify/helmet';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { Settings } from '../settings';
 import { DomainError } from '../../core/errors';
 import { QR_ROUTE } from './qr-route';
@@ -36,6 +38,55 @@ export const SELLER_AUTH_ROUTES = new Set([
   'POST /api/seller/session',
   'POST /api/seller/demo-session',
 ]);
+
+/** The 8 groups of an IPv6 address (`::` expanded, an embedded IPv4 tail as two groups), or undefined. */
+function ipv6Groups(ip: string): number[] | undefined {
+  let text = ip.split('%')[0] ?? ''; // no zone index
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const part = (h: string | undefined) => (h ? h.split(':').map((x) => parseInt(x, 16)) : []);
+  const head = part(halves[0]);
+  const tail = part(halves[1]);
+  const groups =
+    halves.length === 2 ? [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail] : head;
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : undefined;
+}
+
+/**
+ * The client key of an address: an IPv4 address is itself (an IPv4-mapped IPv6 address too: `::ffff:1.2.3.4` is
+ * 1.2.3.4); an IPv6 address counts as its /64 (`2001:db8:1:2::/64`), the block one subscriber or host gets, so a
+ * client cannot become 2^64 clients by changing the low bits. Anything else (no address) is kept as it is.
+ */
+export function clientKeyOf(ip: string): string {
+  if (isIPv4(ip)) return ip;
+  if (!isIPv6(ip)) return ip;
+  const g = ipv6Groups(ip);
+  if (!g) return ip;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    const [hi, lo] = [g[6] ?? 0, g[7] ?? 0];
+    return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  }
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
+}
+
+/**
+ * Who a request comes from, for every per-client limit (the rate limits below, the cap on holds): the client's
+ * address as Fastify sees it (behind a reverse proxy, TRUST_PROXY's hop count or proxy addresses make it the
+ * forwarded one), grouped as `clientKeyOf` says (IPv6 by /64).
+ */
+export function clientKey(req: Pick<FastifyRequest, 'ip'>): string {
+  return clientKeyOf(req.ip);
+}
 
 /** Origin of an http(s)/ws(s) URL for a CSP source list ('' when it has none). */
 function originOf(url: string): string {
@@ -112,8 +163,8 @@ export async function registerSecurity(
   });
   await app.register(rateLimit, {
     global: false,
-    // The client's IP as Fastify sees it: behind a reverse proxy, TRUST_PROXY makes it the forwarded address.
-    keyGenerator: (req) => req.ip,
+    // The client (IPv6 by /64), as every per-client limit counts it.
+    keyGenerator: clientKey,
     ...(opts.rateLimitStore ? { store: opts.rateLimitStore } : {}),
     // The shared store is down: serve rather than refuse (the routes themselves need the same database).
     skipOnError: true,
