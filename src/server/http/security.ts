@@ -53,7 +53,9 @@ function ipv6Groups(ip: string): number[] | undefined {
   const head = part(halves[0]);
   const tail = part(halves[1]);
   const groups =
-    halves.length === 2 ? [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail] : head;
+    halves.length === 2
+      ? [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail]
+      : head;
   return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
     ? groups
     : undefined;
