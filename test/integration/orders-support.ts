@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
 import pg from 'pg';
 import type { MailTransport, OutgoingEmail } from '../../src/server/mail/types';
 import { loadSettings, type Settings } from '../../src/server/settings';
@@ -146,9 +147,5 @@ export const usShipping = {
 
 /** A base58 transaction signature (64 random bytes). */
 export function fakeSignature(): string {
-  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-  let s = '';
-  const bytes = randomBytes(88);
-  for (let i = 0; i < 88; i++) s += alphabet[(bytes[i] ?? 0) % 58];
-  return s;
+  return bs58.encode(randomBytes(64));
 }

@@ -45,7 +45,7 @@ import { salesSummary } from '../seller/summary';
 import { markRefunded } from '../seller/mark-refunded';
 import { sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
 import { orderDetail, type OrderDetailDeps } from '../seller/order-detail';
-import { createPayerCache } from '../seller/payers';
+import { createPayerCache } from '../payments/payers';
 import { listOrders, type SellerViewDeps } from '../seller/views';
 import type { OrderService } from '../orders/service';
 import type { PaymentRpc } from '../payments/rpc';
@@ -119,14 +119,16 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     sealer: deps.sealer,
     search: createSearchCache(deps.sealer),
   };
+  // Who paid each transfer, read once per process (the console's detail and the refund check alike).
+  const payers = createPayerCache();
   const details: OrderDetailDeps = {
     ...views,
     ...(deps.rpc ? { rpc: deps.rpc } : {}),
-    payers: createPayerCache(),
+    payers,
     solana: deps.settings.solana,
     reference: deps.settings.price.reference,
   };
-  const refunds = { orders: deps.orders, ...(deps.rpc ? { rpc: deps.rpc } : {}) };
+  const refunds = { orders: deps.orders, payers, ...(deps.rpc ? { rpc: deps.rpc } : {}) };
   const stockDeps: SellerStockDeps = { stock: deps.stock, catalog: deps.catalog, now: deps.now };
   const secure = deps.settings.publicUrl.startsWith('https:');
   const setSession = (reply: FastifyReply, id: string, maxAgeS: number) =>

@@ -14,7 +14,7 @@ import {
 } from '../../core/seller-api';
 import { addDays, isCalendarDate, isTimeZone, startOfDay } from '../../core/zone-dates';
 import { isStockCount, type StockKey } from '../../core/stock';
-import { isSignature } from '../payments/verify';
+import { isSignature } from '../payments/signature';
 import type { OrderQuery } from '../seller/query';
 import { MAX_PAGE_SIZE } from '../seller/query';
 import { parseWith } from './validate';

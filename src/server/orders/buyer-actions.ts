@@ -26,7 +26,8 @@ import {
   shippingOf,
   toWatched,
 } from './rows';
-import { SIGNATURE, type OrderContext, type StoredItem } from './types';
+import { isSignature } from '../payments/signature';
+import type { OrderContext, StoredItem } from './types';
 
 export async function getOrder(ctx: OrderContext, orderId: string): Promise<OrderPublic | undefined> {
   checkOrderId(orderId);
@@ -228,7 +229,7 @@ export async function paymentHint(
 ): Promise<OrderPublic> {
   const handler = ctx.hintHandler;
   checkOrderId(orderId);
-  if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
+  if (!isSignature(signature)) {
     throw new DomainError(
       'invalid',
       'invalid_signature',

@@ -10,8 +10,8 @@ import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { dustThreshold, queueEmails } from './notifications';
 import { publicOf } from './public-view';
 import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
+import { isSignature } from '../payments/signature';
 import {
-  SIGNATURE,
   type Db,
   type OrderContext,
   type PaymentReport,
@@ -26,7 +26,7 @@ export async function recordPayment(
   report: PaymentReport,
   attempt = 1,
 ): Promise<RecordPaymentResult> {
-  if (!SIGNATURE.test(report.signature))
+  if (!isSignature(report.signature))
     throw new Error(`recordPayment: malformed signature '${report.signature}'`);
   if (report.receivedBaseUnits <= 0n) throw new Error('recordPayment: the amount must be positive');
   let added = 0;

@@ -17,7 +17,6 @@ import type { Database } from '../store/schema';
 import type { Sealer } from '../privacy/seal';
 
 export const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
 
 /** What the payment watcher needs to know about an order. */
 export interface WatchedOrder {
@@ -246,7 +245,7 @@ export interface Shipment {
   carrier?: string;
 }
 
-/** A refund the chain has confirmed (src/server/seller/refund.ts), to record against one exception. */
+/** A refund the chain has confirmed (src/server/payments/refund.ts), to record against one exception. */
 export interface CheckedRefund {
   exception: SellerException;
   signature: string;

@@ -20,6 +20,7 @@ export * from './budget';
 export * from './connection';
 export * from './rpc';
 export * from './verify';
+export * from './signature';
 export * from './feed';
 export * from './scan-store';
 export * from './watcher';

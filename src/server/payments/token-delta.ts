@@ -2,7 +2,7 @@
  * What counts as money received (or sent back): the raw token balance change (post − pre, integer strings →
  * bigint) of the token accounts of a mint held by an owner — the accounts the node says it owns, or, when a node
  * omits owners, its associated token account for the mint. An account created in the transaction counts from
- * zero. The one rule for the payment judging (verify.ts) and the seller's refund check (seller/refund.ts). Pure.
+ * zero. The one rule for the payment judging (verify.ts) and the refund judging (refund.ts). Pure.
  */
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';

@@ -3,7 +3,8 @@ import bs58 from 'bs58';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { describe, expect, it } from 'vitest';
 import { PaymentRpcTimeoutError, type PaymentRpc, type PaymentTransaction, type SignatureInfo } from './rpc';
-import { classifyTransaction, isSignature, listSignatures, verifyHint } from './verify';
+import { isSignature } from './signature';
+import { classifyTransaction, listSignatures, verifyHint } from './verify';
 
 // Unit level: the port driven by an in-memory ledger. Real transactions are in test/integration/payments*.
 

@@ -3,9 +3,8 @@
  * transaction by the vendor's raw token balance change for the mint (token-delta.ts: wherever the transfer
  * instruction sits among the wallet's other instructions, `transfer` or `transferChecked`), `listSignatures`
  * pages through an address's signatures (the watcher's sweeps of the vendor accounts), and `verifyHint` re-reads
- * one transaction a browser reported (a hint, never proof).
+ * one transaction a browser reported (a hint, never proof). What a signature looks like is ./signature.ts.
  */
-import bs58 from 'bs58';
 import {
   withTimeout,
   type ChainCommitment,
@@ -13,6 +12,7 @@ import {
   type PaymentTransaction,
   type SignatureInfo,
 } from './rpc';
+import { isSignature } from './signature';
 import { associatedTokenAccount, heldBy, tokenChanges, tokenDelta } from './token-delta';
 
 export interface ExpectedPayment {
@@ -123,16 +123,6 @@ export async function listSignatures(
   }
   // The RPC answers newest first; verification wants the earliest payment, so reverse (stable on slot ties).
   return all.reverse().sort((a, b) => a.slot - b.slot);
-}
-
-/** A Solana transaction signature: base58 of 64 bytes. */
-export function isSignature(s: string): boolean {
-  if (!/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(s)) return false;
-  try {
-    return bs58.decode(s).length === 64;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -1,15 +1,17 @@
 /**
  * "Mark refunded": the seller names the refund transaction; the order service refuses what needs no chain read,
- * the chain decides whether it is a refund of this order (./refund.ts), and the order service records it.
+ * the chain decides whether it is a refund of this order to one of its payers (src/server/payments/refund.ts),
+ * and the order service records it.
  */
 import { DomainError } from '../../core/errors';
 import type { SellerException } from '../../core/seller-api';
+import type { PayerCache } from '../payments/payers';
+import { checkRefund } from '../payments/refund';
 import type { PaymentRpc } from '../payments/rpc';
 import type { OrderService, SellerActor } from '../orders/service';
-import { checkRefund } from './refund';
 
 export async function markRefunded(
-  deps: { orders: OrderService; rpc?: PaymentRpc },
+  deps: { orders: OrderService; rpc?: PaymentRpc; payers: PayerCache },
   seller: SellerActor,
   orderId: string,
   input: { exception: SellerException; signature: string },
@@ -21,10 +23,10 @@ export async function markRefunded(
       'rpc_unavailable',
       'Refunds cannot be checked: this store has no Solana RPC.',
     );
-  const amountBaseUnits = await checkRefund(deps.rpc, {
+  const refund = await checkRefund(deps.rpc, deps.payers, {
     order: { id: target.id, recipient: target.recipient, mint: target.mint },
     payments: target.payments,
     signature: input.signature,
   });
-  await deps.orders.recordRefund(seller, orderId, { ...input, amountBaseUnits });
+  await deps.orders.recordRefund(seller, orderId, { ...input, amountBaseUnits: refund.amountBaseUnits });
 }

@@ -16,7 +16,8 @@ import type { PaymentRpc } from '../payments/rpc';
 import type { ReferenceConfig } from '../price/reference';
 import { openActionDetail, openError, openMail } from '../privacy/order-data';
 import type { Settings } from '../settings';
-import { payersOf, type PayerCache } from './payers';
+import type { PayerCache } from '../payments/payers';
+import { sellerPayers } from './payers';
 import { detailsOf, summaryOf, type SellerViewDeps } from './views';
 
 export interface OrderDetailDeps extends SellerViewDeps {
@@ -75,7 +76,7 @@ export async function orderDetail(
   const [owed, refunds, payers, paidLateUsdCents, facts] = await Promise.all([
     owedNow(db, o),
     db.selectFrom('refunds').selectAll().where('order_id', '=', o.id).orderBy('at').execute(),
-    payersOf(
+    sellerPayers(
       deps.rpc,
       deps.payers,
       {

@@ -10,7 +10,8 @@
  * transaction is remembered (bounded), and a confirmed status too.
  */
 import type { PaymentRpc, PaymentTransaction, SignatureStatusInfo } from '../rpc';
-import { isSignature, verifyHint, type ExpectedPayment, type PaymentOutcome } from '../verify';
+import { isSignature } from '../signature';
+import { verifyHint, type ExpectedPayment, type PaymentOutcome } from '../verify';
 import { isFollowed, type WatchContext, type WatchedOrder } from './context';
 import type { JudgedSignatures } from './judge';
 import type { Lane } from './lanes';

@@ -2,7 +2,8 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import type { PaymentTransaction, TokenBalanceEntry } from '../payments/rpc';
-import { emptyPayers, judgeRefund, payersOf } from './refund';
+import { payerOf, type Payer } from './payers';
+import { judgeRefund } from './refund';
 
 const mint = Keypair.generate().publicKey.toBase58();
 const otherMint = Keypair.generate().publicKey.toBase58();
@@ -46,15 +47,25 @@ const payment = tx([
   { mint, owner: buyer, pre: 1000n, post: 400n },
   { mint, owner: vendor, pre: 0n, post: 600n },
 ]);
-const payers = payersOf(payment, mint);
+const buyerPayer = payerOf(payment, mint)!;
+const payers: Payer[] = [buyerPayer];
+
+describe('who paid (pure)', () => {
+  it('the payer of a transfer is the account of the mint it debited most, with its owner', () => {
+    expect(buyerPayer).toEqual({ owner: buyer, account: ata(mint, buyer) });
+    expect(payerOf(tx([{ mint, owner: buyer, pre: 5n, post: 0n }], { x: 1 }), mint)).toBeNull();
+    expect(payerOf(tx([{ mint: otherMint, owner: buyer, pre: 5n, post: 0n }]), mint)).toBeNull();
+    // Someone else's account debited a little in the same transaction does not make them a payer.
+    const both = tx([
+      { mint, owner: stranger, pre: 5n, post: 4n },
+      { mint, owner: buyer, pre: 1000n, post: 400n },
+      { mint, owner: vendor, pre: 0n, post: 601n },
+    ]);
+    expect(payerOf(both, mint)).toEqual({ owner: buyer, account: ata(mint, buyer) });
+  });
+});
 
 describe('refund check (pure)', () => {
-  it('learns the payer from a payment: the debited account of the mint and its owner', () => {
-    expect([...payers.owners]).toEqual([buyer]);
-    expect([...payers.accounts]).toEqual([ata(mint, buyer)]);
-    expect(payersOf(tx([{ mint, owner: buyer, pre: 5n, post: 0n }], { x: 1 }), mint)).toEqual(emptyPayers());
-  });
-
   it('accepts the mint moving from the vendor to the payer; the amount is what the payer received', () => {
     const refund = tx([
       { mint, owner: vendor, pre: 600n, post: 100n },
@@ -63,6 +74,7 @@ describe('refund check (pure)', () => {
     expect(judgeRefund(refund, { mint, vendorOwner: vendor, payers })).toEqual({
       kind: 'refund',
       amountBaseUnits: 500n,
+      to: buyerPayer,
     });
     // Without owners in the node's answer: the vendor's associated account and the payer's debited account.
     const noOwners = tx([
@@ -72,6 +84,7 @@ describe('refund check (pure)', () => {
     expect(judgeRefund(noOwners, { mint, vendorOwner: vendor, payers })).toEqual({
       kind: 'refund',
       amountBaseUnits: 10n,
+      to: buyerPayer,
     });
   });
 
@@ -106,5 +119,29 @@ describe('refund check (pure)', () => {
       ),
     ).toBe('failed');
     expect(judge(tx([]))).toBe('no_transfer');
+  });
+
+  it('refuses a refund that also pays anyone else, or pays several payers at once', () => {
+    const other: Payer = { owner: stranger, account: ata(mint, stranger) };
+    const toBoth = tx([
+      { mint, owner: vendor, pre: 600n, post: 100n },
+      { mint, owner: buyer, pre: 400n, post: 800n },
+      { mint, owner: stranger, pre: 0n, post: 100n },
+    ]);
+    expect(judgeRefund(toBoth, { mint, vendorOwner: vendor, payers }).kind).toBe('not_to_payer');
+    expect(judgeRefund(toBoth, { mint, vendorOwner: vendor, payers: [buyerPayer, other] }).kind).toBe(
+      'several_payers',
+    );
+    // To the payer's other account of the same owner: still the payer.
+    const otherAccount = Keypair.generate().publicKey.toBase58();
+    const elsewhere = tx([
+      { mint, owner: vendor, pre: 600n, post: 500n },
+      { mint, owner: buyer, account: otherAccount, pre: 0n, post: 100n },
+    ]);
+    expect(judgeRefund(elsewhere, { mint, vendorOwner: vendor, payers })).toEqual({
+      kind: 'refund',
+      amountBaseUnits: 100n,
+      to: buyerPayer,
+    });
   });
 });
