@@ -208,7 +208,9 @@ export interface OrderRefund {
 
 export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed';
 
-/** GET /api/orders/:id → public status, no shipping details. */
+/**
+ * GET /api/orders/:id → public status: nothing personal (no name, e-mail or address) and not the order page's token.
+ */
 export interface OrderPublic {
   orderId: string;
   status: OrderStatus;
@@ -235,8 +237,8 @@ export interface OrderPublic {
    * details did not come within the grace delay (the seller has been told "paid, shipping details missing").
    */
   shippingDetails: ShippingDetailsState;
-  /** The buyer's order page (capability URL). */
-  orderUrl: string;
+  // No order page link: the id is not a capability (it is in e-mail headers, the console, the CSV). The page's
+  // token comes only in the answer to the order's creation (and a requote, which needs it).
   emails: {
     kind: string;
     recipient: 'seller' | 'buyer';
@@ -253,9 +255,13 @@ export interface ConfirmationRequest {
   shipping?: ShippingUS;
 }
 
-/** PUT /api/orders/:id/quote body (QR record, nothing paid, no details yet): a renewed quote, same reference. */
+/**
+ * PUT /api/orders/:id/quote body (QR record, nothing paid, no details yet): a renewed quote, same reference, with
+ * the record's page token (the id alone changes nothing).
+ */
 export interface RequoteRequest {
   quote: string;
+  token: string;
 }
 
 /**

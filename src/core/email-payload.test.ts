@@ -81,7 +81,7 @@ describe('buildOrderEmails', () => {
     expect(extra[0]?.payload).toMatchObject({ receivedCLAIM: '5.000000', paymentSignature: 'sig1' });
   });
 
-  it('a QR record without shipping details: seller notes only, with placeholders, the link and transactions', () => {
+  it('a QR record without shipping details: seller notes only, with placeholders, the link and transactions (never the buyer’s order page)', () => {
     const facts = {
       ...qrFacts,
       shipping: undefined,
@@ -97,9 +97,10 @@ describe('buildOrderEmails', () => {
         from_name: 'not given yet',
         shippingAddress: 'not given yet',
         orderNumber: 'ABCD1234',
-        orderUrl: facts.orderUrl,
         transactionLinks: 'https://explorer.solana.com/tx/sig1 https://explorer.solana.com/tx/sig2',
       });
+      // The order page link is the buyer's capability: the seller's messages name the order by its number.
+      expect(mails[0]?.payload).not.toHaveProperty('orderUrl');
     }
     expect(buildOrderEmails(facts, 'details_missing', 's@x.test')[0]?.payload.receivedCLAIM).toBe('7.000000');
   });

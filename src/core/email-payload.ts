@@ -162,7 +162,9 @@ export function buildOrderEmailPayload(
   }
   if (facts.paymentMethod === 'qr') payload.solanaPayURL = facts.solanaPayUrl;
   if (facts.orderNumber) payload.orderNumber = facts.orderNumber;
-  if (facts.orderUrl) payload.orderUrl = facts.orderUrl;
+  // The order page link is the buyer's capability (their data, "Cancel instead", "Delete my details"): never in
+  // the seller's messages, which name the order by its number.
+  if (facts.orderUrl && role === 'buyer') payload.orderUrl = facts.orderUrl;
   if (facts.transactionUrls && facts.transactionUrls.length > 0)
     payload.transactionLinks = facts.transactionUrls.join(' ');
   return payload;
@@ -283,6 +285,5 @@ export function buildBuyerRequestEmail(
   payload.from_name = withheld;
   payload.email = withheld;
   payload.shippingAddress = withheld;
-  delete payload.orderUrl; // the buyer's capability link is theirs, not the seller's
   return { role: 'seller', to: sellerEmail, payload };
 }

@@ -455,6 +455,117 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
       expect(JSON.stringify(detail)).not.toContain(WALLET_BUYER.email);
     });
 
+    it('the order id alone reads nothing personal and changes nothing (wallet and QR orders); the page token still works', async () => {
+      // What an outsider with ids (an e-mail header, a console screenshot, a CSV) finds: a paid wallet order with
+      // details, a paid QR order without its details yet, and an open QR record.
+      const wallet = await order('sonic-crushed-opal-spillproof', WALLET_BUYER, 'wallet');
+      await pay(wallet);
+      const paidQr = await order('honey-dew-papaya-live-rosin', undefined, 'qr');
+      await pay(paidQr);
+      const q = await inject('POST', '/api/quotes', {
+        body: { items: [{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }] },
+      });
+      const firstQuote = q.json<QuoteResponse>().quote;
+      const open = (
+        await inject('POST', '/api/orders', {
+          body: { quote: firstQuote, paymentMethod: 'qr' },
+          headers: { 'idempotency-key': `privacy-${++n}` },
+        })
+      ).json<OrderCreated>();
+      // A renewed quote of the open record's own reference (the strongest thing an outsider could bring).
+      const renewed = (
+        await inject('POST', '/api/quotes', {
+          body: { items: [{ productId: 'honey-dew-papaya-live-rosin', quantity: 2 }], renew: firstQuote },
+        })
+      ).json<QuoteResponse>();
+      expect(renewed.reference).toBe(open.reference);
+      await server.outbox.runOnce();
+      const orders = [wallet, paidQr, open];
+      const snapshot = async () =>
+        JSON.stringify({
+          orders: await server.store.db
+            .selectFrom('orders')
+            .selectAll()
+            .where(
+              'id',
+              'in',
+              orders.map((o) => o.orderId),
+            )
+            .orderBy('id')
+            .execute(),
+          history: await server.store.db.selectFrom('order_history').selectAll().orderBy('seq').execute(),
+          outbox: await server.store.db.selectFrom('outbox').select(['id', 'state']).orderBy('id').execute(),
+          reservations: await server.store.db
+            .selectFrom('reservations')
+            .selectAll()
+            .orderBy('order_id')
+            .execute(),
+        });
+      const before = await snapshot();
+      const personal = [...SECRETS, QR_BUYER.address1, QR_BUYER.email];
+
+      for (const o of orders) {
+        const id = o.orderId;
+        const token = tokenOf(o);
+        // Reads by id: the status, and nothing that opens the page or names the buyer.
+        const status = await inject('GET', `/api/orders/${id}`);
+        expect(status.statusCode).toBe(200);
+        expect(status.body).not.toContain(token);
+        expect(status.body).not.toContain('/order/');
+        expect(status.json()).not.toHaveProperty('orderUrl');
+        for (const secret of personal) expect(status.body, secret).not.toContain(secret);
+        // The order page's routes take the token only: the id there is an unknown token.
+        for (const [method, url] of [
+          ['GET', `/api/order-pages/${id}`],
+          ['GET', `/api/order-pages/${id}/data`],
+          ['DELETE', `/api/order-pages/${id}/details`],
+          ['POST', `/api/order-pages/${id}/cancel`],
+        ] as const) {
+          const res = await inject(method, url);
+          expect(res.statusCode, `${method} ${url}`).toBe(404);
+          expect(res.json(), url).toMatchObject({ error: 'order_not_found' });
+        }
+        // Changes by id: attaching (other) details, a new price; refused without the token, whatever is sent as one.
+        for (const fake of [undefined, id, '0'.repeat(32)]) {
+          const attach = await inject('POST', `/api/orders/${id}/confirmation`, {
+            body: { shipping: QR_BUYER, ...(fake !== undefined ? { token: fake } : {}) },
+          });
+          expect(attach.statusCode, `confirmation ${String(fake)}`).toBeGreaterThanOrEqual(400);
+          expect(attach.statusCode).toBeLessThan(500);
+          expect(attach.body).not.toContain(token);
+          const moved = await inject('PUT', `/api/orders/${id}/quote`, {
+            body: { quote: renewed.quote, ...(fake !== undefined ? { token: fake } : {}) },
+          });
+          expect(moved.statusCode, `requote ${String(fake)}`).toBe(403);
+          expect(moved.json()).toMatchObject({ error: 'order_capability_required' });
+        }
+        // A payment hint only asks the server to look at a transaction (verified on chain); it answers the status.
+        const hint = await inject('POST', `/api/orders/${id}/payment`, {
+          body: { signature: fakeSignature() },
+        });
+        expect(hint.body).not.toContain(token);
+        for (const secret of personal) expect(hint.body, secret).not.toContain(secret);
+      }
+      expect(await snapshot()).toBe(before);
+
+      // The page token still opens and changes what it should.
+      const page = await inject('GET', `/api/order-pages/${tokenOf(wallet)}/data`);
+      expect(page.json<OrderDataExport>().details).toMatchObject({
+        shipping: { fullName: WALLET_BUYER.fullName },
+      });
+      const attached = await inject('POST', `/api/orders/${paidQr.orderId}/confirmation`, {
+        body: { shipping: QR_BUYER, token: tokenOf(paidQr) },
+      });
+      expect(attached.statusCode, attached.body).toBe(200);
+      const moved = await inject('PUT', `/api/orders/${open.orderId}/quote`, {
+        body: { quote: renewed.quote, token: tokenOf(open) },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect(moved.json<OrderCreated>().amountBaseUnits).toBe(renewed.amountBaseUnits);
+      const cancel = await inject('POST', `/api/order-pages/${tokenOf(wallet)}/cancel`);
+      expect(cancel.json<OrderPageView>().privacy.cancel).toBe('requested');
+    });
+
     it('the order page HTML route and its data are rate-limited, and unknown tokens are the same 404', async () => {
       await server.close();
       await start(OLD_KEYS, { RATE_LIMIT_ORDERS_PER_MINUTE: '3' });

@@ -203,19 +203,41 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       const r = await record(1);
       const q2 = await quote(3, r.quote);
       expect(q2.reference).toBe(r.reference);
-      const moved = await inject('PUT', `/api/orders/${r.orderId}/quote`, { quote: q2.quote });
+      // The order id alone moves nothing: without the record's page token (or with a wrong one) 403, unchanged.
+      for (const token of [undefined, r.orderId, '0'.repeat(32)]) {
+        const res = await inject('PUT', `/api/orders/${r.orderId}/quote`, {
+          quote: q2.quote,
+          ...(token !== undefined ? { token } : {}),
+        });
+        expect(res.statusCode, String(token)).toBe(403);
+        expect(res.json()).toMatchObject({ error: 'order_capability_required' });
+        expect(res.body).not.toContain(tokenOf(r.orderUrl));
+      }
+      expect((await getOrder(r.orderId)).amount).toBe('100.000000');
+      const moved = await inject('PUT', `/api/orders/${r.orderId}/quote`, {
+        quote: q2.quote,
+        token: tokenOf(r.orderUrl),
+      });
       expect(moved.statusCode, moved.body).toBe(200);
       expect(moved.json<OrderCreated>()).toMatchObject({ amount: '300.000000', orderUrl: r.orderUrl });
       expect((await getOrder(r.orderId)).amount).toBe('300.000000');
       // Another order's quote cannot move it.
       const other = await quote(1);
-      expect((await inject('PUT', `/api/orders/${r.orderId}/quote`, { quote: other.quote })).statusCode).toBe(
-        400,
-      );
+      expect(
+        (
+          await inject('PUT', `/api/orders/${r.orderId}/quote`, {
+            quote: other.quote,
+            token: tokenOf(r.orderUrl),
+          })
+        ).statusCode,
+      ).toBe(400);
       // Once anything is paid, the record is fixed.
       await pay(r.orderId, 1_000_000n);
       const q3 = await quote(1, r.quote);
-      const refused = await inject('PUT', `/api/orders/${r.orderId}/quote`, { quote: q3.quote });
+      const refused = await inject('PUT', `/api/orders/${r.orderId}/quote`, {
+        quote: q3.quote,
+        token: tokenOf(r.orderUrl),
+      });
       expect(refused.statusCode).toBe(409);
       expect(refused.json()).toMatchObject({ error: 'order_not_open' });
       expect((await getOrder(r.orderId)).amount).toBe('300.000000');

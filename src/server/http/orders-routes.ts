@@ -26,7 +26,9 @@ const HintSchema = z
   .object({ signature: z.string({ required_error: 'signature is required' }).min(1).max(128) })
   .strict();
 
-const RequoteSchema = z.object({ quote: z.string().min(1).max(8192) }).strict();
+const RequoteSchema = z
+  .object({ quote: z.string().min(1).max(8192), token: z.string().max(64).optional() })
+  .strict();
 
 function idOf(params: unknown): string {
   const id = (params as { id?: unknown }).id;
@@ -122,10 +124,16 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   app.put('/api/orders/:id/quote', async (req, reply) => {
     const body = RequoteSchema.safeParse(req.body);
     if (!body.success)
-      throw new DomainError('invalid', 'invalid_quote', 'The body must be {"quote": "<token>"}.', {
-        field: 'quote',
-      });
-    const created = await deps.orders.requote(idOf(req.params), body.data.quote);
+      throw new DomainError(
+        'invalid',
+        'invalid_quote',
+        'The body must be {"quote": "<quote>", "token": "<page token>"}.',
+        {
+          field: 'quote',
+        },
+      );
+    // With the record's page token (its creation's answer carried it): the id alone changes nothing.
+    const created = await deps.orders.requote(idOf(req.params), body.data.quote, body.data.token);
     return reply.header('cache-control', 'no-store').send(created);
   });
 

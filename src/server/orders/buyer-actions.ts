@@ -29,6 +29,25 @@ import {
 import { isSignature } from '../payments/signature';
 import type { OrderContext, StoredItem } from './types';
 
+const capabilityRequired = (what: string) =>
+  new DomainError(
+    'forbidden',
+    'order_capability_required',
+    `${what} can only be sent from the page that started this order, or from its order page link.`,
+    { field: 'token' },
+  );
+
+/**
+ * The capability that lets a record change (details attach, a new price): the record's page token (held by the
+ * browser that made it, and in the buyer's order page link).
+ */
+function holdsCapability(o: { public_token: string | null }, token: unknown): boolean {
+  if (typeof token !== 'string' || !ORDER_TOKEN.test(token) || !o.public_token) return false;
+  const a = Buffer.from(token);
+  const b = Buffer.from(o.public_token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 export async function getOrder(ctx: OrderContext, orderId: string): Promise<OrderPublic | undefined> {
   checkOrderId(orderId);
   const o = await loadOrder(ctx, ctx.db, { orderId }, false);
@@ -50,7 +69,12 @@ export async function getOrderPage(ctx: OrderContext, token: string): Promise<Or
  * An open QR record (nothing paid, no details, awaiting payment) takes a renewed quote of its own reference:
  * the buyer changed the quantity before paying. Anything else is a conflict (the page then shows the record).
  */
-export async function requote(ctx: OrderContext, orderId: string, token: string): Promise<AnyOrderCreated> {
+export async function requote(
+  ctx: OrderContext,
+  orderId: string,
+  token: string,
+  pageToken?: unknown,
+): Promise<AnyOrderCreated> {
   checkOrderId(orderId);
   const now = ctx.deps.now();
   const check = verifyQuote(token, ctx.deps.settings.quote.secret, now);
@@ -63,6 +87,8 @@ export async function requote(ctx: OrderContext, orderId: string, token: string)
   return ctx.db.transaction().execute(async (trx) => {
     const o = await loadOrder(ctx, trx, { orderId }, true);
     if (!o) throw new DomainError('not_found', 'order_not_found', 'No such order.');
+    // The order id alone changes nothing (and its answer carries the page link): the record's page token.
+    if (!holdsCapability(o, pageToken)) throw capabilityRequired('A new price');
     if (quote.reference !== o.reference || quote.vendorId !== o.vendor_id || quote.payment !== 'qr')
       throw new DomainError('invalid', 'invalid_quote', 'This quote is not for this order.', {
         field: 'quote',
@@ -119,14 +145,6 @@ export async function requote(ctx: OrderContext, orderId: string, token: string)
   });
 }
 
-/** The capability that lets details attach: the record's page token (held by the browser that made it). */
-function holdsCapability(o: { public_token: string | null }, token: unknown): boolean {
-  if (typeof token !== 'string' || !ORDER_TOKEN.test(token) || !o.public_token) return false;
-  const a = Buffer.from(token);
-  const b = Buffer.from(o.public_token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export async function requestConfirmation(
   ctx: OrderContext,
   orderId: string,
@@ -157,14 +175,7 @@ export async function requestConfirmation(
       );
     }
     // The order id alone (it appears in request logs and seller e-mails) never attaches or sends anything.
-    if (!holdsCapability(o, token)) {
-      throw new DomainError(
-        'forbidden',
-        'order_capability_required',
-        'Shipping details can only be sent from the page that started this order, or from its order page link.',
-        { field: 'token' },
-      );
-    }
+    if (!holdsCapability(o, token)) throw capabilityRequired('Shipping details');
     const at = ctx.deps.now().toISOString();
     // A QR record gets its details now; a second, different set is refused in words (a retry of the same is fine).
     let current = o;

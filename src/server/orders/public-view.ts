@@ -1,6 +1,7 @@
 /**
  * The public views of an order: GET /api/orders/:id (status, ledger, history and e-mail states; for the page that
- * holds the order id) and the buyer's order page by capability token (no id, no e-mail, no address).
+ * holds the order id; nothing personal and not the page token: the id is no capability) and the buyer's order page
+ * by capability token (no id, no e-mail, no address).
  */
 import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../core/api';
 import { trackingUrl } from '../../core/carriers';
@@ -9,7 +10,7 @@ import type { OrderRow, PaymentRow } from '../store/schema';
 import { topUpUrlOf } from './notifications';
 import { openActionDetail } from '../privacy/order-data';
 import { privacyOf } from './privacy-state';
-import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, sumOf } from './rows';
+import { itemsOf, ledgerOf, orderNumberOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
 
 export function shippingDetailsOf(o: OrderRow): ShippingDetailsState {
@@ -123,7 +124,6 @@ export async function publicOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<O
     payments: paymentsOf(ledger),
     history: history.map((h) => ({ status: h.status, at: h.at })),
     shippingDetails: shippingDetailsOf(o),
-    orderUrl: orderUrlOf(ctx, o),
     emails: mails.map((m) => ({
       kind: m.kind,
       recipient: m.role,

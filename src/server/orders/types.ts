@@ -99,7 +99,7 @@ export interface OrderService {
     holder?: string,
   ): Promise<OrderPublic>;
   /** A QR record with nothing paid and no details takes a renewed quote of its own reference. */
-  requote(orderId: string, quote: string): Promise<AnyOrderCreated>;
+  requote(orderId: string, quote: string, pageToken?: unknown): Promise<AnyOrderCreated>;
   /** The buyer's order page by its capability token; undefined for any unknown or malformed token. */
   getOrderPage(token: string): Promise<OrderPageView | undefined>;
   /** Paid QR records without details past the grace delay → the seller is told, once. Returns how many. */

@@ -91,12 +91,18 @@ export function pageTokenOf(orderUrl: string | null): string {
 
 /**
  * PUT /api/orders/:id/quote: a QR record with nothing paid and no details yet takes a renewed quote (same
- * reference; the quantity changed or the quote is about to expire). 409 once anything was paid or sent.
+ * reference; the quantity changed or the quote is about to expire). 409 once anything was paid or sent. `token`:
+ * the record's page token (from its `orderUrl`), without which the server changes nothing.
  */
-export function requoteOrder(orderId: string, quote: string, signal?: AbortSignal): Promise<OrderCreated> {
+export function requoteOrder(
+  orderId: string,
+  quote: string,
+  token: string,
+  signal?: AbortSignal,
+): Promise<OrderCreated> {
   return call('PUT', `/api/orders/${encodeURIComponent(orderId)}/quote`, {
     check: isCreated,
-    body: { quote },
+    body: { quote, token },
     ...(signal ? { signal } : {}),
   });
 }

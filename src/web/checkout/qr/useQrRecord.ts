@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { AnyQuoteResponse } from '../../../core/api';
 import { ApiRequestError } from '../../lib/call';
 import { newIdempotencyKey } from '../shared/order-api';
-import { createQrOrder, requoteOrder } from './api';
+import { createQrOrder, pageTokenOf, requoteOrder } from './api';
 import { storedReferrer } from '../../lib/referral';
 import { saveQrOrder, type StoredQrOrder } from './order-store';
 
@@ -38,7 +38,7 @@ export function useQrRecord(args: {
     const quantity = quote.items.reduce((n, i) => n + i.quantity, 0);
     const work = async (): Promise<StoredQrOrder> => {
       if (order) {
-        const r = await requoteOrder(order.orderId, token);
+        const r = await requoteOrder(order.orderId, token, pageTokenOf(order.orderUrl));
         return {
           ...order,
           solanaPayUrl: r.solanaPayUrl,
