@@ -40,7 +40,7 @@ export interface InjectOptions {
 }
 
 export type Inject = (
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   url: string,
   opts?: InjectOptions,
 ) => Promise<LightMyRequestResponse>;
