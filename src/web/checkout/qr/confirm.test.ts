@@ -48,7 +48,6 @@ function snapshot(
     payments: [],
     history: [],
     shippingDetails: 'given',
-    orderUrl: `https://shop.example/order/${TOKEN}`,
     emails,
   };
 }

@@ -51,7 +51,6 @@ function server(status: OrderStatus, over: Partial<OrderPublic> = {}): OrderStat
       payments: [],
       history: [],
       shippingDetails: 'awaiting',
-      orderUrl: 'https://shop.example/order/0123456789abcdef0123456789abcdef',
       emails: [],
       ...over,
     },
