@@ -403,7 +403,16 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
     it('"Delete my details" is refused before shipping (cancel instead), then erases, tells the vendor and records it without the data; "Download my data" has everything', async () => {
       const { wallet } = await twoPurchases();
       const token = tokenOf(wallet);
+      // The vendor's note ("Only you see it") stays the vendor's: not in the buyer's download.
+      const vendor = await signInAs(coopers);
+      const noted = await inject('POST', `/api/seller/orders/${wallet.orderId}/note`, {
+        cookie: vendor,
+        body: { note: 'Buyer seems odd, check PRIVATE-NOTE-7731' },
+      });
+      expect(noted.statusCode, noted.body).toBe(200);
       const data = await inject('GET', `/api/order-pages/${token}/data`);
+      expect(data.body).not.toContain('PRIVATE-NOTE-7731');
+      expect(data.json<OrderDataExport>().sellerActions.map((a) => a.action)).not.toContain('note');
       expect(data.statusCode).toBe(200);
       expect(String(data.headers['content-disposition'])).toMatch(/^attachment; filename="order-/);
       const exported = data.json<OrderDataExport>();

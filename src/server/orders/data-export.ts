@@ -1,7 +1,7 @@
 /**
  * "Download my data" (the buyer's order page): everything the shop keeps about one order, opened for its buyer,
  * with the e-mails sent about it as they were sent. The vendor's copies list no recipient (they are addressed
- * to "the vendor"), and the buyer's capability link is the only key.
+ * to "the vendor"), the vendor's private notes are left out, and the buyer's capability link is the only key.
  */
 import type { OrderDataExport } from '../../core/api';
 import type { OrderEmailPayload } from '../../core/email-payload';
@@ -31,10 +31,12 @@ export async function exportMyData(ctx: OrderContext, token: string): Promise<Or
       .orderBy('created_at')
       .orderBy('role', 'desc')
       .execute(),
+    // The vendor's own note ("Only you see it" in the console) is the vendor's, not data about the buyer.
     q
       .selectFrom('seller_actions')
       .select(['action', 'detail_json', 'at'])
       .where('order_id', '=', o.id)
+      .where('action', '!=', 'note')
       .orderBy('at')
       .execute(),
   ]);
