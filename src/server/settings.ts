@@ -113,10 +113,11 @@ export interface Settings {
    */
   qr: { detailsGraceMs: number; cleanupAfterMs: number };
   /**
-   * Holds on intent (docs/decisions/catalogue.md, "Stock"): one client (by address) holds at most
-   * `limitPerClient` units unpaid at once (HOLD_LIMIT_PER_CLIENT, default 5; 0 turns the cap off).
+   * Holds (docs/decisions/holds.md): one client (by address) holds at most `limitPerClient` units unpaid at once
+   * (HOLD_LIMIT_PER_CLIENT, default 5; 0 turns the cap off); a hold lasts `holdMs` (HOLD_MS, default 5 min,
+   * never past its quote's expiry) and is then released whatever the order's state.
    */
-  holds: { limitPerClient: number };
+  holds: { limitPerClient: number; holdMs: number };
   /**
    * Payment notes: a transfer below min(`dustBps` of the order amount, `dustMaxCents` at the order's price) is
    * recorded but e-mails nobody; other notes about one order go out at most once per `noteIntervalMs`.
@@ -428,6 +429,7 @@ export function loadSettings(
   const detailsGraceMs = int('QR_DETAILS_GRACE_MS', 30 * 60_000, 0, 7 * 24 * 3600_000);
   const cleanupAfterMs = int('QR_RECORD_CLEANUP_AFTER_MS', 48 * 3600_000, 25 * 3600_000, 365 * 24 * 3600_000);
   const holdLimitPerClient = int('HOLD_LIMIT_PER_CLIENT', DEFAULT_HOLD_LIMIT, 0, 1_000_000);
+  const holdMs = int('HOLD_MS', 5 * 60_000, 10_000, 60 * 60_000);
   const dustBps = int('DUST_THRESHOLD_BPS', 100, 0, 10_000);
   const dustMaxCents = int('DUST_THRESHOLD_MAX_CENTS', 50, 0, 1_000_000);
   const qrPerMinute = int('RATE_LIMIT_QR_PER_MINUTE', 120, 0, 1_000_000);
@@ -561,7 +563,7 @@ export function loadSettings(
     demoVendorsWithoutTokenAccount,
     rpcBudget: { per10s: rpcBudgetPer10s },
     qr: { detailsGraceMs, cleanupAfterMs },
-    holds: { limitPerClient: holdLimitPerClient },
+    holds: { limitPerClient: holdLimitPerClient, holdMs },
     notes: { dustBps, dustMaxCents, noteIntervalMs: 3600_000 },
     rateLimit: { perMinute: rateLimitPerMinute, qrPerMinute, sellerAuthPerMinute },
     trustProxy,

@@ -10,6 +10,7 @@ import { scoped } from '../../src/server/seller/query';
 import { startServer, type RunningServer } from '../../src/server/server';
 import {
   Clock,
+  fakeSignature,
   intlShipping,
   postgresBackend,
   RecordingTransport,
@@ -128,7 +129,8 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
       const held = await line(EAGLES);
       expect(held).toMatchObject({ available: 0, held: 1 });
       expect(await listed()).toEqual([mine.orderId]);
-      expect(held?.heldUntil).toBe(mine.expiresAt);
+      // Held for 5 minutes (HOLD_MS), not the quote's 15.
+      expect(Date.parse(held?.heldUntil ?? '')).toBe(Date.parse(mine.expiresAt) - 10 * 60_000);
       // Another of the script's records sending details now: sold out, refused in words, nothing kept.
       const late = records[0]!;
       const refused = await inject('POST', `/api/orders/${late.orderId}/confirmation`, {
@@ -171,18 +173,146 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
       expect((await buyNow(BATH, 3)).statusCode).toBe(201);
     });
 
-    it('held pieces show as held with when they come back; expiry puts them back on sale', async () => {
+    it('held pieces show as held with when they come back (the hold is short: 5 min, not the quote); then back on sale', async () => {
+      const at = clock.now().getTime();
       const r = await buyNow({ productId: LILAC });
       const created = r.json<OrderCreated>();
+      expect(Date.parse(created.expiresAt)).toBe(at + 15 * 60_000);
       expect(await line(LILAC)).toEqual({
         productId: LILAC,
         available: 0,
         held: 1,
-        heldUntil: created.expiresAt,
+        heldUntil: new Date(at + 5 * 60_000).toISOString(),
       });
-      clock.advance(16 * 60_000);
+      clock.advance(5 * 60_000);
       await server.orders.expireOrders();
       expect(await line(LILAC)).toEqual({ productId: LILAC, available: 1 });
+    });
+
+    it("a hold is released on its own deadline whatever the watcher's lag; a payment after that is judged by the sale rule", async () => {
+      // The payment watcher is stalled: it has judged nothing after the start (expiry of orders waits for it).
+      const stalledAt = clock.now();
+      server.orders.setChainClock(async () => stalledAt);
+      const first = (await buyNow({ productId: LILAC })).json<OrderCreated>();
+      expect(await line(LILAC)).toMatchObject({ available: 0, held: 1 });
+      clock.advance(5 * 60_000 + 1000);
+      price.set('0.5');
+      await server.orders.expireOrders();
+      // Back on sale although the order is not expired (its 15 min window is open, and the watcher lags).
+      expect(await line(LILAC)).toEqual({ productId: LILAC, available: 1 });
+      expect((await inject('GET', `/api/orders/${first.orderId}`)).json()).toMatchObject({
+        status: 'awaiting_payment',
+      });
+      const log = await server.stock.recentChanges([LILAC], 5);
+      expect(log[0]).toMatchObject({ kind: 'release', actor: 'expiry', orderId: first.orderId });
+      // Another buyer takes it; the first buyer's payment then finds it gone: oversold (the seller refunds).
+      const second = (await buyNow({ productId: LILAC }, 1, '192.0.2.80')).json<OrderCreated>();
+      const paid = await server.orders.recordPayment(
+        { orderId: first.orderId },
+        {
+          signature: fakeSignature(),
+          receivedBaseUnits: BigInt(first.amountBaseUnits),
+          finalized: true,
+          blockTime: null,
+        },
+      );
+      expect(paid).toMatchObject({ ok: true });
+      expect((await inject('GET', `/api/orders/${first.orderId}`)).json()).toMatchObject({
+        status: 'oversold',
+      });
+      const paid2 = await server.orders.recordPayment(
+        { orderId: second.orderId },
+        {
+          signature: fakeSignature(),
+          receivedBaseUnits: BigInt(second.amountBaseUnits),
+          finalized: true,
+          blockTime: null,
+        },
+      );
+      expect(paid2).toMatchObject({ ok: true });
+      expect((await inject('GET', `/api/orders/${second.orderId}`)).json()).toMatchObject({
+        status: 'final',
+      });
+      expect((await server.stock.levels()).find((l) => l.productId === LILAC)).toMatchObject({
+        onHand: 0,
+        reserved: 0,
+      });
+    });
+
+    it('a concurrent burst from one client holds at most its cap (checked inside the reservation)', async () => {
+      const quotes = await Promise.all(Array.from({ length: 12 }, () => quote(BATH, 1)));
+      const answers = await Promise.all(
+        quotes.map((q) => order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' })),
+      );
+      const codes = answers.map((a) => a.statusCode);
+      expect(codes.filter((c) => c === 201)).toHaveLength(3);
+      expect(codes.filter((c) => c === 429)).toHaveLength(9);
+      expect(await line(BATH.productId, BATH.variantId)).toMatchObject({ available: 22, held: 3 });
+      const held = await server.store.db
+        .selectFrom('reservations')
+        .select((eb) => eb.fn.sum<number>('quantity').as('n'))
+        .where('state', '=', 'held')
+        .executeTakeFirst();
+      expect(Number(held?.n)).toBe(3);
+    });
+
+    it('an unpriced QR order (quotes refused) holds nothing and expires a day after its quote', async () => {
+      price.set(undefined);
+      const before = await line(HONEY);
+      const made: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await inject('POST', '/api/quotes', {
+          items: [{ productId: HONEY, quantity: 3 }],
+          unpriced: true,
+        });
+        expect(r.statusCode, r.body).toBe(200);
+        const created = await order({
+          quote: r.json<{ quote: string }>().quote,
+          shipping: usShipping,
+          paymentMethod: 'qr',
+        });
+        expect(created.statusCode, created.body).toBe(201);
+        made.push(created.json<OrderCreated>().orderId);
+      }
+      // 18 units asked by one client (cap 3): nothing held, nothing refused, the line as it was.
+      expect(await line(HONEY)).toEqual(before);
+      clock.advance(15 * 60_000 + 23 * 3600_000);
+      await server.orders.expireOrders();
+      expect((await inject('GET', `/api/orders/${made[0]}`)).json()).toMatchObject({
+        status: 'awaiting_payment',
+      });
+      clock.advance(3600_000);
+      await server.orders.expireOrders();
+      for (const id of made)
+        expect((await inject('GET', `/api/orders/${id}`)).json()).toMatchObject({ status: 'expired' });
+      expect(await line(HONEY)).toEqual(before);
+    });
+
+    it('the vendor releases what is held on a line; the orders stay open', async () => {
+      const o = (await buyNow({ productId: LILAC })).json<OrderCreated>();
+      expect(await line(LILAC)).toMatchObject({ available: 0, held: 1 });
+      const at = clock.now().toISOString();
+      expect(await server.stock.releaseHoldsOf({ productId: LILAC }, 'seller:test', at)).toBe(1);
+      expect(await server.stock.releaseHoldsOf({ productId: LILAC }, 'seller:test', at)).toBe(0);
+      expect(await line(LILAC)).toEqual({ productId: LILAC, available: 1 });
+      expect((await inject('GET', `/api/orders/${o.orderId}`)).json()).toMatchObject({
+        status: 'awaiting_payment',
+      });
+      // Its payment still comes, and the piece is free: sold.
+      const paid = await server.orders.recordPayment(
+        { orderId: o.orderId },
+        {
+          signature: fakeSignature(),
+          receivedBaseUnits: BigInt(o.amountBaseUnits),
+          finalized: true,
+          blockTime: null,
+        },
+      );
+      expect(paid).toMatchObject({ ok: true });
+      expect((await server.stock.levels()).find((l) => l.productId === LILAC)).toMatchObject({
+        onHand: 0,
+        reserved: 0,
+      });
     });
   });
 });

@@ -199,6 +199,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
         ['POST', `/api/seller/orders/${o.orderId}/refund`],
         ['GET', '/api/seller/stock'],
         ['POST', '/api/seller/stock'],
+        ['POST', '/api/seller/stock/release'],
       ] as const) {
         const r = await inject(method, url, method === 'POST' ? { body: { trackingNumber: 'X1' } } : {});
         expect(r.statusCode, `${method} ${url}`).toBe(401);
@@ -532,7 +533,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       expect(reserved.statusCode).toBe(400);
       expect(reserved.json()).toEqual({
         error: 'invalid_stock',
-        message: '1 unit is reserved by open orders: set at least 1.',
+        message: '1 unit is reserved by open orders: set at least 1, or release the reserved units first.',
         field: 'onHand',
       });
       // Another vendor's product (and an unknown one): not found, as their orders are.
@@ -567,6 +568,45 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       ).toMatchObject({ variantLabel: 'zips', onHand: 2, available: 2 });
       expect(await changeCount()).toBe(before + 1);
       void o;
+    });
+
+    it('stock page: the vendor releases what open orders hold on a line, then may set the stock below it', async () => {
+      const cookie = await signInAs(coopers);
+      const o = await glassOrder(); // holds 1 of the 10 Sonic Crushed Opal Spillproof
+      const release = (body: unknown, headers?: Record<string, string>) =>
+        inject('POST', '/api/seller/stock/release', { cookie, body, ...(headers ? { headers } : {}) });
+      // Bad input, another vendor's line, cross-site: refused, nothing released.
+      expect((await release({})).json()).toMatchObject({ error: 'invalid_product' });
+      expect((await release({ productId: 'honey-dew-papaya-live-rosin' })).statusCode).toBe(404);
+      expect(
+        (await release({ productId: 'sonic-crushed-opal-spillproof' }, { origin: 'https://evil.example' }))
+          .statusCode,
+      ).toBe(403);
+      const line = async () =>
+        (await stockOf(cookie)).lines.find((l) => l.productId === 'sonic-crushed-opal-spillproof');
+      expect(await line()).toMatchObject({ onHand: 10, reserved: 1, available: 9 });
+      const r = await release({ productId: 'sonic-crushed-opal-spillproof' });
+      expect(r.statusCode, r.body).toBe(200);
+      expect(r.json()).toMatchObject({ released: 1 });
+      expect(await line()).toMatchObject({ onHand: 10, reserved: 0, available: 10 });
+      expect((await stockOf(cookie)).changes[0]).toMatchObject({
+        kind: 'release',
+        orderId: o.orderId,
+        actor: `seller:${coopers.publicKey.toBase58()}`,
+      });
+      // Now the stock can go to 0; the order stays open, and its payment finds the piece gone: oversold.
+      const set = await inject('POST', '/api/seller/stock', {
+        cookie,
+        body: { productId: 'sonic-crushed-opal-spillproof', onHand: 0 },
+      });
+      expect(set.statusCode, set.body).toBe(200);
+      await pay(o);
+      const after = await server.store.db
+        .selectFrom('orders')
+        .select('status')
+        .where('id', '=', o.orderId)
+        .executeTakeFirstOrThrow();
+      expect(after.status).toBe('oversold');
     });
 
     it('lists "paid without shipping details" and "oversold" among the exceptions; both can be acted on', async () => {

@@ -43,7 +43,7 @@ import { exportRows } from '../seller/export';
 import { changesSince } from '../seller/live';
 import { salesSummary } from '../seller/summary';
 import { markRefunded } from '../seller/mark-refunded';
-import { sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
+import { releaseSellerHolds, sellerStock, setSellerStock, type SellerStockDeps } from '../seller/stock';
 import { orderDetail, type OrderDetailDeps } from '../seller/order-detail';
 import { createPayerCache } from '../payments/payers';
 import { listOrders, type SellerViewDeps } from '../seller/views';
@@ -64,6 +64,7 @@ import {
   parseSummaryQuery,
   parseResolveBody,
   parseShipBody,
+  parseReleaseBody,
   parseStockBody,
   SessionBody,
 } from './seller-schemas';
@@ -300,6 +301,10 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     scope.get('/api/seller/stock', async (req) => sellerStock(stockDeps, vendorIds(req)));
     scope.post('/api/seller/stock', async (req) =>
       setSellerStock(stockDeps, actor(req), parseStockBody(req.body)),
+    );
+    // Releasing what open orders hold on a line (their units back on sale; the orders stay open).
+    scope.post('/api/seller/stock/release', async (req) =>
+      releaseSellerHolds(stockDeps, actor(req), parseReleaseBody(req.body)),
     );
   });
 }

@@ -141,6 +141,19 @@ const StockBody = z
   })
   .strict();
 
+/** POST /api/seller/stock/release: the line whose holds the vendor releases. */
+const ReleaseBody = StockBody.omit({ onHand: true });
+
+export function parseReleaseBody(raw: unknown): StockKey {
+  const b = parseWith(ReleaseBody, raw, {
+    whole: 'Send the product (and its variant) as JSON.',
+    codes: { productId: 'invalid_product', variantId: 'invalid_variant' },
+  });
+  return b.variantId !== undefined
+    ? { productId: b.productId, variantId: b.variantId }
+    : { productId: b.productId };
+}
+
 export function parseStockBody(raw: unknown): { key: StockKey; onHand: number } {
   const b = parseWith(StockBody, raw, {
     whole: 'Send the product and its stock as JSON.',

@@ -197,8 +197,12 @@ export async function requestConfirmation(
         .where('id', '=', o.id)
         .execute();
       // Holds on intent: the details commit the buyer, so an unpaid record holds its stock now (sold out
-      // meanwhile: 409 in words, and the details are not kept).
-      if (o.status === 'awaiting_payment' && Date.parse(o.expires_at) > Date.parse(at))
+      // meanwhile: 409 in words, and the details are not kept). Unpriced (no amount): nothing is held.
+      if (
+        o.status === 'awaiting_payment' &&
+        o.amount_base_units !== null &&
+        Date.parse(o.expires_at) > Date.parse(at)
+      )
         await hold(ctx, trx, o.id, JSON.parse(o.items_json) as StoredItem[], o.expires_at, at, holder);
     } else if (given !== undefined && JSON.stringify(shippingOf(ctx.sealer, o)) !== JSON.stringify(given)) {
       // Compared opened: a sealed value differs every time (random nonce) even for the same details.

@@ -230,11 +230,13 @@ export async function createOrder(
         })
         .execute();
       // Holds on intent, never on a view: a QR record (made to show a QR) holds nothing; its details or its
-      // payment hold the stock later. An order with its details holds the stock until the quote expires; more
-      // than is available throws OutOfStockError (409 at the edge) and rolls the whole order back. Of two orders
-      // racing for the last unit, exactly one gets it. Last in the transaction: the stock row stays locked from
-      // its UPDATE to the commit, and every order for the product waits for it.
-      if (!record) await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder);
+      // payment hold the stock later. An order with its details holds the stock for a short time of its own
+      // (./holds.ts); more than is available throws OutOfStockError (409 at the edge) and rolls the whole order
+      // back. Of two orders racing for the last unit, exactly one gets it. An unpriced order (accepted while
+      // quotes are refused) holds nothing: nothing can be paid for it here. Last in the transaction: the stock
+      // row stays locked from its UPDATE to the commit, and every order for the product waits for it.
+      if (!record && quote.amountBaseUnits !== null)
+        await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder);
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

@@ -9,6 +9,7 @@ import type { OrderRow, PaymentRow } from '../store/schema';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { dustThreshold, queueEmails } from './notifications';
 import { publicOf } from './public-view';
+import { expireUnpriced } from './records';
 import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
 import { isSignature } from '../payments/signature';
 import {
@@ -241,12 +242,16 @@ export async function recordPayment(
  * judged anything yet (nothing expires).
  */
 export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
+  // Holds lapse on their own deadline, by the wall clock, whatever the watcher's lag (docs/decisions/holds.md);
+  // unpriced orders (never watched) expire by the wall clock too.
+  await ctx.stock.releaseLapsed(now.toISOString());
+  await expireUnpriced(ctx, now);
   const judgedUntil = ctx.chainClock ? await ctx.chainClock() : undefined;
   if (judgedUntil === null) return 0;
   const cutoff = judgedUntil && judgedUntil.getTime() < now.getTime() ? judgedUntil : now;
   const at = now.toISOString();
   const until = cutoff.toISOString();
-  // Unpriced orders have no payment window (the seller arranges payment): they stay awaiting_payment.
+  // Unpriced orders have no payment window here (the seller arranges payment): expireUnpriced above.
   const due = await ctx.db
     .selectFrom('orders')
     .select('id')
@@ -285,23 +290,6 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
       return true;
     });
     if (changed) n++;
-  }
-  // Reservations still held by orders that left awaiting_payment unpaid another way (a late partial transfer
-  // made them underpaid before this sweep saw them): their window has closed too.
-  const lapsed = await ctx.db
-    .selectFrom('reservations')
-    .innerJoin('orders', 'orders.id', 'reservations.order_id')
-    .select('reservations.order_id as id')
-    .distinct()
-    .where('reservations.state', '=', 'held')
-    .where('reservations.expires_at', '<=', until)
-    .where('orders.status', 'in', ['expired', 'underpaid'])
-    .execute();
-  for (const { id } of lapsed) {
-    await ctx.db.transaction().execute(async (trx) => {
-      const o = await loadOrder(ctx, trx, { orderId: id }, true);
-      if (o && (o.status === 'expired' || o.status === 'underpaid')) await ctx.stock.release(trx, id, at);
-    });
   }
   if (added > 0) ctx.deps.onOutboxChange?.();
   return n;

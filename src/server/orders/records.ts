@@ -2,11 +2,12 @@
  * QR records over time: a record paid without shipping details tells the seller "paid, shipping details missing"
  * once the grace delay has passed (settings.qr.detailsGraceMs), and expired records with nothing paid and no
  * details are deleted after settings.qr.cleanupAfterMs (past the watcher's 24 h window: nothing can still be
- * recorded for them). Both run on the server's expiry timer.
+ * recorded for them). Both run on the server's expiry timer, as does the expiry of unpriced orders
+ * (`expireUnpriced`).
  */
-import { FULLY_PAID } from '../../core/order-status';
+import { FULLY_PAID, transition } from '../../core/order-status';
 import { queueEmails } from './notifications';
-import { ledgerOf, loadOrder } from './rows';
+import { addHistory, ledgerOf, loadOrder } from './rows';
 import type { OrderContext } from './types';
 
 export async function notifyMissingDetails(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
@@ -83,6 +84,49 @@ export async function cleanupRecords(ctx: OrderContext, now: Date = ctx.deps.now
       return true;
     });
     if (deleted) n++;
+  }
+  return n;
+}
+
+/**
+ * How long an unpriced QR order (accepted while quotes were refused: the seller arranges its payment) stays open
+ * after its quote's expiry: a day for the seller to reach the buyer. It never holds stock (./holds.ts).
+ */
+export const UNPRICED_ORDER_WINDOW_MS = 24 * 3600_000;
+
+/**
+ * Unpriced orders past their window → expired (by the wall clock: no payment is watched for them, so the
+ * watcher's progress has nothing to say). Nothing is e-mailed; any hold an older order still had is released.
+ */
+export async function expireUnpriced(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
+  const before = new Date(now.getTime() - UNPRICED_ORDER_WINDOW_MS).toISOString();
+  const at = now.toISOString();
+  const due = await ctx.db
+    .selectFrom('orders')
+    .select('id')
+    .where('status', '=', 'awaiting_payment')
+    .where('amount_base_units', 'is', null)
+    .where('expires_at', '<=', before)
+    .limit(1000)
+    .execute();
+  let n = 0;
+  for (const { id } of due) {
+    const changed = await ctx.db.transaction().execute(async (trx) => {
+      const o = await loadOrder(ctx, trx, { orderId: id }, true);
+      if (!o || o.amount_base_units !== null || o.status !== 'awaiting_payment') return false;
+      const t = transition(o.status, { type: 'expire', receivedBaseUnits: 0n });
+      if (!t.ok) return false;
+      await trx
+        .updateTable('orders')
+        .set({ status: t.next, updated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', o.status)
+        .execute();
+      await addHistory(trx, id, t.next, 'expire', at);
+      await ctx.stock.release(trx, id, at);
+      return true;
+    });
+    if (changed) n++;
   }
   return n;
 }

@@ -74,6 +74,36 @@ export async function setSellerStock(
   seller: { address: string; vendorIds: readonly string[] },
   input: { key: StockKey; onHand: number },
 ): Promise<SellerStock> {
+  ownLine(deps, seller, input.key);
+  // A bad count, or one below the units open orders hold: DomainError invalid_stock (field onHand).
+  await deps.stock.set(input.key, input.onHand, sellerActor(seller.address), deps.now().toISOString(), {
+    notBelowReserved: true,
+  });
+  return sellerStock(deps, seller.vendorIds);
+}
+
+/**
+ * Releases everything held on one of the vendor's lines (docs/decisions/holds.md): the units are back on sale (and
+ * the stock may then be set below what was held). The orders stay open: a payment that still comes is taken if
+ * the unit is free, otherwise the order is oversold and refunded. Returns the page's new state and the units.
+ */
+export async function releaseSellerHolds(
+  deps: SellerStockDeps,
+  seller: { address: string; vendorIds: readonly string[] },
+  key: StockKey,
+): Promise<SellerStock & { released: number }> {
+  ownLine(deps, seller, key);
+  const released = await deps.stock.releaseHoldsOf(
+    key,
+    sellerActor(seller.address),
+    deps.now().toISOString(),
+  );
+  return { ...(await sellerStock(deps, seller.vendorIds)), released };
+}
+
+/** One of the seller's own stock lines, or a refusal in words (another vendor's product is "not found"). */
+function ownLine(deps: SellerStockDeps, seller: { vendorIds: readonly string[] }, key: StockKey): void {
+  const input = { key };
   const product = deps.catalog.products.find((p) => p.id === input.key.productId);
   // Another vendor's product is "not found" too, as its orders are.
   if (!product || !seller.vendorIds.includes(product.vendorId))
@@ -92,9 +122,4 @@ export async function setSellerStock(
       `${product.name} has no variant '${input.key.variantId}'.`,
       { field: 'variantId' },
     );
-  // A bad count, or one below the units open orders hold: DomainError invalid_stock (field onHand).
-  await deps.stock.set(input.key, input.onHand, sellerActor(seller.address), deps.now().toISOString(), {
-    notBelowReserved: true,
-  });
-  return sellerStock(deps, seller.vendorIds);
 }

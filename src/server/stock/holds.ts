@@ -4,8 +4,8 @@
  * never held (a QR record paid before its details) so the sale rule can judge it.
  */
 import { createHmac } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
-import { stockKey, type StockRequest } from '../../core/stock';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { holdLimitRefusal, stockKey, type StockRequest } from '../../core/stock';
 import type { Database } from '../store/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -31,6 +31,29 @@ export async function heldBy(
   if (exceptOrderId) sel = sel.where('order_id', '!=', exceptOrderId);
   const row = await sel.executeTakeFirst();
   return { units: Number(row?.units ?? 0), nextRelease: row?.next ?? undefined };
+}
+
+/**
+ * The per-client cap, inside the reservation's transaction: throws the refusal (DomainError rate_limited, 429)
+ * when `holder` already holds `limit` units unpaid. On PostgreSQL the holder's own lock (a transaction-scoped
+ * advisory lock on its key) is taken first, so a concurrent burst from one client is counted one hold at a time
+ * (without it every request of the burst read the same sum before any committed); SQLite has one writer.
+ */
+export async function assertUnderCap(
+  trx: Transaction<Database>,
+  isPg: boolean,
+  holder: string,
+  limit: number,
+  asking: number,
+  orderId: string,
+  at: string,
+): Promise<void> {
+  if (limit <= 0) return;
+  if (isPg)
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`hold:${holder}`}::text, 0))`.execute(trx);
+  const held = await heldBy(trx, holder, at, orderId);
+  const refusal = holdLimitRefusal(held.units, asking, limit, held.nextRelease);
+  if (refusal) throw refusal;
 }
 
 /** Per stock line: units held by unpaid orders and the earliest expiry among them. */

@@ -6,9 +6,16 @@
 import { DomainError } from '../../core/errors';
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
-import { availableOf, OutOfStockError, saleOutcome, type StockRequest } from '../../core/stock';
+import {
+  availableOf,
+  OutOfStockError,
+  saleOutcome,
+  type StockKey,
+  type StockRequest,
+} from '../../core/stock';
 import type { Store } from '../store/store';
-import { recordUnheld } from './holds';
+import { assertUnderCap, recordUnheld } from './holds';
+import { releaseHeld, releaseHoldsOf, releaseLapsed } from './hold-release';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
 import type { Database } from '../store/schema';
 
@@ -17,8 +24,10 @@ export type SaleResult = 'sold' | 'oversold' | 'none';
 
 export interface Reservations {
   /**
-   * In the order's transaction: holds the lines until `expiresAt`, or throws OutOfStockError (roll back).
-   * `holder`: the client making the hold (keyed hash), for the per-client cap (./holds.ts).
+   * In the order's transaction: holds the lines until `expiresAt` (the hold's own deadline: ./hold-release.ts
+   * releases it then, whatever the order's state), or throws OutOfStockError (roll back). `holder`: the client
+   * making the hold (keyed hash); with `limitPerClient` the per-client cap is checked first, in this transaction
+   * (./holds.ts assertUnderCap: 429 hold_limit).
    */
   reserve(
     trx: Transaction<Database>,
@@ -27,7 +36,15 @@ export interface Reservations {
     expiresAt: string,
     at: string,
     holder?: string,
+    limitPerClient?: number,
   ): Promise<void>;
+  /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
+  releaseLapsed(at: string): Promise<number>;
+  /**
+   * The vendor releases everything held on one line (`actor`: who). The orders stay open; a payment that still
+   * comes is judged by the sale rule. Returns the units released.
+   */
+  releaseHoldsOf(key: StockKey, actor: string, at: string): Promise<number>;
   /**
    * In the expiry's transaction: the order's held reservations are released (`actor`: 'expiry', or 'requote' when
    * a QR record changes its quantity and reserves again). Returns units released.
@@ -86,7 +103,11 @@ async function reservePg(
 export function createReservations(store: Store): Reservations {
   const isPg = store.dialect === 'postgres';
   return {
-    async reserve(trx, orderId, lines, expiresAt, at, holder) {
+    async reserve(trx, orderId, lines, expiresAt, at, holder, limitPerClient) {
+      if (holder && limitPerClient !== undefined) {
+        const asking = lines.reduce((n, l) => n + l.quantity, 0);
+        await assertUnderCap(trx, isPg, holder, limitPerClient, asking, orderId, at);
+      }
       for (const line of lines) {
         if (!Number.isInteger(line.quantity) || line.quantity <= 0)
           throw new DomainError('invalid', 'invalid_stock', `bad quantity ${line.quantity}`, {
@@ -150,27 +171,26 @@ export function createReservations(store: Store): Reservations {
         .where('state', '=', 'held')
         .execute();
       let n = 0;
-      for (const r of held) {
-        const key = keyOf(r);
-        const q = Number(r.quantity);
-        const row = await moveLine(trx, r, 0, -q, at);
-        await markReservation(trx, r, 'released', at);
-        await log(trx, key, 'release', { onHand: 0, reserved: -q }, row, orderId, actor, at);
-        n += q;
-      }
+      for (const r of held) n += await releaseHeld(trx, r, at, actor);
       return n;
     },
 
+    releaseLapsed: (at) => releaseLapsed(store.db, at),
+    releaseHoldsOf: (key, actor, at) => releaseHoldsOf(store.db, key, actor, at),
+
     async sell(trx, orderId, at, lines) {
-      const mineNow = () =>
-        trx
+      // Locked (PostgreSQL): a hold released meanwhile on its own deadline or by the vendor (./hold-release.ts,
+      // a conditional update of the same row) is read as released, never sold as held.
+      const mineNow = () => {
+        const sel = trx
           .selectFrom('reservations')
           .selectAll()
           .where('order_id', '=', orderId)
           .where('state', 'in', ['held', 'released'])
           .orderBy('product_id')
-          .orderBy('variant_id')
-          .execute();
+          .orderBy('variant_id');
+        return (isPg ? sel.forUpdate() : sel).execute();
+      };
       let mine = await mineNow();
       if (mine.length === 0 && lines?.length) {
         // Never held (paid before its details): sold like a released reservation, if the units are there.
@@ -227,14 +247,14 @@ export function createReservations(store: Store): Reservations {
     },
 
     async restock(trx, orderId, at, actor) {
-      const mine = await trx
+      const sel = trx
         .selectFrom('reservations')
         .selectAll()
         .where('order_id', '=', orderId)
         .where('state', 'in', ['held', 'sold'])
         .orderBy('product_id')
-        .orderBy('variant_id')
-        .execute();
+        .orderBy('variant_id');
+      const mine = await (isPg ? sel.forUpdate() : sel).execute();
       let n = 0;
       for (const r of mine) {
         const key = keyOf(r);

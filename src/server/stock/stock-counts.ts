@@ -140,7 +140,7 @@ export function createStockCounts(store: Store, catalog: Catalog): StockCounts {
           throw new DomainError(
             'invalid',
             'invalid_stock',
-            `${Number(before.reserved)} ${Number(before.reserved) === 1 ? 'unit is' : 'units are'} reserved by open orders: set at least ${Number(before.reserved)}.`,
+            `${Number(before.reserved)} ${Number(before.reserved) === 1 ? 'unit is' : 'units are'} reserved by open orders: set at least ${Number(before.reserved)}, or release the reserved units first.`,
             { field: 'onHand' },
           );
         const { change_seq } = await trx

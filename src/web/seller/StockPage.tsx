@@ -1,7 +1,8 @@
 /**
  * The seller console's stock page: each of the vendor's products / variants with its units in stock, reserved
- * (held by open orders), available and sold, a "Set stock" field per line, and the recent changes with who made
- * them and when. The store refuses another vendor's line and a count below what open orders hold.
+ * (held by open orders), available and sold, a "Set stock" field per line, "Release" for what open orders hold
+ * (docs/decisions/holds.md), and the recent changes with who made them and when. The store refuses another
+ * vendor's line and a count below what open orders hold (release them first).
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
@@ -24,7 +25,7 @@ function actorLabel(actor: string): string {
     catalogue: 'the catalogue',
     order: 'a buyer',
     payment: 'a payment',
-    expiry: 'an unpaid order expiring',
+    expiry: 'a hold running out',
     requote: 'a new quote',
     cancelled: 'cancelling the order',
   };
@@ -69,8 +70,9 @@ export function StockPage() {
     <section className="seller-stock" aria-label="Stock">
       <h2>Stock</h2>
       <p>
-        “In stock” counts the units not yet sold, reserved ones included; a reservation is held until its
-        order&apos;s quote expires.
+        “In stock” counts the units not yet sold, reserved ones included. A reservation is held for a few
+        minutes while its buyer pays; “Release” puts reserved units back on sale at once (their orders stay
+        open: a payment that still comes gets the piece if it is free, otherwise it is refunded).
       </p>
       {error && (
         <p className="error" role="alert">
@@ -100,6 +102,15 @@ export function StockPage() {
                     setStock(next);
                     setError('');
                     setNotice(`Stock of ${name} saved.`);
+                  }}
+                  onReleased={(next, name, released) => {
+                    setStock(next);
+                    setError('');
+                    setNotice(
+                      released > 0
+                        ? `${released} reserved ${released === 1 ? 'unit' : 'units'} of ${name} back on sale.`
+                        : `Nothing of ${name} was reserved any more.`,
+                    );
                   }}
                   onError={(message) => {
                     setNotice('');
@@ -135,6 +146,7 @@ function StockRow(props: {
   line: SellerStockLine;
   name: string;
   onSaved: (stock: SellerStock, name: string) => void;
+  onReleased: (stock: SellerStock, name: string, released: number) => void;
   onError: (message: string) => void;
 }) {
   const { line } = props;
@@ -166,6 +178,22 @@ function StockRow(props: {
     }
   };
 
+  const key = {
+    productId: line.productId,
+    ...(line.variantId !== undefined ? { variantId: line.variantId } : {}),
+  };
+  const release = async () => {
+    setBusy(true);
+    try {
+      const { released, ...next } = await sellerApi.releaseHolds(key);
+      props.onReleased(next, props.name, released);
+    } catch (err) {
+      props.onError(err instanceof ApiRequestError ? err.message : 'Something went wrong.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <tr data-stock={lineKey(line)}>
       <th scope="row">{props.name}</th>
@@ -174,6 +202,14 @@ function StockRow(props: {
       </td>
       <td data-testid="reserved" data-label="Reserved">
         {line.reserved}
+        {line.reserved > 0 && (
+          <>
+            {' '}
+            <button type="button" className="button" disabled={busy} onClick={() => void release()}>
+              Release<span className="visually-hidden"> the reserved units of {props.name}</span>
+            </button>
+          </>
+        )}
       </td>
       <td data-testid="sold" data-label="Sold">
         {line.sold}

@@ -84,6 +84,8 @@ export const sellerApi = {
     }),
   stock: () => call<SellerStock>('GET', '/api/seller/stock'),
   setStock: (body: SellerStockBody) => call<SellerStock>('POST', '/api/seller/stock', body),
+  releaseHolds: (body: Omit<SellerStockBody, 'onHand'>) =>
+    call<SellerStock & { released: number }>('POST', '/api/seller/stock/release', body),
   resend: (id: string, emailId: string) =>
     call<SellerOrderDetail>(
       'POST',
