@@ -33,6 +33,8 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // Chromium and the built, prerendered web app (only when e2e files run; skipped when up to date).
+          globalSetup: ['test/e2e/global-setup.ts'],
         },
       },
     ],

@@ -2,14 +2,14 @@
  * Secrets never reach the browser: nothing under dist/web (the built app, every asset and source map) names or
  * contains a secret setting, the seller's e-mail, or server-only code; GET /api/config answers the allow-list only.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog';
 import { demoKeys } from '../../src/localnet/demo-keys';
 import { buildApp } from '../../src/server/app';
 import { loadSettings } from '../../src/server/settings';
+import { ensureWebBuild } from '../support/prepare';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const WEB_DIR = join(ROOT, 'dist/web');
@@ -32,9 +32,8 @@ function files(dir: string): string[] {
 let bundle: { file: string; text: string }[] = [];
 
 beforeAll(() => {
-  if (!existsSync(join(WEB_DIR, 'index.html'))) {
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-  }
+  // The build of the current sources (not whatever an older build left in dist/).
+  ensureWebBuild();
   bundle = files(WEB_DIR).map((f) => ({ file: relative(WEB_DIR, f), text: readFileSync(f, 'latin1') }));
 }, 180_000);
 

@@ -11,6 +11,7 @@ import {
 } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { ensureChromium } from '../support/prepare.js';
 import { TestWalletSigner, installTestWallet } from '../support/wallet.js';
 
 const b64 = (u: Uint8Array): string => Buffer.from(u).toString('base64');
@@ -161,9 +162,6 @@ describe('test wallet: Node-side signing', () => {
   });
 });
 
-// The same variable as every browser suite (scripts/test.ts sets it, or fails when Chromium is missing): never a quiet skip.
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-
 describe('test wallet in a browser page', () => {
   let net: Localnet;
   beforeAll(async () => {
@@ -175,7 +173,7 @@ describe('test wallet in a browser page', () => {
 
   it("injects window.phantom.solana and signs/sends the page's own web3.js transactions", async () => {
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const browser = await chromium.launch({ executablePath: ensureChromium(), args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage();
       const keypair = Keypair.generate();
