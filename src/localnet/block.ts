@@ -15,8 +15,15 @@ export interface BlockOptions {
   encoding: TxEncoding;
   transactionDetails: TransactionDetails;
   rewards: boolean;
-  /** The client's maxSupportedTransactionVersion (only 0 exists), or undefined when it sent none. */
-  maxSupportedTransactionVersion: 0 | undefined;
+  /** The client's maxSupportedTransactionVersion, or undefined when it sent none. */
+  maxSupportedTransactionVersion: number | undefined;
+}
+
+/** A request's maxSupportedTransactionVersion (a u8, as a node reads it), undefined when it sent none. */
+export function maxSupportedVersion(v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 255) return v;
+  throw new RpcError(-32602, 'Invalid params: invalid value: maxSupportedTransactionVersion, expected u8.');
 }
 
 export function blockNotAvailable(slot: number): RpcError {
@@ -57,12 +64,9 @@ export function formatBlock(chain: Chain, slot: number, opts: BlockOptions): Jso
   const parentSlot = Math.max(0, slot - 1);
   const records = [...chain.history.inSlot(slot)].sort((a, b) => a.seq - b.seq);
   const withVersion = opts.maxSupportedTransactionVersion !== undefined;
-  const versioned = records.find((r) => r.version !== 'legacy');
-  if (
-    versioned &&
-    !withVersion &&
-    (opts.transactionDetails === 'full' || opts.transactionDetails === 'accounts')
-  ) {
+  const max = opts.maxSupportedTransactionVersion ?? -1;
+  const versioned = records.find((r) => r.version !== 'legacy' && r.version > max);
+  if (versioned && (opts.transactionDetails === 'full' || opts.transactionDetails === 'accounts')) {
     throw new RpcError(
       -32015,
       `Transaction version (${versioned.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${versioned.version}`,

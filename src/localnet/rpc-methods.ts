@@ -15,7 +15,7 @@ import {
 } from './accounts.js';
 import { Chain, RpcError, type Commitment } from './chain.js';
 import type { TxRecord } from './history.js';
-import { blockNotAvailable, formatBlock, type TransactionDetails } from './block.js';
+import { blockNotAvailable, formatBlock, maxSupportedVersion, type TransactionDetails } from './block.js';
 import { formatTransaction, parsedInstruction, type TxEncoding } from './tx-format.js';
 
 export const API_VERSION = '2.2.7';
@@ -553,15 +553,13 @@ export const methods: Record<string, Handler> = {
       throw invalid(
         `Invalid params: unknown variant \`${String(details)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`,
       );
-    const max = cfg.maxSupportedTransactionVersion;
-    if (max !== undefined && max !== null && max !== 0)
-      throw invalid('Invalid params: maxSupportedTransactionVersion must be 0.');
+    const max = maxSupportedVersion(cfg.maxSupportedTransactionVersion);
     if ((slot as number) > ctx.chain.slotAt(level)) throw blockNotAvailable(slot as number);
     return formatBlock(ctx.chain, slot as number, {
       encoding,
       transactionDetails: details as TransactionDetails,
       rewards: cfg.rewards !== false,
-      maxSupportedTransactionVersion: max === 0 ? 0 : undefined,
+      maxSupportedTransactionVersion: max,
     });
   },
   getTransaction: (p, ctx) => {
@@ -572,15 +570,13 @@ export const methods: Record<string, Handler> = {
     const enc = txEncoding(cfg.encoding ?? 'json');
     const r = ctx.chain.history.get(sig);
     if (!r || !ctx.chain.reached(r.slot, level)) return null;
-    const max = cfg.maxSupportedTransactionVersion;
-    if (max !== undefined && max !== null && max !== 0)
-      throw invalid('Invalid params: maxSupportedTransactionVersion must be 0.');
-    if (r.version !== 'legacy' && (max === undefined || max === null)) {
+    const max = maxSupportedVersion(cfg.maxSupportedTransactionVersion);
+    if (r.version !== 'legacy' && (max === undefined || max < r.version)) {
       throw new RpcError(
         -32015,
         `Transaction version (${r.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${r.version}`,
       );
     }
-    return formatTransaction(r, enc, max === 0);
+    return formatTransaction(r, enc, max !== undefined);
   },
 };

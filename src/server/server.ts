@@ -38,7 +38,7 @@ import { stockRoutes } from './http/stock-routes';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
 import { budgetedConnection } from './payments/connection';
-import { connectionPaymentRpc } from './payments/rpc';
+import { connectionPaymentRpc } from './payments/rpc-adapter';
 import { createStockRepository, type StockRepository } from './stock/repository';
 import { createPayoutAccounts, type PayoutAccounts } from './payments/payout-accounts';
 import { purgeExpiredSignIns } from './seller/auth';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { startPayments, type RunningPayments } from '../../src/server/payments/index.js';
-import { connectionPaymentRpc } from '../../src/server/payments/rpc.js';
+import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { MAX_KEYS_PER_TRANSFER, referenceLikeKeys } from '../../src/server/payments/watch/unmatched.js';
 import { faucet, pay, serviceOrders, transferIx, waitFor, type ServiceOrders } from './payments-support.js';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
-import { connectionPaymentRpc, type PaymentRpc } from '../../src/server/payments/rpc.js';
+import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
+import type { PaymentRpc } from '../../src/server/payments/rpc.js';
 import {
   classifyTransaction,
   listSignatures,

@@ -4,7 +4,8 @@ import { Connection, Keypair, PublicKey, Transaction, type TransactionInstructio
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
-import { connectionPaymentRpc, type PaymentRpc } from '../../src/server/payments/rpc.js';
+import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
+import type { PaymentRpc } from '../../src/server/payments/rpc.js';
 import {
   PaymentWatcher,
   type PaymentWatcherOptions,

@@ -11,7 +11,7 @@ import { catalog } from '../../catalog/index.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
-import { connectionPaymentRpc } from '../../src/server/payments/rpc.js';
+import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { PaymentWatcher, type WatcherEvent } from '../../src/server/payments/watcher.js';
 import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';

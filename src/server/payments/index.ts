@@ -12,7 +12,7 @@ import type { Store } from '../store/store';
 import { budgetedFetch, RpcBudget, type RpcStats } from './budget';
 import { budgetedConnection } from './connection';
 import { WsLogsFeed } from './feed';
-import { connectionPaymentRpc } from './rpc';
+import { connectionPaymentRpc } from './rpc-adapter';
 import { kyselyScanStore, type ScanStore } from './scan-store';
 import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from './watcher';
 

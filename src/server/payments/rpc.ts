@@ -4,8 +4,6 @@
  * Everything crossing this port is plain data: addresses and signatures as base58 strings (never `PublicKey`
  * objects compared with `===`), token amounts as raw integer strings. Tests drive verification through it.
  */
-import { PublicKey, type Connection, type TokenBalance } from '@solana/web3.js';
-
 export type ChainCommitment = 'processed' | 'confirmed' | 'finalized';
 
 /** One entry of getSignaturesForAddress (newest first, as the RPC returns them). */
@@ -58,7 +56,10 @@ export interface SignaturesQuery {
 export interface PaymentRpc {
   /** Signatures of transactions mentioning `address`, newest first, at commitment `confirmed`. */
   getSignaturesForAddress(address: string, query: SignaturesQuery): Promise<SignatureInfo[]>;
-  /** A landed transaction at commitment `confirmed` (any version up to 0), or null when unknown. */
+  /**
+   * A landed transaction at commitment `confirmed` (any version up to MAX_TRANSACTION_VERSION, tx-answer.ts), or
+   * null when unknown. Throws UnreadableTransactionError for one the node has but we cannot read.
+   */
   getTransaction(signature: string): Promise<PaymentTransaction | null>;
   /** Statuses, searching the whole history, in the order asked. */
   getSignatureStatuses(signatures: string[]): Promise<(SignatureStatusInfo | null)[]>;
@@ -67,12 +68,34 @@ export interface PaymentRpc {
 /** An RPC call failed (transport, node error). Verification throws it; the caller retries later. */
 export class PaymentRpcError extends Error {
   override name = 'PaymentRpcError';
+  /** The node's JSON-RPC error code, when the node answered with an error. */
+  readonly code: number | undefined;
   constructor(
     readonly method: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; code?: number | undefined },
   ) {
-    super(`${method}: ${message}`, options);
+    super(`${method}: ${message}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options?.code;
+  }
+}
+
+/** Why a transaction the node has cannot be read: a version above ours, or an answer that does not parse. */
+export type UnreadableReason = 'unsupported_version' | 'malformed';
+
+/**
+ * The node has the transaction but we cannot read it (tx-answer.ts). Asking again gives the same answer, so the
+ * watcher sets it aside after a few tries rather than stalling on it. `keys` are the account keys the answer
+ * named as far as they could be read ([] when none).
+ */
+export class UnreadableTransactionError extends PaymentRpcError {
+  override name = 'UnreadableTransactionError';
+  constructor(
+    readonly reason: UnreadableReason,
+    detail: string,
+    readonly keys: string[] = [],
+  ) {
+    super('getTransaction', detail, reason === 'unsupported_version' ? { code: -32015 } : undefined);
   }
 }
 
@@ -102,91 +125,4 @@ export async function withTimeout<T>(method: string, timeoutMs: number, call: ()
   } finally {
     if (timer) clearTimeout(timer);
   }
-}
-
-function toCommitment(s: string | null | undefined): ChainCommitment | null {
-  return s === 'processed' || s === 'confirmed' || s === 'finalized' ? s : null;
-}
-
-/**
- * Adapts a web3.js Connection to the port. Every call has a time limit (`timeoutMs`, default 5 s); reads use
- * commitment `confirmed` and accept versioned (v0) transactions.
- */
-export function connectionPaymentRpc(
-  connection: Connection,
-  options: { timeoutMs?: number } = {},
-): PaymentRpc {
-  const timeoutMs = options.timeoutMs ?? 5_000;
-  return {
-    getSignaturesForAddress: (address, query) =>
-      withTimeout('getSignaturesForAddress', timeoutMs, async () => {
-        const list = await connection.getSignaturesForAddress(
-          new PublicKey(address),
-          { before: query.before, until: query.until, limit: query.limit },
-          'confirmed',
-        );
-        return list.map((s) => ({
-          signature: s.signature,
-          slot: s.slot,
-          err: s.err ?? null,
-          blockTime: s.blockTime ?? null,
-          confirmationStatus: toCommitment(s.confirmationStatus),
-        }));
-      }),
-
-    getTransaction: (signature) =>
-      withTimeout('getTransaction', timeoutMs, async () => {
-        const tx = await connection.getTransaction(signature, {
-          commitment: 'confirmed',
-          maxSupportedTransactionVersion: 0,
-        });
-        if (!tx) return null;
-        const meta = tx.meta;
-        const message = tx.transaction.message;
-        const keys = message.getAccountKeys({ accountKeysFromLookups: meta?.loadedAddresses ?? undefined });
-        const accountKeys: string[] = [];
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys.get(i);
-          if (k) accountKeys.push(k.toBase58());
-        }
-        // Read-only non-signers: the static keys' last numReadonlyUnsignedAccounts, and the loaded read-only ones.
-        const staticCount = keys.staticAccountKeys.length;
-        const firstReadonlyUnsigned = staticCount - message.header.numReadonlyUnsignedAccounts;
-        const referenceKeys = [
-          ...accountKeys.slice(
-            Math.max(message.header.numRequiredSignatures, firstReadonlyUnsigned),
-            staticCount,
-          ),
-          ...(meta?.loadedAddresses?.readonly ?? []).map((k) => k.toBase58()),
-        ];
-        const balances = (list: TokenBalance[] | null | undefined): TokenBalanceEntry[] =>
-          (list ?? []).map((b) => ({
-            accountIndex: b.accountIndex,
-            mint: b.mint,
-            owner: b.owner ?? null,
-            amount: b.uiTokenAmount.amount,
-          }));
-        return {
-          signature,
-          slot: tx.slot,
-          blockTime: tx.blockTime ?? null,
-          // A transaction without meta cannot be verified: treat it as failed rather than as paid.
-          err: meta ? (meta.err ?? null) : { missingMeta: true },
-          accountKeys,
-          referenceKeys,
-          preTokenBalances: meta ? balances(meta.preTokenBalances) : [],
-          postTokenBalances: meta ? balances(meta.postTokenBalances) : [],
-        };
-      }),
-
-    getSignatureStatuses: (signatures) =>
-      withTimeout('getSignatureStatuses', timeoutMs, async () => {
-        const res = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
-        return res.value.map((s) =>
-          s
-            ? { slot: s.slot, err: s.err ?? null, confirmationStatus: toCommitment(s.confirmationStatus) }
-            : null,
-        );
-      }),
-  };
 }
