@@ -246,6 +246,11 @@ export interface OrderPublic {
     attempts: number;
     deliveredAt?: string;
   }[];
+  /**
+   * Transactions the store could not read that may pay this order (a transaction version it does not read yet,
+   * a malformed answer): the seller has been told and checks them by hand. Absent when none.
+   */
+  unreadablePayments?: { signature: string; at: string }[];
 }
 
 export type ShippingDetailsState = 'given' | 'awaiting' | 'missing';
@@ -294,6 +299,11 @@ export interface OrderPageView {
   topUp?: { amount: string; amountBaseUnits: string; solanaPayUrl: string };
   /** The buyer's control over their data (never the data itself: the page has no name, e-mail or address). */
   privacy: OrderPagePrivacy;
+  /**
+   * Transactions the store could not read that may pay this order (a transaction version it does not read yet,
+   * a malformed answer): the seller has been told and checks them by hand. Absent when none.
+   */
+  unreadablePayments?: { signature: string; at: string }[];
 }
 
 export interface OrderPagePrivacy {

@@ -39,4 +39,10 @@ describe('exceptionsOf', () => {
     expect(exceptionsOf(facts({ status: 'cancelled', hasShipping: false }))).toEqual([]);
     expect(exceptionsOf(facts({ status: 'paid', hasShipping: false }))).toEqual(['no_shipping_details']);
   });
+
+  it('a transaction the store could not read that may pay the order is an exception whatever the status', () => {
+    for (const status of ['awaiting_payment', 'expired', 'paid', 'underpaid', 'shipped'] as const)
+      expect(exceptionsOf(facts({ status, unreadablePayment: true }))).toContain('unreadable_payment');
+    expect(exceptionsOf(facts({ status: 'expired' }))).not.toContain('unreadable_payment');
+  });
 });

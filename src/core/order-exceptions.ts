@@ -19,6 +19,8 @@ export interface ExceptionFacts {
   overpaid?: boolean;
   /** The buyer asked the vendor to cancel from their order page. Default false. */
   cancelAsked?: boolean;
+  /** A transaction the store could not read may pay the order (the order module's note). Default false. */
+  unreadablePayment?: boolean;
 }
 
 export function exceptionsOf(o: ExceptionFacts): SellerException[] {
@@ -36,5 +38,7 @@ export function exceptionsOf(o: ExceptionFacts): SellerException[] {
   if (o.overpaid && o.status !== 'oversold' && o.status !== 'cancelled') out.push('overpaid');
   // A paid order the buyer asked to cancel, and the same order once the seller cancelled it (refund it all).
   if (o.cancelAsked && (CANCELLABLE.has(o.status) || o.status === 'cancelled')) out.push('cancel_requested');
+  // Whatever the status: money may have arrived that the ledger does not show.
+  if (o.unreadablePayment) out.push('unreadable_payment');
   return out;
 }

@@ -47,7 +47,12 @@ export type SellerException =
   /** The transfers counted toward the order paid more than its amount (the completing one overpaid). */
   | 'overpaid'
   /** The buyer of a paid order asked to cancel from their order page (open until refunded or resolved). */
-  | 'cancel_requested';
+  | 'cancel_requested'
+  /**
+   * A transaction the store could not read may pay the order (it named the order's reference or was listed under
+   * it): the vendor checks it by hand (docs/decisions/transaction-versions.md).
+   */
+  | 'unreadable_payment';
 export const SELLER_EXCEPTIONS: readonly SellerException[] = [
   'underpaid',
   'paid_late',
@@ -56,6 +61,7 @@ export const SELLER_EXCEPTIONS: readonly SellerException[] = [
   'oversold',
   'overpaid',
   'cancel_requested',
+  'unreadable_payment',
 ];
 
 /** The list filter: an order status, or every order with an unresolved exception. */

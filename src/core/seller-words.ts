@@ -26,6 +26,7 @@ export const EXCEPTION_LABEL: Record<SellerException, string> = {
   oversold: 'Oversold: refund the buyer',
   overpaid: 'Paid more than the total',
   cancel_requested: 'The buyer asked to cancel',
+  unreadable_payment: 'A payment the store could not read: check it by hand',
 };
 
 export const QUEUE_LABEL: Record<SellerQueue, string> = {

@@ -95,8 +95,16 @@ describe('health', () => {
     });
     const body = (await first.json()) as { ok: boolean; parts: Record<string, { ok: boolean }> };
     expect(body.ok).toBe(true);
-    expect(Object.keys(body.parts).sort()).toEqual(['database', 'outbox', 'price', 'rpc', 'watcher']);
+    expect(Object.keys(body.parts).sort()).toEqual([
+      'database',
+      'outbox',
+      'price',
+      'rpc',
+      'unreadable',
+      'watcher',
+    ]);
     expect(body.parts.outbox).toMatchObject({ ok: true, backlog: 0, oldestAgeSeconds: null });
+    expect(body.parts.unreadable).toEqual({ ok: true, count: 0, lastAt: null });
 
     await net.close();
     const down = await until(async () => {
@@ -300,6 +308,7 @@ describe('metrics', () => {
       claim_http_request_duration_seconds: 'HISTOGRAM',
       claim_orders: 'GAUGE',
       claim_payments_recorded: 'GAUGE',
+      claim_payments_unreadable: 'GAUGE',
       claim_outbox_backlog: 'GAUGE',
       claim_outbox_oldest_age_seconds: 'GAUGE',
       claim_price_age_seconds: 'GAUGE',
@@ -312,6 +321,7 @@ describe('metrics', () => {
     const one = (name: string) => byName.get(name)!.metrics.map((m) => m.value);
     expect(one('claim_outbox_backlog')).toEqual(['0']);
     expect(one('claim_payments_recorded')).toEqual(['0']);
+    expect(one('claim_payments_unreadable')).toEqual(['0']);
     expect(one('claim_rpc_up')).toEqual(['1']);
     // No payment watcher in this process: the lag is absent (not -1).
     expect(one('claim_watcher_lag_seconds')).toEqual([]);

@@ -12,10 +12,14 @@
  *   ok and says `behind: "behind by N transfers"`;
  * - price: a good $CLAIM price at most `priceMaxAgeMs` old (quotes need it);
  * - outbox: e-mails waiting and the age of the oldest. Reported, never a reason to refuse traffic: an SMTP
- *   outage must not take the shop offline, the outbox retries for four days (alert on the metric instead).
+ *   outage must not take the shop offline, the outbox retries for four days (alert on the metric instead);
+ * - unreadable: transactions the watcher set aside because it could not read them (a version above ours, a
+ *   malformed answer, an RPC error that repeats; docs/decisions/transaction-versions.md): how many and the
+ *   latest. Reported, never a reason to refuse traffic: the watcher has moved past them.
  */
 import { sql } from 'kysely';
 import type { PriceSource } from '../orders/quotes';
+import { unreadableSummaryOf } from '../payments/scan-store';
 import type { Store } from '../store/store';
 import type { OpsProbes } from './probes';
 
@@ -54,6 +58,8 @@ export interface Readiness {
     };
     price: { ok: boolean; ageSeconds: number | null };
     outbox: { ok: boolean } & OutboxBacklog;
+    /** Transactions set aside as unreadable (always ok: see above). */
+    unreadable: { ok: boolean; count: number | null; lastAt: string | null };
   };
   /** The parts that are not ok, by name. */
   failing: string[];
@@ -123,6 +129,14 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
       watcher = { ok: false, lagSeconds: null, maxLagSeconds: maxLag, watching: null, caughtUpAt: null };
     }
   }
+  let unreadable: Readiness['parts']['unreadable'];
+  try {
+    const u = await unreadableSummaryOf(deps.store.db);
+    unreadable = { ok: true, count: u.count, lastAt: u.lastAt?.toISOString() ?? null };
+  } catch {
+    // The database part says so.
+    unreadable = { ok: true, count: null, lastAt: null };
+  }
   const priceAge = priceAgeSeconds(deps.priceSource, now);
   const parts: Readiness['parts'] = {
     database: { ok: database },
@@ -130,10 +144,12 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
     watcher,
     price: { ok: priceAge !== null && priceAge * 1000 <= deps.priceMaxAgeMs, ageSeconds: priceAge },
     outbox,
+    unreadable,
   };
-  // The outbox part never refuses traffic on its own (see above); a database failure already does.
+  // The outbox and unreadable parts never refuse traffic on their own (see above); a database failure already
+  // does.
   const failing = (Object.keys(parts) as (keyof Readiness['parts'])[]).filter(
-    (k) => k !== 'outbox' && !parts[k].ok,
+    (k) => k !== 'outbox' && k !== 'unreadable' && !parts[k].ok,
   );
   return { ready: failing.length === 0, parts, failing };
 }

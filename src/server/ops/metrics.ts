@@ -22,6 +22,7 @@ import {
 } from 'prom-client';
 import type { PriceSource } from '../orders/quotes';
 import type { Store } from '../store/store';
+import { unreadableSummaryOf } from '../payments/scan-store';
 import { outboxBacklog, priceAgeSeconds } from './health';
 import type { OpsProbes } from './probes';
 
@@ -99,6 +100,15 @@ export function createMetrics(deps: MetricsDeps): Metrics {
         .select(sql<number | string>`count(*)`.as('n'))
         .executeTakeFirst();
       this.set(Number(row?.n ?? 0));
+    },
+  });
+
+  new Gauge({
+    name: 'claim_payments_unreadable',
+    help: 'Transactions the payment watcher set aside because it could not read them (docs/decisions/transaction-versions.md).',
+    registers: [registry],
+    async collect() {
+      this.set((await unreadableSummaryOf(deps.store.db)).count);
     },
   });
 

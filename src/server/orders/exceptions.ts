@@ -1,6 +1,7 @@
 /**
  * Reads behind the seller's exceptions: which orders have an extra payment, paid more than the amount in the
- * counted transfers, or were asked by the buyer to be cancelled; which exceptions the seller has settled (seller
+ * counted transfers, were asked by the buyer to be cancelled, or may be paid by a transaction the store could not
+ * read; which exceptions the seller has settled (seller
  * actions `resolved` and `refunded` name the exception); and the orders of a signed-in seller.
  */
 import type { PaymentRole } from '../../core/api';
@@ -34,6 +35,8 @@ export interface LedgerFacts {
   hasExtra: boolean;
   overpaid: boolean;
   cancelAsked: boolean;
+  /** A transaction the watcher could not read may pay the order (unreadable.ts). */
+  unreadablePayment?: boolean;
 }
 
 export async function exceptionFactsOf(
@@ -43,7 +46,7 @@ export async function exceptionFactsOf(
   const out = new Map<string, LedgerFacts>();
   if (orders.length === 0) return out;
   const ids = orders.map((o) => o.id);
-  const [payments, asked] = await Promise.all([
+  const [payments, asked, unreadable] = await Promise.all([
     db
       .selectFrom('payments')
       .select(['order_id', 'role', 'received_base_units'])
@@ -55,8 +58,10 @@ export async function exceptionFactsOf(
       .where('order_id', 'in', ids)
       .where('kind', '=', CANCEL_REQUEST_KIND)
       .execute(),
+    db.selectFrom('order_unreadable_payments').select('order_id').where('order_id', 'in', ids).execute(),
   ]);
   const askedIds = new Set(asked.map((r) => r.order_id));
+  const unreadableIds = new Set(unreadable.map((r) => r.order_id));
   const ledgers = new Map<string, { role: PaymentRole; receivedBaseUnits: bigint }[]>();
   for (const p of payments)
     ledgers.set(p.order_id, [
@@ -70,6 +75,7 @@ export async function exceptionFactsOf(
       hasExtra: mine.some((p) => p.role === 'extra'),
       overpaid: overpaidOf(amount, mine) > 0n,
       cancelAsked: askedIds.has(o.id),
+      unreadablePayment: unreadableIds.has(o.id),
     });
   }
   return out;

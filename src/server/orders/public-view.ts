@@ -12,6 +12,13 @@ import { openActionDetail } from '../privacy/order-data';
 import { privacyOf } from './privacy-state';
 import { itemsOf, ledgerOf, orderNumberOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
+import { unreadablePaymentsOf } from './unreadable';
+
+/** The order's unreadable transactions for its public views, undefined when none. */
+async function unreadableOf(q: Db, orderId: string) {
+  const list = (await unreadablePaymentsOf(q, [orderId])).get(orderId);
+  return list?.map((u) => ({ signature: u.signature, at: u.at }));
+}
 
 export function shippingDetailsOf(o: OrderRow): ShippingDetailsState {
   if (o.shipping_json !== null) return 'given';
@@ -83,6 +90,8 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
       at: tracking.at,
     };
   }
+  const unreadable = await unreadableOf(q, o.id);
+  if (unreadable) view.unreadablePayments = unreadable;
   if (o.status === 'underpaid' && o.amount_base_units !== null) {
     const missing = BigInt(o.amount_base_units) - received;
     if (missing > 0n) {
@@ -132,6 +141,8 @@ export async function publicOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<O
       ...(m.delivered_at ? { deliveredAt: m.delivered_at } : {}),
     })),
   };
+  const unreadable = await unreadableOf(q, o.id);
+  if (unreadable) pub.unreadablePayments = unreadable;
   const shown = o.signature ?? ledger[ledger.length - 1]?.signature;
   if (shown) pub.signature = shown;
   if (ledger.length > 0) pub.receivedBaseUnits = sumOf(ledger).toString();

@@ -12,7 +12,8 @@
  * - fulfilment.ts: the seller's actions (ship, deliver, tracking, note, resend an e-mail);
  * - exception-actions.ts: the seller's exceptions (resolve one, record a refund, what is owed back, cancel at the
  *   buyer's request);
- * - watch.ts: what the payment watcher reads;
+ * - watch.ts: what the payment watcher reads; unreadable.ts: its note of a transaction it could not read that
+ *   may pay an order;
  * - personal-data.ts, data-export.ts, reseal.ts: the buyer's personal data (erasure by retention or by the
  *   buyer, "cancel instead", "Download my data", sealing under the current key; docs/decisions/privacy.md).
  * Refusals are DomainErrors (src/core/errors.ts); the HTTP edge maps them to statuses. The OrderService
@@ -30,6 +31,7 @@ import { markDelivered, markShipped, resendEmail, setNote, updateTracking } from
 import { expireOrders, recordPayment } from './ledger';
 import { cleanupRecords, notifyMissingDetails } from './records';
 import type { OrderContext, OrderService, OrderServiceDeps } from './types';
+import { noteUnreadablePayment } from './unreadable';
 import { findOrder, isSignatureUsed, ordersByReferences, ordersToWatch, unfinalizedPayments } from './watch';
 
 export type {
@@ -64,6 +66,7 @@ const OPERATIONS = {
   isSignatureUsed,
   ordersByReferences,
   unfinalizedPayments,
+  noteUnreadablePayment,
   paymentHint,
   markShipped,
   markDelivered,

@@ -130,6 +130,13 @@ export interface OrderService {
   isSignatureUsed(signature: string, exceptOrderId?: string): Promise<boolean>;
   /** Priced orders whose reference is one of `references` (one indexed lookup). */
   ordersByReferences(references: string[]): Promise<WatchedOrder[]>;
+  /**
+   * A transaction the payment watcher could not read may pay this order (it named the order's reference, or was
+   * listed under it): noted once per order and signature, shown on the order's page and as the seller's
+   * `unreadable_payment` exception. No status changes and no e-mail: nothing is known to have been paid. True
+   * when newly noted.
+   */
+  noteUnreadablePayment(orderId: string, note: { signature: string; reason: string }): Promise<boolean>;
   /** Ledger transfers not yet finalized, oldest first, at most `limit`. */
   unfinalizedPayments(
     limit: number,

@@ -35,6 +35,7 @@ export interface StartPaymentsDeps {
     | 'unfinalizedPayments'
     | 'isSignatureUsed'
     | 'recordPayment'
+    | 'noteUnreadablePayment'
     | 'setPaymentHintHandler'
     | 'setChainClock'
     | 'setAwaitedHandler'
@@ -87,6 +88,14 @@ export interface RunningPayments {
 function defaultOnEvent(): (event: WatcherEvent) => void {
   const lastLogged = new Map<string, number>();
   return (event) => {
+    if (event.type === 'unreadable') {
+      // Rare, and each one matters: always logged (a signature and a reason, no personal data).
+      console.warn(
+        `payments: set aside unreadable transaction ${event.signature} (${event.reason}: ${event.detail})` +
+          (event.orderIds.length ? `; ${event.orderIds.length} order(s) told` : ''),
+      );
+      return;
+    }
     if (event.type !== 'error') return;
     const key = event.where.split(' ')[0] ?? event.where;
     const now = Date.now();

@@ -13,7 +13,33 @@ export interface ScanCursor {
 }
 
 export type JudgedVerdict =
-  'recorded' | 'no_order' | 'not_followed' | 'failed' | 'no_transfer' | 'refused' | 'unknown';
+  | 'recorded'
+  | 'no_order'
+  | 'not_followed'
+  | 'failed'
+  | 'no_transfer'
+  | 'refused'
+  | 'unknown'
+  /** Set aside: the node has it but we could not read it (unreadable.ts). */
+  | 'unreadable';
+
+/** Why a transaction was set aside: a version above ours, a malformed answer, an RPC error that repeated. */
+export type SetAsideReason = 'unsupported_version' | 'malformed' | 'rpc_error';
+
+export interface SetAside {
+  signature: string;
+  reason: SetAsideReason;
+  /** What the node answered, in short. */
+  detail: string;
+  /** The vendor token account whose listing named it, when known. */
+  account?: string;
+}
+
+/** The transactions set aside: how many, and when the latest was. */
+export interface UnreadableSummary {
+  count: number;
+  lastAt: Date | null;
+}
 
 export interface ScanStore {
   cursor(account: string): Promise<ScanCursor | undefined>;
@@ -21,6 +47,11 @@ export interface ScanStore {
   /** Which of `signatures` were judged already. */
   judged(signatures: string[]): Promise<Set<string>>;
   markJudged(signature: string, verdict: JudgedVerdict, at: Date): Promise<void>;
+  /** Sets a transaction aside as unreadable (judged `unreadable`, never fetched again by the sweeps). */
+  setAside(entry: SetAside, at: Date): Promise<void>;
+  /** Which of `signatures` were set aside, with their reasons. */
+  setAsideAmong(signatures: string[]): Promise<Map<string, SetAsideReason>>;
+  unreadableSummary(): Promise<UnreadableSummary>;
   /** Remembers a vendor transfer whose keys named no order (yet). */
   addUnmatched(signature: string, keys: string[], at: Date): Promise<void>;
   /**
@@ -104,6 +135,40 @@ export function kyselyScanStore(db: Kysely<Database>): ScanStore {
         .onConflict((oc) => oc.column('signature').doUpdateSet({ verdict, judged_at: at.toISOString() }))
         .execute();
     },
+    async setAside(entry, at) {
+      const iso = at.toISOString();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('payment_unreadable')
+          .values({
+            signature: entry.signature,
+            reason: entry.reason,
+            detail: entry.detail.slice(0, 500),
+            account: entry.account ?? null,
+            set_aside_at: iso,
+          })
+          .onConflict((oc) => oc.column('signature').doNothing())
+          .execute();
+        await trx
+          .insertInto('payment_scan_judged')
+          .values({ signature: entry.signature, verdict: 'unreadable', judged_at: iso })
+          .onConflict((oc) => oc.column('signature').doUpdateSet({ verdict: 'unreadable', judged_at: iso }))
+          .execute();
+      });
+    },
+    async setAsideAmong(signatures) {
+      const out = new Map<string, SetAsideReason>();
+      for (let i = 0; i < signatures.length; i += CHUNK) {
+        const rows = await db
+          .selectFrom('payment_unreadable')
+          .select(['signature', 'reason'])
+          .where('signature', 'in', signatures.slice(i, i + CHUNK))
+          .execute();
+        for (const r of rows) out.set(r.signature, r.reason as SetAsideReason);
+      }
+      return out;
+    },
+    unreadableSummary: () => unreadableSummaryOf(db),
     async addUnmatched(signature, keys, at) {
       const unique = [...new Set(keys)];
       if (!unique.length) return;
@@ -216,6 +281,15 @@ export function kyselyScanStore(db: Kysely<Database>): ScanStore {
   };
 }
 
+/** The transactions set aside in the store (readiness and /metrics read it on every instance). */
+export async function unreadableSummaryOf(db: Kysely<Database>): Promise<UnreadableSummary> {
+  const row = await db
+    .selectFrom('payment_unreadable')
+    .select((eb) => [eb.fn.countAll<string | number>().as('n'), eb.fn.max('set_aside_at').as('last')])
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), lastAt: row?.last ? new Date(row.last) : null };
+}
+
 /** The same in memory (no restart survival, one process). */
 export function memoryScanStore(orderIdOf: (reference: string) => Promise<string | undefined>): ScanStore {
   const cursors = new Map<string, ScanCursor>();
@@ -223,6 +297,7 @@ export function memoryScanStore(orderIdOf: (reference: string) => Promise<string
   const unmatched = new Map<string, { keys: string[]; at: number }>();
   const leases = new Map<string, { holder: string; until: number }>();
   const progress = new Map<string, WatchProgress>();
+  const setAside = new Map<string, { at: Date; reason: SetAsideReason }>();
   return {
     cursor: (account) => Promise.resolve(cursors.get(account)),
     setCursor(account, cursor) {
@@ -233,6 +308,26 @@ export function memoryScanStore(orderIdOf: (reference: string) => Promise<string
     markJudged(signature, verdict) {
       judged.set(signature, verdict);
       return Promise.resolve();
+    },
+    setAside(entry, at) {
+      if (!setAside.has(entry.signature)) setAside.set(entry.signature, { at, reason: entry.reason });
+      judged.set(entry.signature, 'unreadable');
+      return Promise.resolve();
+    },
+    setAsideAmong(signatures) {
+      const out = new Map<string, SetAsideReason>();
+      for (const s of signatures) {
+        const e = setAside.get(s);
+        if (e) out.set(s, e.reason);
+      }
+      return Promise.resolve(out);
+    },
+    unreadableSummary() {
+      const times = [...setAside.values()].map((e) => e.at.getTime());
+      return Promise.resolve({
+        count: times.length,
+        lastAt: times.length ? new Date(Math.max(...times)) : null,
+      });
     },
     addUnmatched(signature, keys, at) {
       unmatched.set(signature, { keys, at: at.getTime() });

@@ -40,6 +40,7 @@ import { Lane } from './watch/lanes';
 import { Background, Semaphore } from './watch/loops';
 import { Sweeper } from './watch/sweep';
 import { UnmatchedTransfers } from './watch/unmatched';
+import { UnreadableTransactions } from './watch/unreadable';
 
 export type {
   PaymentOrders,
@@ -62,6 +63,7 @@ export class PaymentWatcher {
   private readonly finality: FinalityTracker;
   private readonly hints: Hints;
   private readonly awaited: AwaitedOrders;
+  private readonly unreadable: UnreadableTransactions;
 
   /** Hints are served (start() until stop()). */
   private running = false;
@@ -111,7 +113,12 @@ export class PaymentWatcher {
     };
     const judged = new JudgedSignatures(this.ctx);
     this.unmatched = new UnmatchedTransfers(this.ctx, judged, () => this.judge);
-    this.judge = new Judge(this.ctx, judged, (signature, tx) => this.unmatched.keep(signature, tx));
+    this.judge = new Judge(
+      this.ctx,
+      judged,
+      (signature, tx) => this.unmatched.keep(signature, tx),
+      () => this.unreadable,
+    );
     this.sweeper = new Sweeper(
       this.ctx,
       this.tokenAccounts,
@@ -120,8 +127,15 @@ export class PaymentWatcher {
       this.judge,
     );
     this.finality = new FinalityTracker(this.ctx);
-    this.hints = new Hints(this.ctx, judged, new Lane('hints', o.hintsPer10s));
-    this.awaited = new AwaitedOrders(this.ctx, judged, this.judge, new Lane('priority', o.priorityPer10s));
+    this.unreadable = new UnreadableTransactions(this.ctx, judged, () => this.awaited.orderIds());
+    this.hints = new Hints(this.ctx, judged, new Lane('hints', o.hintsPer10s), this.unreadable);
+    this.awaited = new AwaitedOrders(
+      this.ctx,
+      judged,
+      this.judge,
+      new Lane('priority', o.priorityPer10s),
+      this.unreadable,
+    );
   }
 
   /**

@@ -111,6 +111,15 @@ export function openException(eb: Eb) {
     open('extra_payment', eb.and([hasExtra(eb), eb('status', '!=', 'cancelled')])),
     open('overpaid', overpaid(eb)),
     open('cancel_requested', cancelAsked(eb)),
+    open(
+      'unreadable_payment',
+      eb.exists(
+        eb
+          .selectFrom('order_unreadable_payments')
+          .select('order_unreadable_payments.signature')
+          .whereRef('order_unreadable_payments.order_id', '=', 'orders.id'),
+      ),
+    ),
   ]);
 }
 

@@ -183,4 +183,32 @@ export const laterMigrations: Record<string, Migration> = {
       await db.schema.createIndex('seller_actions_at').on('seller_actions').column('at').execute();
     },
   },
+  // Transactions the watcher could not read (a version above ours, a malformed answer, an RPC error that
+  // repeats), set aside so the cursor moves on (docs/decisions/transaction-versions.md), and the orders such a
+  // transaction may concern: the order module's note, shown on the order's page and in the seller's exceptions.
+  '0020_unreadable_transactions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('payment_unreadable')
+        .addColumn('signature', 'text', (c) => c.primaryKey())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .addColumn('account', 'text')
+        .addColumn('set_aside_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('payment_unreadable_at')
+        .on('payment_unreadable')
+        .column('set_aside_at')
+        .execute();
+      await db.schema
+        .createTable('order_unreadable_payments')
+        .addColumn('order_id', 'text', (c) => c.notNull())
+        .addColumn('signature', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('noted_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('order_unreadable_payments_pk', ['order_id', 'signature'])
+        .execute();
+    },
+  },
 };

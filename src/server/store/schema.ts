@@ -229,6 +229,8 @@ export interface Database {
   payment_scan_unmatched: PaymentScanUnmatchedTable;
   payment_watch_lease: PaymentWatchLeaseTable;
   payment_watch_progress: PaymentWatchProgressTable;
+  payment_unreadable: PaymentUnreadableTable;
+  order_unreadable_payments: OrderUnreadablePaymentsTable;
   seller_nonces: SellerNoncesTable;
   seller_sessions: SellerSessionsTable;
   seller_actions: SellerActionsTable;
@@ -249,7 +251,7 @@ export interface PaymentScanCursorsTable {
 /** Migration 0005: signatures already judged (never fetched again), with what they were. */
 export interface PaymentScanJudgedTable {
   signature: string;
-  /** recorded | no_order | not_followed | failed | no_transfer | refused */
+  /** recorded | no_order | not_followed | failed | no_transfer | refused | unknown | unreadable */
   verdict: string;
   judged_at: string;
 }
@@ -285,3 +287,26 @@ export type OrderRow = Selectable<OrdersTable>;
 export type NewOrderRow = Insertable<OrdersTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
+
+/** Migration 0020: a transaction the watcher could not read, set aside (never fetched again by the sweeps). */
+export interface PaymentUnreadableTable {
+  signature: string;
+  /** unsupported_version | malformed | rpc_error */
+  reason: string;
+  /** What the node answered, in short (no personal data: a transaction's answer has none). */
+  detail: string;
+  /** The vendor token account whose signatures listed it, when the sweep found it. */
+  account: string | null;
+  set_aside_at: string;
+}
+
+/**
+ * Migration 0020: an unreadable transaction that may concern an order (it named the order's reference, or was
+ * listed under it). Written by the order module only; shown on the order's page and as the seller's exception.
+ */
+export interface OrderUnreadablePaymentsTable {
+  order_id: string;
+  signature: string;
+  reason: string;
+  noted_at: string;
+}

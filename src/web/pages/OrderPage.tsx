@@ -4,6 +4,7 @@ import type { OrderPageView, OrderStatus, PaymentRole } from '../../core/api';
 import { explorerTxUrl } from '../../core/explorer';
 import { formatCents } from '../../core/money';
 import { owedOf } from '../../core/refunds';
+import { unreadablePaymentNote } from '../../core/unreadable-payment';
 import { formatClaim, groupThousands } from '../lib/claim-amount';
 import { paths } from '../../core/routes';
 import { useConfig } from '../api/config';
@@ -221,6 +222,11 @@ export default function OrderPage({ token }: { token: string }) {
         <p className="note" data-testid="details-state">
           Shipping details: {v.shippingDetails === 'missing' ? 'missing (paid without them)' : 'not sent yet'}
           .
+        </p>
+      )}
+      {v.unreadablePayments && (
+        <p className="note" data-testid="unreadable-payment">
+          {unreadablePaymentNote(v.unreadablePayments.map((u) => u.signature))}
         </p>
       )}
       {v.topUp && (

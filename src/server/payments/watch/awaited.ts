@@ -12,6 +12,7 @@ import { withTimeout } from '../rpc';
 import type { Seen, WatchContext } from './context';
 import type { Judge, JudgedSignatures } from './judge';
 import type { Lane } from './lanes';
+import { signatureFault, type UnreadableTransactions } from './unreadable';
 
 /** An order counts as awaited this long after its page last polled. */
 const AWAITED_FOR_MS = 30_000;
@@ -64,7 +65,13 @@ export class AwaitedOrders {
     private readonly judged: JudgedSignatures,
     private readonly judge: Judge,
     private readonly lane: Lane,
+    private readonly unreadable: UnreadableTransactions,
   ) {}
+
+  /** The orders someone waits on now: pages polling (most recent first), then hinted ones. */
+  orderIds(): string[] {
+    return [...new Set([...[...this.awaited.keys()].reverse(), ...[...this.hinted.keys()].reverse()])];
+  }
 
   /** Someone polls the order's page. */
   note(orderId: string): void {
@@ -154,13 +161,27 @@ export class AwaitedOrders {
     );
     if (!fresh.length) return;
     const judged = await this.judged.among(fresh.map((s) => s.signature));
+    // One listed under this order's reference was set aside unreadable (by a sweep that did not know the order):
+    // the order says so.
+    const setAside = await ctx.store.setAsideAmong(
+      fresh.map((s) => s.signature).filter((s) => judged.has(s)),
+    );
+    for (const [signature, reason] of setAside)
+      await ctx.orders.noteUnreadablePayment(order.orderId, { signature, reason });
     // Newest first: the buyer's payment is usually the latest transaction naming its reference.
     for (const s of fresh) {
       if (judged.has(s.signature)) continue;
       if (!this.lane.tryTake()) return;
-      const tx = await withTimeout('getTransaction', ctx.timeoutMs, () =>
-        ctx.rpc.getTransaction(s.signature),
-      );
+      let tx;
+      try {
+        tx = await withTimeout('getTransaction', ctx.timeoutMs, () => ctx.rpc.getTransaction(s.signature));
+      } catch (err) {
+        // Listed under this order's reference but unreadable: counted (set aside after its tries, the order
+        // told); the others listed are still checked.
+        if (signatureFault(err) === undefined) throw err;
+        await this.unreadable.failed(s.signature, err, { orderId: order.orderId });
+        continue;
+      }
       if (!tx) continue;
       const seen: Seen = {
         signature: s.signature,

@@ -6,7 +6,7 @@ import type { OrderStatus, PaymentRole } from '../../../core/api';
 import type { OrderService, RecordPaymentResult, WatchedOrder } from '../../orders/service';
 import type { ReferenceFeed } from '../feed';
 import type { PaymentRpc } from '../rpc';
-import type { ScanStore } from '../scan-store';
+import type { ScanStore, SetAsideReason } from '../scan-store';
 import type { PaymentOutcome, VerifyOptions } from '../verify';
 import type { Background, Semaphore } from './loops';
 
@@ -21,7 +21,12 @@ export type RecordablePayment = Extract<PaymentOutcome, { kind: 'Paid' | 'Underp
  */
 export type PaymentOrders = Pick<
   OrderService,
-  'findOrder' | 'ordersByReferences' | 'unfinalizedPayments' | 'isSignatureUsed' | 'recordPayment'
+  | 'findOrder'
+  | 'ordersByReferences'
+  | 'unfinalizedPayments'
+  | 'isSignatureUsed'
+  | 'recordPayment'
+  | 'noteUnreadablePayment'
 >;
 
 export type Via = 'feed' | 'poll' | 'sweep' | 'hint' | 'start' | 'match' | 'priority';
@@ -44,6 +49,8 @@ export type WatcherEvent =
   | { type: 'partial'; orderId: string; outcome: Extract<PaymentOutcome, { kind: 'Underpaid' }> }
   /** A recorded transfer reached finalized commitment. */
   | { type: 'final'; orderId: string; signature: string }
+  /** A transaction we could not read was set aside (unreadable.ts), with the orders told about it. */
+  | { type: 'unreadable'; signature: string; reason: SetAsideReason; detail: string; orderIds: string[] }
   | { type: 'error'; where: string; error: unknown };
 
 export interface PaymentWatcherOptions {
@@ -91,6 +98,10 @@ export interface PaymentWatcherOptions {
   priorityPer10s?: number;
   /** The hints' share of the RPC budget: requests per 10 s (two per new hinted signature). Default 6. */
   hintsPer10s?: number;
+  /** Reads of a transaction we cannot read before it is set aside (unreadable.ts). Default 4. */
+  unreadableAttempts?: number;
+  /** First wait between those reads (doubles each time). Default 500 ms (4 reads within about 3.5 s). */
+  unreadableBackoffMs?: number;
   verify?: VerifyOptions;
   onEvent?: (event: WatcherEvent) => void;
 }
@@ -113,6 +124,8 @@ export type WatcherTuning = Required<
     | 'priorityIntervalMs'
     | 'priorityPer10s'
     | 'hintsPer10s'
+    | 'unreadableAttempts'
+    | 'unreadableBackoffMs'
   >
 >;
 
@@ -132,6 +145,8 @@ export function tuningOf(options: PaymentWatcherOptions): WatcherTuning {
     priorityIntervalMs: options.priorityIntervalMs ?? 1000,
     priorityPer10s: options.priorityPer10s ?? 12,
     hintsPer10s: options.hintsPer10s ?? 6,
+    unreadableAttempts: Math.max(1, options.unreadableAttempts ?? 4),
+    unreadableBackoffMs: options.unreadableBackoffMs ?? 500,
   };
 }
 

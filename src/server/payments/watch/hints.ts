@@ -17,6 +17,7 @@ import type { JudgedSignatures } from './judge';
 import type { Lane } from './lanes';
 import { BoundedSet } from './loops';
 import { recordTransfer } from './record';
+import { signatureFault, type UnreadableTransactions } from './unreadable';
 
 const HINTS_JUDGED_MEMORY = 50_000;
 /** Hinted transactions (and confirmed statuses) remembered, so each signature is fetched once. */
@@ -47,6 +48,7 @@ export class Hints {
     private readonly ctx: WatchContext,
     private readonly judged: JudgedSignatures,
     lane: Lane,
+    private readonly unreadable: UnreadableTransactions,
   ) {
     const deadline = () => Date.now() + LANE_WAIT_MS;
     this.rpc = {
@@ -110,7 +112,16 @@ export class Hints {
   }
 
   private async check(order: WatchedOrder, signature: string): Promise<PaymentOutcome> {
-    const outcome = await verifyHint(this.rpc, this.expected(order), signature, this.ctx.verifyOptions);
+    let outcome: PaymentOutcome;
+    try {
+      outcome = await verifyHint(this.rpc, this.expected(order), signature, this.ctx.verifyOptions);
+    } catch (err) {
+      // A transaction we cannot read: retried by the order's hint loop like an unconfirmed one, set aside after
+      // its tries (the order is told); then it counts as judged.
+      if (signatureFault(err) === undefined) throw err;
+      const setAside = await this.unreadable.failed(signature, err, { orderId: order.orderId });
+      return { kind: 'NotFound', reason: setAside ? 'already_judged' : 'not_confirmed' };
+    }
     if (outcome.kind === 'Paid' || outcome.kind === 'Underpaid') {
       const { kind: _kind, ...landed } = outcome;
       await recordTransfer(this.ctx, order, landed, 'hint');

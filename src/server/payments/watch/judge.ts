@@ -11,6 +11,7 @@ import { classifyTransaction, type LandedPayment } from '../verify';
 import { isFollowed, type Seen, type Via, type WatchContext, type WatchedOrder } from './context';
 import { BoundedSet, sleepWhile } from './loops';
 import { recordTransfer } from './record';
+import { signatureFault, type ReadPlace, type UnreadableTransactions } from './unreadable';
 
 const JUDGED_MEMORY = 50_000;
 /** Sweeps that may find a listed transaction missing before it is given up. */
@@ -58,6 +59,8 @@ export class Judge {
     private readonly judged: JudgedSignatures,
     /** Keeps a vendor transfer that names no order yet (unmatched transfers). */
     private readonly keepUnmatched: (signature: string, tx: PaymentTransaction) => Promise<void>,
+    /** Sets aside what we cannot read after its tries. */
+    private readonly unreadable: () => UnreadableTransactions,
   ) {}
 
   /**
@@ -91,10 +94,29 @@ export class Judge {
   }
 
   /**
-   * Judges one vendor-account signature once (concurrent requests coalesce). Returns false when the node does
-   * not have the transaction yet (the next sweep tries again); errors propagate.
+   * Fetches with the tries of a transaction we cannot read (unreadable.ts): the transaction, null when the node
+   * does not have it, or 'set_aside' once it is set aside. Failures that are not the signature's own propagate.
    */
-  judge(seen: Seen, via: Via): Promise<boolean> {
+  async read(signature: string, place: ReadPlace = {}): Promise<PaymentTransaction | null | 'set_aside'> {
+    let wait = this.ctx.o.unreadableBackoffMs;
+    for (;;) {
+      try {
+        return await this.fetch(signature);
+      } catch (err) {
+        if (signatureFault(err) === undefined) throw err;
+        if (await this.unreadable().failed(signature, err, place)) return 'set_aside';
+        if (!(await sleepWhile(wait, () => this.ctx.running()))) throw err;
+        wait *= 2;
+      }
+    }
+  }
+
+  /**
+   * Judges one vendor-account signature once (concurrent requests coalesce). Returns false when the node does
+   * not have the transaction yet (the next sweep tries again); a transaction we cannot read is set aside after
+   * its tries (true: judged); other errors propagate.
+   */
+  judge(seen: Seen, via: Via, account?: string): Promise<boolean> {
     if (this.judged.known(seen.signature)) return Promise.resolve(true);
     const running = this.running.get(seen.signature);
     if (running) return running.then(() => this.judged.known(seen.signature));
@@ -104,7 +126,8 @@ export class Judge {
           this.judged.remember(seen.signature);
           return;
         }
-        const tx = await this.fetch(seen.signature);
+        const tx = await this.read(seen.signature, account ? { account } : {});
+        if (tx === 'set_aside') return;
         if (!tx) {
           // Listed but not served (yet): tried again by the next sweeps, then given up (hard cap) so the cursor
           // moves on and nothing is fetched for ever.

@@ -85,6 +85,7 @@ export class Sweeper {
             confirmationStatus: s.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
           },
           via,
+          account,
         );
         if (!done) throw new Error(`transaction ${s.signature} not available yet`);
       }),

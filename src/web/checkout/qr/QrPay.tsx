@@ -246,6 +246,11 @@ export default function QrPay({
               ): <strong>{s.text}</strong>
               {s.received && <span data-testid="received">{s.received}</span>}
             </p>
+            {s.unreadableNote && (
+              <p className="note" data-testid="unreadable-payment">
+                {s.unreadableNote}
+              </p>
+            )}
             {s.paidLate && (
               <p className="note">
                 The payment arrived after the payment window closed: the seller will confirm.

@@ -15,6 +15,7 @@
 import type { OrderPublic } from '../../../core/api';
 import { FULLY_PAID } from '../../../core/order-status';
 import { orderNumberOf } from '../../../core/order-number';
+import { unreadablePaymentNote } from '../../../core/unreadable-payment';
 import type { PriceState } from '../../api/price';
 import { formatClaim, groupThousands } from '../../lib/claim-amount';
 import { confirmationOutcome } from './confirmation';
@@ -78,6 +79,8 @@ export interface QrStatusBlock {
   /** ' (received X of Y $CLAIM…)' when the amount received differs from the order's. */
   received: string | null;
   paidLate: boolean;
+  /** A transaction for the order the store could not read (docs/decisions/transaction-versions.md). */
+  unreadableNote: string | null;
   signature: string | null;
   /** The buyer's order page, once the details are in or something arrived. */
   orderPageLink: string | null;
@@ -254,6 +257,9 @@ function statusBlock(
           : STATUS_TEXT[known.status],
     received,
     paidLate: known?.status === 'paid_late',
+    unreadableNote: known?.unreadablePayments
+      ? unreadablePaymentNote(known.unreadablePayments.map((u) => u.signature))
+      : null,
     signature: known?.signature ?? null,
     orderPageLink: order.orderUrl && (order.detailsSent || s.settled) ? order.orderUrl : null,
     quantityChangedNote: quantityChanged

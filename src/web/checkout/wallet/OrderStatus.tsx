@@ -5,6 +5,7 @@ import { QrImage } from '../shared/QrImage';
 import { TimeLeft } from '../shared/TimeLeft';
 import { TIME_UP } from './messages';
 import { mailsDelivered } from './api';
+import { unreadablePaymentNote } from '../../../core/unreadable-payment';
 
 const POLL_MS = 1_500;
 
@@ -127,6 +128,11 @@ export function OrderStatusPanel({
         <TimeLeft expiresAt={o.expiresAt} atZero={TIME_UP} />
       )}
       {o.amount !== null && <p>Amount: {o.amount} $CLAIM</p>}
+      {o.unreadablePayments && (
+        <p className="note" data-testid="unreadable-payment">
+          {unreadablePaymentNote(o.unreadablePayments.map((u) => u.signature))}
+        </p>
+      )}
       {payLink && o.status === 'awaiting_payment' && !paymentSent && (
         <div className="pay-link" data-testid="pay-link">
           <p>
