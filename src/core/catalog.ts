@@ -36,7 +36,7 @@ export const VendorSchema = z
       .optional(),
     /**
      * The vendor's settings key: its payout wallet, seller e-mail and e-mail templates are the settings named
-     * after it (RECIPIENT_<KEY>, VENDOR_<KEY>_EMAIL, EMAILJS_TEMPLATE_SELLER_<KEY>; src/server/settings.ts).
+     * after it (RECIPIENT_<KEY>, VENDOR_<KEY>_EMAIL, EMAILJS_TEMPLATE_SELLER_<KEY>; src/server/settings/).
      * Adding a vendor is this data plus those settings, no code.
      */
     payoutGroup: slug,

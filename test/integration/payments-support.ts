@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { catalog } from '../../catalog/index.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { createOrderService, type OrderService, type WatchedOrder } from '../../src/server/orders/service.js';
-import { loadSettings, type Settings } from '../../src/server/settings.js';
+import { loadSettings, type Settings } from '../../src/server/settings/index.js';
 import { openStore, type Store } from '../../src/server/store/store.js';
 import { createStockRepository } from '../../src/server/stock/repository.js';
 import { addStock } from '../support/stock.js';

@@ -10,7 +10,7 @@
  *
  * Associated data: `claim-store/sealed/v1|<key id>|<order id>|<field>`.
  *
- * Keys (DATA_KEYS, parsed in settings.ts): one or more 32-byte keys with ids; the first seals, every one opens,
+ * Keys (DATA_KEYS, parsed in settings/privacy.ts): one or more 32-byte keys with ids; the first seals, every one opens,
  * so a key can be rotated (npm run keys:rotate re-seals under the first) and the old one dropped afterwards.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
