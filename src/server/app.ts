@@ -4,7 +4,6 @@ import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { installErrorHandler } from './http/errors';
 import { opsRoutes, type OpsRouteDeps } from './http/ops-routes';
 import { pageRoutes, type PageRouteDeps } from './http/pages';
-import { qrRoute } from './http/qr-route';
 import { registerSecurity } from './http/security';
 import { redact, redactRequestUrl } from './redact';
 
@@ -98,7 +97,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   opsRoutes(app, deps);
-  qrRoute(app); // GET /api/qr.svg: the QR product pages' payment QR, drawn here instead of in the browser
 
   for (const plugin of deps.plugins ?? []) await plugin(app);
 

@@ -34,6 +34,8 @@ import { redactError } from './redact';
 import { createSealer } from './privacy/seal';
 import { startRetentionJob, type RetentionJob } from './privacy/retention-job';
 import { privacyRoutes } from './http/privacy-routes';
+import { qrRoute } from './http/qr-route';
+import { shopPaymentLinks } from './http/qr-links';
 import { stockRoutes } from './http/stock-routes';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
@@ -286,6 +288,9 @@ export async function startServer(
         // The buyer's personal data from the order page: download, delete, cancel instead.
         (a) => privacyRoutes(a, { orders }),
         (a) => stockRoutes(a, { stock }),
+        // GET /api/qr.svg: the payment QR of the QR pages and the wallet's payment link, drawn here instead of in
+        // the browser; only the shop's own payment links.
+        (a) => qrRoute(a, shopPaymentLinks({ db: store.db, settings, catalog })),
         ...(price
           ? [
               async (a: FastifyInstance) =>

@@ -415,8 +415,10 @@ describe('the HTTP edge', () => {
     const r = await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent(tooBig)}`);
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: 'bad_request', field: 'data' });
+    // Not the shop's own link: refused in words (qr-route.test.ts draws the shop's).
     const ok = await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent('solana:abc')}`);
-    expect(ok.status).toBe(200);
+    expect(ok.status).toBe(400);
+    expect(await ok.json()).toMatchObject({ error: 'not_a_shop_payment_link' });
     await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent('solana:abd')}`);
     const limited = await fetch(`${s.url}/api/qr.svg?data=${encodeURIComponent('solana:abe')}`);
     expect(limited.status).toBe(429);

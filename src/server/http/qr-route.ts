@@ -2,12 +2,15 @@
  * GET /api/qr.svg?data=<solana: URL>: the Solana Pay link as a QR code in SVG, drawn on the server with the
  * `qrcode` package so the QR product page ships no QR library (~10 KB gzip). The answer depends on `data` only,
  * so it is cacheable for a day by anyone (`immutable`). Only `solana:` URLs up to MAX_QR_DATA characters are
- * drawn, and only when their UTF-8 bytes fit in a QR code: anything else is a 400 with the ApiError body, so the
- * route cannot be used to draw arbitrary images. Rate limited per client IP (RATE_LIMIT_QR_PER_MINUTE).
+ * drawn, and only when their UTF-8 bytes fit in a QR code, and only the shop's own payment links (qr-links.ts:
+ * $CLAIM to one of our vendors for one of our orders, in the shop's words): anything else is a 400 with the
+ * ApiError body, so the route cannot be used to draw arbitrary images or someone else's payment request under the
+ * shop's name. Rate limited per client (RATE_LIMIT_QR_PER_MINUTE).
  */
 import type { FastifyInstance } from 'fastify';
 import { toString as qrToString } from 'qrcode';
 import { DomainError } from '../../core/errors';
+import type { QrLinkCheck } from './qr-links';
 
 export const QR_ROUTE = '/api/qr.svg';
 export const MAX_QR_DATA = 1024;
@@ -18,7 +21,7 @@ export const QR_CACHE_CONTROL = 'public, max-age=86400, immutable';
 /** Recently drawn codes (a QR page asks again for the same link on every render and quantity change). */
 const CACHE_SIZE = 256;
 
-export function qrRoute(app: FastifyInstance): void {
+export function qrRoute(app: FastifyInstance, isShopLink: QrLinkCheck): void {
   const cache = new Map<string, string>();
 
   app.get(QR_ROUTE, async (req, reply) => {
@@ -61,6 +64,8 @@ export function qrRoute(app: FastifyInstance): void {
     }
     let svg = cache.get(raw);
     if (svg === undefined) {
+      // A drawn (cached) link passed this once already.
+      await isShopLink(raw);
       try {
         svg = await qrToString(raw, {
           type: 'svg',
