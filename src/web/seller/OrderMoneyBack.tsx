@@ -152,7 +152,7 @@ function RefundForm(props: {
     if (!payer) return setRefusal('Who paid is not known yet: reload the order to read it from the network.');
     if (base > most)
       return setRefusal(
-        `That is more than this order can refund to that wallet: at most ${claimText(most)} (what is owed to it now).`,
+        `That is more than this order can refund${order.payers.length > 1 ? ' to that wallet' : ''}: at most ${claimText(most)}${remaining > 0n ? ' (what is still owed)' : ' (what was received and not yet refunded)'}.`,
       );
     setSending({ amount: base, payer });
   };
