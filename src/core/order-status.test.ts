@@ -15,10 +15,18 @@ import {
 const pay = (
   received: bigint,
   expected: bigint,
-  o: { finalized?: boolean; late?: boolean; before?: bigint; stockLost?: boolean; belowDust?: boolean } = {},
+  o: {
+    finalized?: boolean;
+    late?: boolean;
+    before?: bigint;
+    stockLost?: boolean;
+    belowDust?: boolean;
+    closed?: boolean;
+  } = {},
 ): OrderEvent => ({
   ...(o.stockLost !== undefined ? { stockLost: o.stockLost } : {}),
   ...(o.belowDust !== undefined ? { belowDust: o.belowDust } : {}),
+  ...(o.closed !== undefined ? { closed: o.closed } : {}),
   type: 'payment',
   receivedBaseUnits: received,
   expectedBaseUnits: expected,
@@ -245,5 +253,20 @@ describe('transition', () => {
       role: 'extra',
     });
     expect(transition('cancelled', { type: 'finalized' })).toEqual({ ok: true, next: 'cancelled' });
+  });
+
+  it('a refund closed the order: a later transfer is an extra, never the completion', () => {
+    // Underpaid 90 %, the vendor returned the 90 % (net 0), the buyer pays only the 10 % "top-up".
+    expect(transition('underpaid', pay(10n, 100n, { late: true, before: 0n, closed: true }))).toEqual({
+      ok: true,
+      next: 'underpaid',
+      role: 'extra',
+    });
+    // Even a transfer of the whole amount does not reopen a closed order: it goes back too.
+    expect(transition('underpaid', pay(100n, 100n, { late: true, before: 0n, closed: true }))).toEqual({
+      ok: true,
+      next: 'underpaid',
+      role: 'extra',
+    });
   });
 });

@@ -19,6 +19,8 @@
  *   paid / final / paid_late ──ship (seller, tracking number)──▶ shipped ──deliver──▶ delivered
  *   shipped / delivered ──payment──▶ unchanged (recorded as extra); ──finalized──▶ unchanged
  *   paid / final / paid_late / oversold ──payment──▶ unchanged (recorded as extra)
+ *   any order a refund closed (underpaid or paid late, returned) ──payment──▶ unchanged (recorded as extra: a
+ *     top-up after the refund cannot complete it)
  *   paid / final / paid_late / underpaid ──cancel (seller, the buyer asked)──▶ cancelled (the stock goes back on
  *     sale; everything received is owed back) ──payment──▶ unchanged (recorded as extra); ──finalized──▶ unchanged
  *   any ──sum ≥ amount with the stock lost (reservation released, units sold to someone else)──▶ oversold
@@ -76,6 +78,11 @@ export type OrderEvent =
        * a payment completing the amount makes the order `oversold` instead of paid. Default false.
        */
       stockLost?: boolean;
+      /**
+       * A refund closed the order (the seller returned an underpaid or late payment: it will not ship): a later
+       * transfer cannot complete it and is an extra payment to return, the status unchanged. Default false.
+       */
+      closed?: boolean;
     }
   /** The recorded payments that count toward the amount all reached finalized commitment. */
   | { type: 'finalized' }
@@ -133,7 +140,7 @@ export function transition(status: OrderStatus, event: OrderEvent): TransitionRe
     case 'payment': {
       const before = event.paidBeforeBaseUnits ?? 0n;
       // A cancelled order keeps its status too: anything arriving after is an extra payment to return.
-      if (TAKES_EXTRAS.has(status)) return { ok: true, next: status, role: 'extra' };
+      if (TAKES_EXTRAS.has(status) || event.closed) return { ok: true, next: status, role: 'extra' };
       const full = before + event.receivedBaseUnits >= event.expectedBaseUnits;
       if (!full) {
         // Short while the quote is open: recorded, but the order stays payable (dust must not block it).

@@ -155,6 +155,13 @@ export interface SellerPayer {
   paidBaseUnits: string;
   /** The ledger transfers it made (signatures), oldest first. */
   payments: string[];
+  /** What is still owed to this payer by the rule (src/core/refunds.ts), base units. */
+  owedBaseUnits: string;
+  /**
+   * The most one refund to this payer may return now, against each refundable exception the order has
+   * (src/core/refunds.ts refundLimits, the rule the server's check applies): "0" when nothing is owed to them.
+   */
+  refundLimits: Partial<Record<SellerException, string>>;
 }
 
 /** What goes back to the payer (src/core/refunds.ts), base units as integer strings. */
@@ -165,7 +172,7 @@ export interface SellerOwed {
   refundedBaseUnits: string;
   /** Still to return: owed − refunded. */
   remainingBaseUnits: string;
-  /** The most one refund may return: received − refunded. */
+  /** The most refunds may return when the order is returned whole: received (dust left out) − refunded. */
   refundableBaseUnits: string;
 }
 
@@ -174,6 +181,8 @@ export interface SellerRefund {
   amountBaseUnits: string;
   /** The exception it was recorded against. */
   exception: string;
+  /** The payer it went back to (their wallet, or token account); null for refunds recorded before this was. */
+  to: string | null;
   at: string;
   transactionUrl: string;
 }

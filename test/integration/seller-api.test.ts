@@ -322,7 +322,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       await pay(o, 1n); // short…
       // …then exactly the rest: complete (more would also be an over-amount, "overpaid"), then
       await pay(o, BigInt(o.amountBaseUnits) - 1n);
-      await pay(o, 5n); // an extra payment
+      await pay(o, 2_000_000n); // an extra payment (2 $CLAIM: above the dust threshold, which is owed nothing)
       const cookie = await signInAs(coopers);
       const d = (
         await inject('GET', `/api/seller/orders/${o.orderId}`, { cookie })
@@ -348,14 +348,14 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       expect(bad.statusCode).toBe(409);
       const res = await inject('POST', `/api/seller/orders/${o.orderId}/resolve`, {
         cookie,
-        body: { exception: 'extra_payment', note: 'Refunded the extra 0.000005 to the buyer' },
+        body: { exception: 'extra_payment', note: 'Refunded the extra 2.000000 to the buyer' },
       });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json<SellerOrderDetail>().resolved).toEqual(['extra_payment']);
       expect(res.json<SellerOrderDetail>().actions[0]).toMatchObject({
         action: 'resolved',
         address: coopers.publicKey.toBase58(),
-        detail: { exception: 'extra_payment', note: 'Refunded the extra 0.000005 to the buyer' },
+        detail: { exception: 'extra_payment', note: 'Refunded the extra 2.000000 to the buyer' },
       });
       // Resolved: out of the Exceptions queue (open ones only), still under All.
       const open = (
@@ -662,7 +662,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
     it('Mark refunded: refuses bad input with 400, and says so when the chain cannot be read (503); nothing recorded', async () => {
       const o = await glassOrder();
       await pay(o);
-      await pay(o, 5n); // an extra payment to refund
+      await pay(o, 2_000_000n); // an extra payment to refund (above the dust threshold)
       const cookie = await signInAs(coopers);
       const refund = (body: unknown) =>
         inject('POST', `/api/seller/orders/${o.orderId}/refund`, { cookie, body });

@@ -175,7 +175,7 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       expect(toShip.orders.map((x) => x.orderId)).toContain(o.orderId);
 
       // Another overpaid order: the vendor records why not (credited to the buyer's next order).
-      const o2 = await paidOrder(buyer, 500_000n);
+      const o2 = await paidOrder(buyer, 1_500_000n); // above the dust threshold (1 $CLAIM here)
       const resolved = await inject('POST', `/api/seller/orders/${o2.orderId}/resolve`, {
         cookie,
         body: { exception: 'overpaid', note: 'Credited to the buyer’s next order' },
@@ -255,7 +255,7 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       expect((await orderPage(o)).status).toBe('cancelled');
 
       // A transfer after the cancellation is an extra payment: owed back too, the status stays.
-      const late = await payOrder(buyer, o, 250_000n);
+      const late = await payOrder(buyer, o, 2_000_000n); // above the dust threshold
       expect(late).toMatchObject({ ok: true, status: 'cancelled', role: 'extra' });
       d = await detail();
       const received = BigInt(d.receivedBaseUnits);

@@ -205,7 +205,7 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
       const again = await refund(sig);
       expect(again.statusCode).toBe(409);
       expect(again.json()).toMatchObject({ error: 'already_resolved' });
-      const o2 = await paidOrder(buyer, 1_000n);
+      const o2 = await paidOrder(buyer, 2_000_000n);
       const reuse = await inject('POST', `/api/seller/orders/${o2.orderId}/refund`, {
         cookie,
         body: { exception: 'extra_payment', signature: sig },
@@ -214,7 +214,7 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
       expect(reuse.json()).toMatchObject({ error: 'refund_already_recorded' });
       // A transfer made before the order was paid is not its refund.
       const early = await send(connection, claimTransfer(vendor, buyer.publicKey, 1_000n), [vendor]);
-      const o3 = await paidOrder(buyer, 1_000n);
+      const o3 = await paidOrder(buyer, 2_000_000n);
       const tooEarly = await inject('POST', `/api/seller/orders/${o3.orderId}/refund`, {
         cookie,
         body: { exception: 'extra_payment', signature: early },
@@ -254,6 +254,9 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
           explorerUrl: expect.stringContaining(`/address/${buyer.publicKey.toBase58()}`),
           paidBaseUnits: d.receivedBaseUnits,
           payments: d.payments.map((p) => p.signature),
+          // Everything owed to the buyer is back.
+          owedBaseUnits: '0',
+          refundLimits: { extra_payment: '0' },
         },
       ]);
       expect(d.owed).toMatchObject({
@@ -290,8 +293,8 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
       expect(text).toContain('Refund ($CLAIM): 2.000000');
       expect(text).toContain(first);
 
-      // More than the order received (and not yet refunded) is refused, and nothing is recorded.
-      const o2 = await paidOrder(buyer, 1_000n);
+      // More than is owed to that wallet (here: its 2 $CLAIM extra) is refused, and nothing is recorded.
+      const o2 = await paidOrder(buyer, 2_000_000n);
       const received = BigInt(
         (await inject('GET', `/api/seller/orders/${o2.orderId}`, { cookie })).json<SellerOrderDetail>()
           .receivedBaseUnits,
@@ -300,7 +303,9 @@ describe.each(backends)('Mark refunded on $name', (backend: Backend) => {
       const refused = await refund(o2.orderId, tooMuch);
       expect(refused.statusCode, refused.body).toBe(409);
       expect(refused.json()).toMatchObject({ error: 'refund_too_much', field: 'signature' });
-      expect(refused.json<{ message: string }>().message).toMatch(/more than the .* \$CLAIM received/);
+      expect(refused.json<{ message: string }>().message).toMatch(
+        /more than the 2\.000000 \$CLAIM this order owes that wallet now/,
+      );
       const after = (
         await inject('GET', `/api/seller/orders/${o2.orderId}`, { cookie })
       ).json<SellerOrderDetail>();

@@ -6,7 +6,7 @@
  */
 import { explorerTxUrl } from '../../core/explorer';
 import { formatBaseUnits } from '../../core/money';
-import { owedOf, type Owed } from '../../core/refunds';
+import { owedOf, refundLimits } from '../../core/refunds';
 import { DomainError } from '../../core/errors';
 import { exceptionsOf } from '../../core/order-exceptions';
 import { transition } from '../../core/order-status';
@@ -14,6 +14,7 @@ import type { SellerException } from '../../core/seller-api';
 import { isUniqueViolation } from '../store/store';
 import type { OrderRow } from '../store/schema';
 import { exceptionFactsOf, resolvedOf, sellerOrder } from './exceptions';
+import { owedInputOf } from './money';
 import { recordAction } from './fulfilment';
 import { queueEmails } from './notifications';
 import { addHistory } from './rows';
@@ -75,7 +76,7 @@ export async function resolveException(
 /** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
 async function assertOpenExceptionOf(
   q: Db,
-  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json' | 'amount_base_units'>,
+  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json' | 'amount_base_units' | 'dust_base_units'>,
   exception: SellerException,
   opts: { allowResolved: boolean },
 ): Promise<void> {
@@ -120,23 +121,6 @@ const alreadyRecorded = () =>
     field: 'signature',
   });
 
-/** What the order owes its payer now (src/core/refunds.ts), from its ledger and recorded refunds. */
-export async function owedNow(
-  q: Db,
-  o: Pick<OrderRow, 'id' | 'status' | 'amount_base_units'>,
-): Promise<Owed> {
-  const [payments, refunds] = await Promise.all([
-    q.selectFrom('payments').select(['role', 'received_base_units']).where('order_id', '=', o.id).execute(),
-    q.selectFrom('refunds').select('amount_base_units').where('order_id', '=', o.id).execute(),
-  ]);
-  return owedOf({
-    status: o.status,
-    amountBaseUnits: o.amount_base_units === null ? null : BigInt(o.amount_base_units),
-    payments: payments.map((p) => ({ role: p.role, receivedBaseUnits: BigInt(p.received_base_units) })),
-    refunds: refunds.map((r) => ({ amountBaseUnits: BigInt(r.amount_base_units) })),
-  });
-}
-
 /**
  * "Mark refunded", before the chain is read: the refusals that need no RPC (the exception, already settled, the
  * signature already recorded, nothing paid). Returns what the on-chain check needs.
@@ -170,8 +154,9 @@ export async function refundTarget(
 
 /**
  * Records a refund the chain confirmed, in one transaction that re-checks what `refundTarget` checked (the order
- * row is locked on PostgreSQL; SQLite has one writer) and what is owed: a refund above what was received and not
- * yet refunded is refused in words. The refund row is unique by signature. When what is owed has been returned,
+ * row is locked on PostgreSQL; SQLite has one writer) and what is owed to the sender it went to
+ * (src/core/refunds.ts refundLimits): a refund to a sender owed nothing, or above what is owed to them, is refused
+ * in words. The refund row is unique by signature. When what is owed has been returned,
  * the exception is settled (seller action `refunded`); before that the refund is recorded as partial (`refund`).
  * The buyer is e-mailed the amount and the transaction link.
  */
@@ -190,12 +175,23 @@ export async function recordRefund(
       await assertOpenExceptionOf(trx, o, refund.exception, { allowResolved: false });
       assertRefundableNow(o, refund.exception);
       if (await refundRecorded(trx, refund.signature)) throw alreadyRecorded();
-      const owed = await owedNow(trx, o);
-      if (refund.amountBaseUnits > owed.refundableBaseUnits)
+      // Refunds follow the money (src/core/refunds.ts refundLimits): back to a sender of this order, at most what
+      // is owed to that sender now. A sender of dust, or of nothing beyond what the order needed, is owed nothing.
+      const input = await owedInputOf(trx, o, refund.payers);
+      const owed = owedOf(input);
+      const limit = refundLimits(input, refund.exception).get(refund.to)?.limitBaseUnits ?? 0n;
+      if (limit === 0n)
+        throw new DomainError(
+          'conflict',
+          'refund_not_owed',
+          'That transaction sent $CLAIM to a wallet this order owes nothing: it paid only dust, or nothing beyond what the order needed, or has had back what it was owed.',
+          { field: 'signature' },
+        );
+      if (refund.amountBaseUnits > limit)
         throw new DomainError(
           'conflict',
           'refund_too_much',
-          `That transaction returned ${formatBaseUnits(refund.amountBaseUnits)} $CLAIM, more than the ${formatBaseUnits(owed.refundableBaseUnits)} $CLAIM received for this order and not yet refunded.`,
+          `That transaction returned ${formatBaseUnits(refund.amountBaseUnits)} $CLAIM, more than the ${formatBaseUnits(limit)} $CLAIM this order owes that wallet now.`,
           { field: 'signature' },
         );
       await trx
@@ -207,6 +203,7 @@ export async function recordRefund(
           exception: refund.exception,
           address: seller.address,
           at,
+          payer: refund.to,
         })
         .execute();
       const settled = refund.amountBaseUnits >= owed.remainingBaseUnits;

@@ -5,18 +5,14 @@
  * actions `resolved` and `refunded` name the exception); and the orders of a signed-in seller.
  */
 import type { PaymentRole } from '../../core/api';
-import { overpaidOf } from '../../core/refunds';
+import { moneyFactsOf, REFUND_KEEPS_ORDER } from '../../core/refunds';
 import type { SellerException } from '../../core/seller-api';
 import { DomainError } from '../../core/errors';
 import type { OrderRow } from '../store/schema';
 import type { Db } from './types';
 
-/**
- * Exceptions whose refund returns only money above the price (an extra payment, the over-amount of the
- * completing transfer): settling one leaves the order to ship. A refund settling any other (oversold, cancelled
- * at the buyer's request, underpaid, paid late) closes the order: it will not ship.
- */
-export const REFUND_KEEPS_ORDER: readonly SellerException[] = ['extra_payment', 'overpaid'];
+/** Exceptions whose refund leaves the order to ship (src/core/refunds.ts); a refund settling any other closes it. */
+export { REFUND_KEEPS_ORDER };
 
 /** A settling refund's detail (JSON, the exception in clear) for an exception that keeps the order to ship. */
 export const refundKeepsOrderPatterns = (): string[] => REFUND_KEEPS_ORDER.map((e) => `%"exception":"${e}"%`);
@@ -30,7 +26,10 @@ export const RESOLVING_ACTIONS = ['resolved', 'refunded'];
  */
 export const CANCEL_REQUEST_KIND = 'cancel_requested';
 
-/** The ledger and request facts behind an order's exceptions (src/core/order-exceptions.ts). */
+/**
+ * The ledger and request facts behind an order's exceptions (src/core/order-exceptions.ts): an extra payment or
+ * an over-amount counts only above the order's dust threshold (src/core/refunds.ts moneyFactsOf).
+ */
 export interface LedgerFacts {
   hasExtra: boolean;
   overpaid: boolean;
@@ -41,7 +40,7 @@ export interface LedgerFacts {
 
 export async function exceptionFactsOf(
   db: Db,
-  orders: readonly Pick<OrderRow, 'id' | 'amount_base_units'>[],
+  orders: readonly Pick<OrderRow, 'id' | 'status' | 'amount_base_units' | 'dust_base_units'>[],
 ): Promise<Map<string, LedgerFacts>> {
   const out = new Map<string, LedgerFacts>();
   if (orders.length === 0) return out;
@@ -51,6 +50,7 @@ export async function exceptionFactsOf(
       .selectFrom('payments')
       .select(['order_id', 'role', 'received_base_units'])
       .where('order_id', 'in', ids)
+      .orderBy('seq')
       .execute(),
     db
       .selectFrom('outbox')
@@ -70,10 +70,15 @@ export async function exceptionFactsOf(
     ]);
   for (const o of orders) {
     const mine = ledgers.get(o.id) ?? [];
-    const amount = o.amount_base_units === null ? null : BigInt(o.amount_base_units);
+    // Dust (below the order's threshold) is no exception: an outsider's base unit to a paid order's reference.
+    const money = moneyFactsOf({
+      status: o.status,
+      amountBaseUnits: o.amount_base_units === null ? null : BigInt(o.amount_base_units),
+      dustBaseUnits: BigInt(o.dust_base_units ?? '0'),
+      payments: mine,
+    });
     out.set(o.id, {
-      hasExtra: mine.some((p) => p.role === 'extra'),
-      overpaid: overpaidOf(amount, mine) > 0n,
+      ...money,
       cancelAsked: askedIds.has(o.id),
       unreadablePayment: unreadableIds.has(o.id),
     });

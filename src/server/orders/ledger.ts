@@ -7,6 +7,7 @@ import { FULLY_PAID, transition } from '../../core/order-status';
 import { usdCentsAt } from '../price/reference-at';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
+import { closedByRefund } from './money';
 import { dustThreshold, queueEmails } from './notifications';
 import { publicOf } from './public-view';
 import { expireUnpriced } from './records';
@@ -99,7 +100,16 @@ export async function recordPayment(
         };
       }
 
-      const before = sumOf(ledger);
+      // An order is paid on what it received net of refunds; once a refund closed it (an underpaid or late
+      // payment returned), a later transfer is an extra to return, never the completion (src/core/order-status.ts).
+      const refunded = await trx
+        .selectFrom('refunds')
+        .select('amount_base_units')
+        .where('order_id', '=', o.id)
+        .execute();
+      const before = sumOf(ledger) - refunded.reduce((n, r) => n + BigInt(r.amount_base_units), 0n);
+      const closed = (await closedByRefund(trx, [o.id])).has(o.id);
+      const dust = dustThreshold(ctx, o);
       const paidAtMs = report.blockTime !== null ? report.blockTime * 1000 : now.getTime();
       const event = {
         type: 'payment' as const,
@@ -108,7 +118,8 @@ export async function recordPayment(
         expectedBaseUnits: BigInt(o.amount_base_units),
         finalized: report.finalized && counting(ledger).every((p) => p.confirmation === 'finalized'),
         late: paidAtMs > Date.parse(o.expires_at),
-        belowDust: before + report.receivedBaseUnits < dustThreshold(ctx, o),
+        belowDust: before + report.receivedBaseUnits < dust,
+        closed,
       };
       let t = transition(o.status, event);
       if (!t.ok || !t.role)
@@ -147,7 +158,7 @@ export async function recordPayment(
         })
         .execute();
       const completes = role === 'payment' || role === 'top_up';
-      const sum = before + report.receivedBaseUnits;
+      const sum = sumOf(ledger) + report.receivedBaseUnits;
       const updated: OrderRow = {
         ...o,
         status: t.next,
@@ -169,6 +180,8 @@ export async function recordPayment(
           received_base_units: updated.received_base_units,
           block_time: updated.block_time,
           finalized: updated.finalized,
+          // The threshold this transfer was judged by: the console's queues leave dust out with it (SQL).
+          dust_base_units: dust.toString(),
           updated_at: at,
         })
         .where('id', '=', o.id)

@@ -257,6 +257,10 @@ export interface CheckedRefund {
   exception: SellerException;
   signature: string;
   amountBaseUnits: bigint;
+  /** The sender it went back to (their wallet, or token account): src/server/payments/payers.ts payerKey. */
+  to: string;
+  /** Who sent each ledger transfer, by signature (null: no sender), as the payments module read them. */
+  payers: ReadonlyMap<string, string | null>;
 }
 
 /** What the refund check needs to know about the order, after the refusals that need no chain read. */

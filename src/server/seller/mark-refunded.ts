@@ -5,7 +5,7 @@
  */
 import { DomainError } from '../../core/errors';
 import type { SellerException } from '../../core/seller-api';
-import type { PayerCache } from '../payments/payers';
+import { payerKey, type PayerCache } from '../payments/payers';
 import { checkRefund } from '../payments/refund';
 import type { PaymentRpc } from '../payments/rpc';
 import type { OrderService, SellerActor } from '../orders/service';
@@ -28,5 +28,10 @@ export async function markRefunded(
     payments: target.payments,
     signature: input.signature,
   });
-  await deps.orders.recordRefund(seller, orderId, { ...input, amountBaseUnits: refund.amountBaseUnits });
+  await deps.orders.recordRefund(seller, orderId, {
+    ...input,
+    amountBaseUnits: refund.amountBaseUnits,
+    to: payerKey(refund.to),
+    payers: new Map([...refund.payers].map(([s, p]) => [s, p && payerKey(p)])),
+  });
 }

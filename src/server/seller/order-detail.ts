@@ -9,7 +9,8 @@ import { explorerTxUrl } from '../../core/explorer';
 import { joinShippingAddress } from '../../core/order';
 import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { exceptionFactsOf, RESOLVING_ACTIONS, sellerOrder } from '../orders/exceptions';
-import { owedNow } from '../orders/exception-actions';
+import { owedOf } from '../../core/refunds';
+import { owedInputOf } from '../orders/money';
 import { countedUsdCents } from '../orders/ledger';
 import { itemsOf, orderNumberOf } from '../orders/rows';
 import type { PaymentRpc } from '../payments/rpc';
@@ -17,7 +18,8 @@ import type { ReferenceConfig } from '../price/reference';
 import { openActionDetail, openError, openMail } from '../privacy/order-data';
 import type { Settings } from '../settings';
 import type { PayerCache } from '../payments/payers';
-import { sellerPayers } from './payers';
+import { payerKey } from '../payments/payers';
+import { sellerPayers, sendersOf } from './payers';
 import { detailsOf, summaryOf, type SellerViewDeps } from './views';
 
 export interface OrderDetailDeps extends SellerViewDeps {
@@ -73,36 +75,45 @@ export async function orderDetail(
   const trackingAction = latest(TRACKING_ACTIONS);
   const noteAction = latest(['note']);
   const explorer = { cluster: deps.solana.cluster, rpcUrl: deps.solana.rpcUrl };
-  const [owed, refunds, payers, paidLateUsdCents, facts] = await Promise.all([
-    owedNow(db, o),
-    db.selectFrom('refunds').selectAll().where('order_id', '=', o.id).orderBy('at').execute(),
-    sellerPayers(
+  const [senders, refunds, paidLateUsdCents, facts] = await Promise.all([
+    sendersOf(
       deps.rpc,
       deps.payers,
-      {
-        mint: o.mint,
-        payments: payments.map((p) => ({
-          signature: p.signature,
-          receivedBaseUnits: p.received_base_units,
-        })),
-      },
-      explorer,
+      o.mint,
+      payments.map((p) => p.signature),
     ),
+    db.selectFrom('refunds').selectAll().where('order_id', '=', o.id).orderBy('at').execute(),
     history.some((h) => h.status === 'paid_late')
       ? countedUsdCents(db, payments, deps.reference)
       : Promise.resolve(undefined),
     exceptionFactsOf(db, [o]),
   ]);
+  // What is owed, in all and to each payer: the rule the refund check applies (src/core/refunds.ts).
+  const input = await owedInputOf(
+    db,
+    o,
+    senders ? new Map([...senders].map(([s, p]) => [s, p && payerKey(p)])) : undefined,
+  );
+  const owed = owedOf(input);
+  const summary = summaryOf(
+    deps.sealer,
+    o,
+    facts.get(o.id) ?? { hasExtra: false, overpaid: false, cancelAsked: false },
+    resolved,
+  );
+  const payers = senders
+    ? sellerPayers(
+        senders,
+        input,
+        summary.exceptions.filter((x) => x !== 'no_shipping_details'),
+        explorer,
+      )
+    : null;
   const trackingNumber = trackingAction?.detail.trackingNumber ?? '';
   const carrier = trackingAction?.detail.carrier;
   const link = trackingAction ? trackingUrl(carrier, trackingNumber) : undefined;
   return {
-    ...summaryOf(
-      deps.sealer,
-      o,
-      facts.get(o.id) ?? { hasExtra: false, overpaid: false, cancelAsked: false },
-      resolved,
-    ),
+    ...summary,
     orderNumber: orderNumberOf(o.id),
     reference: o.reference,
     recipient: o.recipient,
@@ -121,6 +132,7 @@ export async function orderDetail(
       signature: r.signature,
       amountBaseUnits: r.amount_base_units,
       exception: r.exception,
+      to: r.payer,
       at: r.at,
       transactionUrl: explorerTxUrl(r.signature, explorer),
     })),

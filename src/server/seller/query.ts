@@ -47,19 +47,24 @@ function resolved(eb: Eb, exception: SellerException, actions: readonly string[]
   );
 }
 
+/** The order's dust threshold (orders.dust_base_units, written with each transfer; none before: 0). */
+const DUST = sql`cast(coalesce(orders.dust_base_units, '0') as numeric)`;
+
+/** An extra payment at or above the order's dust threshold (src/core/refunds.ts moneyFactsOf). */
 function hasExtra(eb: Eb) {
   return eb.exists(
     eb
       .selectFrom('payments')
       .select('payments.signature')
       .whereRef('payments.order_id', '=', 'orders.id')
-      .where('payments.role', '=', 'extra'),
+      .where('payments.role', '=', 'extra')
+      .where(sql<boolean>`cast(payments.received_base_units as numeric) >= ${DUST}`),
   );
 }
 
 /**
  * The transfers counted toward the order (all but extras) add up to more than its amount: the completing transfer
- * overpaid (src/core/refunds.ts overpaidOf). Amounts are integer base units stored as text; NUMERIC keeps them
+ * overpaid (src/core/refunds.ts overpaidOf), by at least the order's dust threshold. Amounts are integer base units stored as text; NUMERIC keeps them
  * exact on both stores. The order's ledger sum (orders.received_base_units) above its amount is a necessary
  * condition, checked first.
  */
@@ -70,7 +75,8 @@ function overpaid(eb: Eb) {
     // First the order row's ledger sum (extras included, written with each payment): most orders are not above
     // their amount, and skip the per-order sum below.
     sql<boolean>`cast(orders.received_base_units as numeric) > cast(orders.amount_base_units as numeric)`,
-    sql<boolean>`(select coalesce(sum(cast(p.received_base_units as numeric)), 0) from payments p where p.order_id = orders.id and p.role <> 'extra') > cast(orders.amount_base_units as numeric)`,
+    // Above the amount by at least the dust threshold (an over-amount below it is dust: owed nothing).
+    sql<boolean>`(select coalesce(sum(cast(p.received_base_units as numeric)), 0) from payments p where p.order_id = orders.id and p.role <> 'extra') - cast(orders.amount_base_units as numeric) >= (case when ${DUST} > 0 then ${DUST} else 1 end)`,
   ]);
 }
 

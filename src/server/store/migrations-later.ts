@@ -211,4 +211,16 @@ export const laterMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Refunds follow the money (docs/decisions/seller-console.md "Who is owed what"): `refunds.payer` is the sender a
+  // refund went back to (their wallet, or token account when the node did not name the owner), so each sender is
+  // refunded at most what is owed to them; NULL for refunds recorded before (they count against every sender).
+  // `orders.dust_base_units` is the order's dust threshold when its last transfer was recorded (the order module
+  // writes it with each payment): the console's queues leave dust out of the money exceptions in SQL. NULL for
+  // orders paid before (nothing is dust there, as before).
+  '0021_money_rules': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('refunds').addColumn('payer', 'text').execute();
+      await db.schema.alterTable('orders').addColumn('dust_base_units', 'text').execute();
+    },
+  },
 };

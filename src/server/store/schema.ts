@@ -29,6 +29,8 @@ export interface OrdersTable {
   expires_at: string;
   signature: string | null;
   received_base_units: string | null;
+  /** The order's dust threshold when its last transfer was recorded (migration 0021; NULL: none recorded since). */
+  dust_base_units: string | null;
   block_time: number | null;
   finalized: number;
   confirmation_requested_at: string | null;
@@ -213,6 +215,8 @@ export interface RefundsTable {
   /** The payout address signed in. */
   address: string;
   at: string;
+  /** Who it went back to: the sender's wallet, or token account (migration 0021; NULL before). */
+  payer: string | null;
 }
 
 export interface Database {

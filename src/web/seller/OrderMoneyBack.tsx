@@ -6,6 +6,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import type { SellerException, SellerOrderDetail, SellerPayer } from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
+import { defaultRefundTo } from '../../core/refunds';
 import { formatClaim } from '../lib/claim-amount';
 import { sellerApi } from './api';
 import { EXCEPTION_LABEL, when } from './labels';
@@ -15,13 +16,13 @@ import { parseClaimInput } from './refund-tx';
 
 const RefundWithWallet = lazy(() => import('./RefundWithWallet'));
 
+/** The most one refund against `exception` may return to this payer now (the server's rule, src/core/refunds.ts). */
+const limitOf = (p: SellerPayer | undefined, exception: SellerException): bigint =>
+  BigInt(p?.refundLimits[exception] ?? '0');
+
+/** The payer a refund goes to by default: the one owed most now (defaultRefundTo, the rule the check applies). */
 function defaultPayer(order: SellerOrderDetail, exception: SellerException): SellerPayer | undefined {
-  if (exception === 'extra_payment') {
-    const extra = [...order.payments].reverse().find((p) => p.role === 'extra');
-    const byExtra = order.payers.find((p) => extra && p.payments.includes(extra.signature));
-    if (byExtra) return byExtra;
-  }
-  return order.payers[0];
+  return defaultRefundTo(order.payers.map((p) => ({ p, limitBaseUnits: limitOf(p, exception) })))?.p;
 }
 
 export function MoneyBack(props: {
@@ -59,6 +60,7 @@ export function MoneyBack(props: {
                 {p.owner ?? p.tokenAccount}
               </a>{' '}
               paid {claimText(p.paidBaseUnits)}
+              {BigInt(p.owedBaseUnits) > 0n ? `, owed ${claimText(p.owedBaseUnits)}` : ''}
             </li>
           ))}
         </ul>
@@ -129,15 +131,17 @@ function RefundForm(props: {
   const { order, exception } = props;
   const remaining = BigInt(order.owed.remainingBaseUnits);
   const refundable = BigInt(order.owed.refundableBaseUnits);
-  // What is owed by default; an order that owes nothing by the rule (underpaid, paid late) may return what came.
-  const most = remaining > 0n ? remaining : refundable;
-  const [amount, setAmount] = useState(formatClaim(most));
+  // By default the payer owed most now, and what is owed to them: each payer gets back at most what they paid
+  // beyond what the order needed (everything they paid when the order goes back whole); a payer of dust nothing.
   const [payerKey, setPayerKey] = useState(defaultPayer(order, exception)?.tokenAccount ?? '');
+  const payer = order.payers.find((p) => p.tokenAccount === payerKey);
+  const orderMost = remaining > 0n ? remaining : refundable;
+  const most = order.payersKnown ? limitOf(payer, exception) : orderMost;
+  const [amount, setAmount] = useState(formatClaim(most));
   const [sending, setSending] = useState<{ amount: bigint; payer: SellerPayer } | null>(null);
   const [refusal, setRefusal] = useState('');
   const [signature, setSignature] = useState('');
   useEffect(() => setAmount(formatClaim(most)), [most]);
-  const payer = order.payers.find((p) => p.tokenAccount === payerKey);
   const config = props.config.status === 'known' ? props.config.config : undefined;
 
   const start = () => {
@@ -145,18 +149,18 @@ function RefundForm(props: {
     const base = parseClaimInput(amount);
     if (base === null || base <= 0n)
       return setRefusal('Type the amount to refund in $CLAIM, for example 5 or 2.5.');
+    if (!payer) return setRefusal('Who paid is not known yet: reload the order to read it from the network.');
     if (base > most)
       return setRefusal(
-        `That is more than this order can refund: at most ${claimText(most)}${remaining > 0n ? ' (what is still owed)' : ' (what was received and not yet refunded)'}.`,
+        `That is more than this order can refund${order.payers.length > 1 ? ' to that wallet' : ''}: at most ${claimText(most)}${remaining > 0n ? ' (what is still owed)' : ' (what was received and not yet refunded)'}.`,
       );
-    if (!payer) return setRefusal('Who paid is not known yet: reload the order to read it from the network.');
     setSending({ amount: base, payer });
   };
 
   return (
     <div className="seller-refund" data-exception={exception}>
       <h4>Refund for “{EXCEPTION_LABEL[exception]}”</h4>
-      {most === 0n ? (
+      {orderMost === 0n || (order.payersKnown && defaultPayer(order, exception) === undefined) ? (
         <p>Nothing more can be refunded for this order.</p>
       ) : (
         <form
@@ -182,7 +186,8 @@ function RefundForm(props: {
               <select value={payerKey} onChange={(e) => setPayerKey(e.target.value)}>
                 {order.payers.map((p) => (
                   <option key={p.tokenAccount} value={p.tokenAccount}>
-                    {short(p.owner ?? p.tokenAccount)} (paid {claimText(p.paidBaseUnits)})
+                    {short(p.owner ?? p.tokenAccount)} (paid {claimText(p.paidBaseUnits)}, owed{' '}
+                    {claimText(limitOf(p, exception).toString())})
                   </option>
                 ))}
               </select>
