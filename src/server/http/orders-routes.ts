@@ -112,12 +112,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
       );
     // The shipping details of a QR record (checked by the order service against the US form), with the record's
     // page token: the order id alone attaches nothing.
-    const order = await deps.orders.requestConfirmation(
-      idOf(req.params),
-      fields.shipping,
-      fields.token,
-      holder(req),
-    );
+    const order = await deps.orders.requestConfirmation(idOf(req.params), fields.shipping, fields.token);
     return reply.header('cache-control', 'no-store').send(order);
   });
 

@@ -149,7 +149,6 @@ export async function requestConfirmation(
   orderId: string,
   shippingBody?: unknown,
   token?: unknown,
-  holder?: string,
 ): Promise<OrderPublic> {
   checkOrderId(orderId);
   // Checked before anything is read: bad details change nothing.

@@ -89,15 +89,11 @@ export interface OrderService {
   /**
    * QR pages' "Send Order Confirmation", with the record's page token (`token`: the capability the browser that
    * made the record holds; the id alone is refused): attaches `shipping` to a record without details (a second,
-   * different set is refused) and holds its stock while unpaid; seller then buyer order_confirmation are
-   * enqueued once something is paid (at once for an order without a price; else when the payment lands).
+   * different set is refused). Details hold no stock: the piece is taken when the payment is seen (holds.md).
+   * Seller then buyer order_confirmation are enqueued once something is paid (at once for an order without a
+   * price; else when the payment lands).
    */
-  requestConfirmation(
-    orderId: string,
-    shipping?: unknown,
-    token?: unknown,
-    holder?: string,
-  ): Promise<OrderPublic>;
+  requestConfirmation(orderId: string, shipping?: unknown, token?: unknown): Promise<OrderPublic>;
   /** A QR record with nothing paid and no details takes a renewed quote of its own reference. */
   requote(orderId: string, quote: string, pageToken?: unknown): Promise<AnyOrderCreated>;
   /** The buyer's order page by its capability token; undefined for any unknown or malformed token. */
