@@ -82,7 +82,10 @@ export function webBuildInputsHash(): string {
 }
 
 function run(cmd: string, args: string[]): void {
-  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
+  // Vitest sets NODE_ENV=test; a build that inherited it would be React's development build (StrictMode runs every
+  // effect twice: the wallet connects twice), not the production build that `npm run build` and users get.
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal})`);
 }
 
