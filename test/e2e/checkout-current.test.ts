@@ -2,8 +2,8 @@
  * Checkout that never misleads, in the browser, on a phone (390 × 844, touch) and at a desk: a page view holds
  * nothing (a second visitor can still buy the piece), a malformed e-mail is refused in the form before any wallet
  * or server call, a quantity above the stock is refused inline with the pay button disabled, and the shipping form
- * survives a reload within the tab (not in another one), and a client holding its limit of unpaid pieces is refused a
- * further hold in the shop's own words. Paying, receipts without a payable link and the QR steps
+ * survives a reload within the tab (not in another one), and QR details hold nothing (a client at its hold limit
+ * still sends them). Paying, receipts without a payable link and the QR steps
  * in order are in qr-checkout.test.ts; holds, the per-client cap and "Reserved" at the API in
  * test/integration/holds.test.ts.
  */
@@ -135,8 +135,10 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
     await close();
   });
 
-  it('a client holding its limit is refused a further hold in words; the first hold stands', async () => {
-    // The cap is off in the shared test settings (every test buyer is 127.0.0.1): this store sets it to 1.
+  it('QR details hold nothing, so a client at its hold limit still sends details for a second piece (holds.md)', async () => {
+    // The cap is off in the shared test settings (every test buyer is 127.0.0.1): this store sets it to 1. Since
+    // b345fa0 a QR record's details hold no unit (the piece is taken when the payment is seen), so the cap, which
+    // counts holds, refuses nothing here; its refusal of wallet holds is tested at the API (holds.test.ts).
     const limited = await startTestServer({ HOLD_LIMIT_PER_CLIENT: '1' });
     try {
       const { page, errors, close } = await openPage(browser, limited.url, options);
@@ -145,28 +147,21 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
         dialogs.push(d.message());
         void d.accept();
       });
-      // The first piece: details sent before paying hold it (Now pay …), no alert.
       await page.goto('/honey2');
       await page.getByTestId('qr-image').waitFor();
       await fillUs(page, 'Hedy Lamarr', 'hedy@example.test');
       await press(options, page.getByRole('button', { name: 'Send Order Confirmation' }));
       await page.getByTestId('pay-next').waitFor();
-      expect(dialogs).toEqual([]);
-      // A second piece from the same client: refused in words (the shop's sentence), nothing held, no crash text.
       await page.goto('/vendors/coopersglass/product9');
       await page.getByTestId('qr-image').waitFor();
       await fillUs(page, 'Hedy Lamarr', 'hedy@example.test');
       await press(options, page.getByRole('button', { name: 'Send Confirmation Email' }));
-      await expect.poll(() => dialogs.length).toBe(1);
-      expect(dialogs[0]).toMatch(
-        /^You already have 1 piece reserved and unpaid, and one buyer can reserve at most 1 at once\. Pay for it or wait before reserving more\. The first comes back at \d\d:\d\d UTC if unpaid\.$/,
-      );
-      expect(dialogs[0]).not.toMatch(/Transaction or email logic failed|Failed to send/);
-      expect(await page.getByTestId('pay-next').count()).toBe(0);
-      expect(await page.getByRole('button', { name: 'Confirmation Sent' }).count()).toBe(0);
-      // The piece stays for sale to others (nothing held by the refusal).
+      await page.getByTestId('pay-next').waitFor();
+      expect(dialogs).toEqual([]);
+      // Both pieces stay for sale to others: nothing is reserved before a payment.
       const stock = await limited.running.stock.levels();
       expect(stock.find((l) => l.productId === 'eagles-xl-joystick-cropal-stick')?.reserved ?? 0).toBe(0);
+      expect(stock.find((l) => l.productId === 'honey-dew-papaya-live-rosin')?.reserved ?? 0).toBe(0);
       expect(unexpectedErrors(errors, [/\/confirmation$/])).toEqual([]);
       await close();
     } finally {

@@ -188,16 +188,17 @@ describe('seller console (payout wallet sign-in)', () => {
   it('an extra payment is refunded on the local network (vendor → payer) and Mark refunded records it', async () => {
     const { page } = vendor;
     const order = await getOrder(orderId);
-    // The buyer sends 3 $CLAIM more to the order's reference: the watcher records an extra payment.
+    // The buyer sends 300 $CLAIM more to the order's reference (above the dust threshold, about $0.50 here): the
+    // watcher records an extra payment.
     await sendTx(buyerKey, [
-      claimTransfer(buyerKey, vendorKey.publicKey, 3_000_000n, [new PublicKey(order.reference)]),
+      claimTransfer(buyerKey, vendorKey.publicKey, 300_000_000n, [new PublicKey(order.reference)]),
     ]);
     await until('the extra payment in the console', async () => {
       const r = await sellerApi<SellerOrderDetail>(page, `/api/seller/orders/${orderId}`);
       return r.body.exceptions.includes('extra_payment') ? true : undefined;
     });
     // The vendor sends it back: a real SPL transfer from its token account to the buyer's.
-    const refund = await sendTx(vendorKey, [claimTransfer(vendorKey, buyerKey.publicKey, 3_000_000n)]);
+    const refund = await sendTx(vendorKey, [claimTransfer(vendorKey, buyerKey.publicKey, 300_000_000n)]);
 
     await page.getByRole('button', { name: 'Back to orders' }).click();
     // Shipped, with an open extra payment: no longer in "To ship" (the landing queue), under "All".
@@ -212,7 +213,7 @@ describe('seller console (payout wallet sign-in)', () => {
     await page
       .getByTestId('order-actions')
       .getByText(
-        `Refunded 3.000000 $CLAIM (“Extra payment” settled), transaction ${refund.slice(0, 4)}…${refund.slice(-4)}`,
+        `Refunded 300.000000 $CLAIM (“Extra payment” settled), transaction ${refund.slice(0, 4)}…${refund.slice(-4)}`,
       )
       .waitFor();
     const d = (await sellerApi<SellerOrderDetail>(page, `/api/seller/orders/${orderId}`)).body;
@@ -220,7 +221,7 @@ describe('seller console (payout wallet sign-in)', () => {
     expect(d.actions.find((a) => a.action === 'refunded')?.detail).toEqual({
       exception: 'extra_payment',
       signature: refund,
-      amountBaseUnits: '3000000',
+      amountBaseUnits: '300000000',
     });
     expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
   });
