@@ -1,7 +1,7 @@
 /**
  * One order in the seller console, end to end: headless Chromium, the built app, the real server with its
  * payment watcher and outbox, the localnet, e-mails caught by a real SMTP server on loopback. The buyer pays an
- * order and then 5 $CLAIM too much on chain; the vendor signs in with its payout wallet (the Phantom-compatible
+ * order and then 500 $CLAIM too much on chain; the vendor signs in with its payout wallet (the Phantom-compatible
  * test wallet signing with the localnet's demo key) and refunds from the order view: "Refund with wallet" builds
  * the transfer, the test wallet signs and sends it, the server checks it on chain and records it; the buyer's
  * e-mail names the amount and the transaction, the buyer's order page shows it, and a second refund above what
@@ -95,7 +95,7 @@ afterAll(async () => {
 });
 
 describe('one order in the seller console', () => {
-  it('a buyer orders and pays, then pays 5 $CLAIM too much: an extra payment', async () => {
+  it('a buyer orders and pays, then pays 500 $CLAIM too much: an extra payment', async () => {
     const q = await fetch(`${stack.url}/api/quotes`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -120,7 +120,7 @@ describe('one order in the seller console', () => {
       const o = await getOrder(order.orderId);
       return o.status === 'paid' || o.status === 'final' ? o : undefined;
     });
-    await sendTx(buyerKey, [payTransfer(5_000_000n, reference)]);
+    await sendTx(buyerKey, [payTransfer(500_000_000n, reference)]);
     await until('the extra payment recorded', async () =>
       (await getOrder(order.orderId)).payments.some((p) => p.role === 'extra') ? true : undefined,
     );
@@ -148,33 +148,33 @@ describe('one order in the seller console', () => {
 
     // What is owed and who paid.
     const owed = page.getByTestId('order-owed');
-    await owed.getByText('5.000000 $CLAIM').first().waitFor();
+    await owed.getByText('500.000000 $CLAIM').first().waitFor();
     await page.getByTestId('order-payers').getByText(buyerKey.publicKey.toBase58()).waitFor();
     const refund = page.locator('.seller-refund[data-exception="extra_payment"]');
     const amount = refund.getByLabel(/Amount \(\$CLAIM/);
-    expect(await amount.inputValue()).toBe('5.000000'); // what is owed, by default
+    expect(await amount.inputValue()).toBe('500.000000'); // what is owed, by default
 
     // Above what is owed: refused in words, the wallet is not asked.
-    await amount.fill('7');
+    await amount.fill('700');
     await refund.getByRole('button', { name: 'Refund with wallet' }).click();
     await refund
       .getByRole('alert')
-      .getByText('That is more than this order can refund: at most 5.000000 $CLAIM (what is still owed).')
+      .getByText('That is more than this order can refund: at most 500.000000 $CLAIM (what is still owed).')
       .waitFor();
     expect(vendor.wallet.requests()).not.toContain('signAndSendTransaction');
 
-    // Edited down to 2 $CLAIM: the wallet signs and sends, the server checks it on chain and records it.
+    // Edited down to 200 $CLAIM: the wallet signs and sends, the server checks it on chain and records it.
     const before = await buyerBalance();
-    await amount.fill('2');
+    await amount.fill('200');
     await refund.getByRole('button', { name: 'Refund with wallet' }).click();
     await page
       .getByRole('status')
-      .getByText('Refund of 2.000000 $CLAIM sent and recorded; the buyer is being e-mailed.')
+      .getByText('Refund of 200.000000 $CLAIM sent and recorded; the buyer is being e-mailed.')
       .waitFor({ timeout: 30_000 });
     const sent = vendor.wallet.sent();
     expect(sent).toHaveLength(1);
     const signature = sent[0]!;
-    expect((await buyerBalance()) - before).toBe(2_000_000n);
+    expect((await buyerBalance()) - before).toBe(200_000_000n);
     // The memo names the order; the priority fee is set as in the checkout.
     const tx = await rpc.getTransaction(signature, {
       commitment: 'confirmed',
@@ -182,9 +182,9 @@ describe('one order in the seller console', () => {
     });
     expect(tx?.meta?.logMessages?.join('\n')).toContain(`Refund for order ${number}`);
     const d = await detailOf(page);
-    expect(d.refunds.map((r) => [r.signature, r.amountBaseUnits])).toEqual([[signature, '2000000']]);
-    expect(d.owed.remainingBaseUnits).toBe('3000000');
-    await page.getByTestId('order-refunds').getByText('2.000000 $CLAIM').waitFor();
+    expect(d.refunds.map((r) => [r.signature, r.amountBaseUnits])).toEqual([[signature, '200000000']]);
+    expect(d.owed.remainingBaseUnits).toBe('300000000');
+    await page.getByTestId('order-refunds').getByText('200.000000 $CLAIM').waitFor();
 
     // The buyer's e-mail: the amount and the transaction.
     const mail = await until('the refund e-mail', () =>
@@ -198,7 +198,7 @@ describe('one order in the seller console', () => {
     );
     const to = Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : (mail.to?.text ?? '');
     expect(to).toContain(SHIPPING.email);
-    expect(mail.text).toContain('2.000000');
+    expect(mail.text).toContain('200.000000');
     expect(mail.text).toContain(signature);
     expect(mail.text).toContain(number);
 
@@ -207,7 +207,7 @@ describe('one order in the seller console', () => {
     await buyer.page.goto(new URL(order.orderUrl).pathname);
     const refundRow = buyer.page.getByTestId('order-refund');
     await refundRow.waitFor();
-    expect(await refundRow.innerText()).toContain('Refund to your wallet: 2.000000 $CLAIM');
+    expect(await refundRow.innerText()).toContain('Refund to your wallet: 200.000000 $CLAIM');
     expect(await refundRow.getByRole('link').getAttribute('href')).toContain(signature);
     expect(await buyer.page.getByTestId('order-payments').innerText()).toContain(
       'extra payment (the seller refunds it)',
@@ -219,28 +219,28 @@ describe('one order in the seller console', () => {
     expect(unexpectedErrors(buyer.errors)).toEqual([]);
     await buyer.close();
 
-    // A second refund above what is still owed (3 $CLAIM): refused in words, nothing sent.
-    expect(await amount.inputValue()).toBe('3.000000');
-    await amount.fill('4');
+    // A second refund above what is still owed (300 $CLAIM): refused in words, nothing sent.
+    expect(await amount.inputValue()).toBe('300.000000');
+    await amount.fill('400');
     await refund.getByRole('button', { name: 'Refund with wallet' }).click();
     await refund
       .getByRole('alert')
-      .getByText('That is more than this order can refund: at most 3.000000 $CLAIM (what is still owed).')
+      .getByText('That is more than this order can refund: at most 300.000000 $CLAIM (what is still owed).')
       .waitFor();
     expect(vendor.wallet.sent()).toHaveLength(1);
 
-    // The rest (3 $CLAIM): what is owed is back, the exception settles, the buyer's page says it is refunded.
-    await amount.fill('3');
+    // The rest (300 $CLAIM): what is owed is back, the exception settles, the buyer's page says it is refunded.
+    await amount.fill('300');
     await refund.getByRole('button', { name: 'Refund with wallet' }).click();
     await page
       .getByRole('status')
-      .getByText('Refund of 3.000000 $CLAIM sent and recorded; the buyer is being e-mailed.')
+      .getByText('Refund of 300.000000 $CLAIM sent and recorded; the buyer is being e-mailed.')
       .waitFor({ timeout: 30_000 });
     await page.getByText('Extra payment: resolved').waitFor();
     const settled = await detailOf(page);
     expect(settled.resolved).toEqual(['extra_payment']);
     expect(settled.owed.remainingBaseUnits).toBe('0');
-    expect(settled.refunds.map((r) => r.amountBaseUnits)).toEqual(['2000000', '3000000']);
+    expect(settled.refunds.map((r) => r.amountBaseUnits)).toEqual(['200000000', '300000000']);
     const again = await openPage(browser, stack.url);
     await again.page.goto(new URL(order.orderUrl).pathname);
     await again.page.getByTestId('order-refund').nth(1).waitFor();
