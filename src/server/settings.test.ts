@@ -28,6 +28,8 @@ const production = {
   RECIPIENT_COOPERSGLASS: KEY_B,
   RECIPIENT_GORILLA: KEY_C,
   DATA_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  MAIL_TRANSPORT: 'smtp',
+  SMTP_URL: 'smtp://mail.shop.example:587',
 };
 
 function problems(env: Record<string, string>, d = demo, groups?: string[]): string[] {
@@ -92,6 +94,7 @@ describe('settings', () => {
       'RECIPIENT_COOPERSGLASS',
       'RECIPIENT_GORILLA',
       'DATA_KEYS',
+      'MAIL_TRANSPORT',
     ]) {
       expect(
         p.some((x) => x.startsWith(`${name}:`)),
@@ -102,6 +105,17 @@ describe('settings', () => {
     expect(s.demo).toBe(false);
     expect(s.solana.cluster).toBe('mainnet-beta');
     expect(s.solana.wsUrl).toBe('wss://api.mainnet-beta.solana.com');
+  });
+
+  it('production refuses to start without an explicit MAIL_TRANSPORT; file is taken only when named', () => {
+    const { MAIL_TRANSPORT: _t, SMTP_URL: _u, ...withoutTransport } = production;
+    expect(problems(withoutTransport, undefined as never)).toEqual([
+      'MAIL_TRANSPORT: required outside demo mode (smtp or emailjs; file writes .eml files and delivers nothing)',
+    ]);
+    expect(loadSettings({ ...withoutTransport, MAIL_TRANSPORT: 'file' }).mail.transport).toBe('file');
+    expect(loadSettings(production).mail.transport).toBe('smtp');
+    // Demo mode keeps its default: the file transport, listed at /dev/mail.
+    expect(loadSettings({}, demo).mail.transport).toBe('file');
   });
 
   it.each([

@@ -27,6 +27,7 @@ const env = (dataKeys: string): Record<string, string> => ({
   DATA_KEYS: dataKeys,
   DATABASE_URL: file,
   SOLANA_RPC_URL: 'http://127.0.0.1:9',
+  MAIL_TRANSPORT: 'file',
   PRICE_API_URL: 'http://127.0.0.1:9',
   QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
   SELLER_EMAIL: 'seller@shop.test',

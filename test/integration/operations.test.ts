@@ -358,6 +358,7 @@ describe('metrics', () => {
       RECIPIENT_COOPERSGLASS: k.recipients.coopersglass.toBase58(),
       RECIPIENT_GORILLA: k.recipients.gorilla.toBase58(),
       METRICS_TOKEN: 'metrics-token-0123456789',
+      MAIL_TRANSPORT: 'file',
       MAIL_DIR: join(mkdtempSync(join(tmpdir(), 'claim-ops-')), 'mail'),
     });
     const s = await server(settings, undefined, {
@@ -564,6 +565,7 @@ describe('the HTTP edge', () => {
       CLAIM_MINT: k.mint.toBase58(),
       RECIPIENT_COOPERSGLASS: k.recipients.coopersglass.toBase58(),
       RECIPIENT_GORILLA: k.recipients.gorilla.toBase58(),
+      MAIL_TRANSPORT: 'file',
       MAIL_DIR: join(mkdtempSync(join(tmpdir(), 'claim-ops-')), 'mail'),
     });
     const s = await server(settings, undefined, {

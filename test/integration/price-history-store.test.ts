@@ -121,6 +121,7 @@ describe('startServer persists the price history', () => {
       RECIPIENT_COOPERSGLASS: key(),
       RECIPIENT_GORILLA: key(),
       DATABASE_URL: join(dir, 'store.sqlite'),
+      MAIL_TRANSPORT: 'file',
       MAIL_DIR: join(dir, 'mail'),
     });
     const history = async (s: Awaited<ReturnType<typeof startServer>>) =>

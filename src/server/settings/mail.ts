@@ -11,8 +11,8 @@ export const mailSection = section({
   title: 'Mail',
   settings: {
     MAIL_TRANSPORT: {
-      doc: 'How e-mail is sent: file (one .eml per message in MAIL_DIR, listed at /dev/mail in demo mode), smtp or emailjs.',
-      default: 'file',
+      doc: 'How e-mail is sent: file (one .eml per message in MAIL_DIR, listed at /dev/mail in demo mode; delivers nothing), smtp or emailjs. Required outside demo mode: the server refuses to start without it.',
+      defaultDoc: 'none (demo mode: file)',
       values: TRANSPORTS.join(', '),
     },
     MAIL_DIR: { doc: "The file transport's folder.", default: 'var/mail' },
@@ -43,7 +43,14 @@ export const mailSection = section({
   },
   read(r, ctx: LoadContext): Pick<Settings, 'mail'> {
     const { demo: isDemo, groups } = ctx;
-    const transportRaw = r.get('MAIL_TRANSPORT') ?? 'file';
+    const explicit = r.get('MAIL_TRANSPORT');
+    // Outside demo mode a missing transport is refused rather than defaulted to `file`, which delivers nothing
+    // and keeps personal data in .eml files (issue 28, finding 10; docs/decisions/price-and-mail.md).
+    if (explicit === undefined && !isDemo)
+      r.problem(
+        'MAIL_TRANSPORT: required outside demo mode (smtp or emailjs; file writes .eml files and delivers nothing)',
+      );
+    const transportRaw = explicit ?? 'file';
     const known = (TRANSPORTS as readonly string[]).includes(transportRaw);
     if (!known) r.problem(`MAIL_TRANSPORT: must be one of file, smtp, emailjs (got '${transportRaw}')`);
     const transport = (known ? transportRaw : 'file') as MailTransportName;
