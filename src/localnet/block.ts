@@ -4,7 +4,8 @@
  * `transactionDetails` full (default), accounts, signatures or none; `rewards` (default true) an empty list, as
  * the localnet pays no rewards.
  */
-import { RpcError, type Chain } from './chain.js';
+import type { Chain } from './chain.js';
+import { RpcError } from './rpc-error.js';
 import type { TxRecord } from './history.js';
 import { formatTransaction, type TxEncoding } from './tx-format.js';
 

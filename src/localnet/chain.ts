@@ -5,13 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import bs58 from 'bs58';
-import nacl from 'tweetnacl';
-import {
-  AddressLookupTableAccount,
-  PublicKey,
-  VersionedTransaction,
-  type VersionedMessage,
-} from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
 import {
   Account,
   Clock,
@@ -20,30 +14,17 @@ import {
   type SimulatedTransactionInfo,
   type TransactionMetadata,
 } from 'litesvm/dist/internal.js';
-import { parseMint, parseTokenAccount, uiTokenAmount, type AccountView, type MintData } from './accounts.js';
-import { History, type CompiledIx, type TokenBalance, type TxRecord } from './history.js';
+import { parseMint, type AccountView, type MintData } from './accounts.js';
+import { History, type CompiledIx, type TxRecord } from './history.js';
 import { convertError, fieldlessError, type ConvertedError, type RpcTransactionError } from './tx-errors.js';
+import { convertInner, feeFromMeta, isWritable, memoOf, tokenBalances } from './tx-record.js';
+import { decodeTransaction, verifySignatures, type Decoded } from './wire.js';
+
+export type { Decoded } from './wire.js';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 export const MAX_PROCESSING_AGE = 150;
 const SLOTS_PER_EPOCH = 432_000;
-const MEMO_PROGRAMS = new Set([
-  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
-  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
-]);
-const LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
-
-/** A JSON-RPC error raised by a method (code, message, optional data). */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
 export interface ChainOptions {
   /** Slots between "processed" and "finalized" (mainnet ~32). */
   finalizeLag: number;
@@ -63,23 +44,9 @@ export interface SimulationResult {
   returnData: { programId: string; data: Uint8Array } | null;
 }
 
-interface Decoded {
-  tx: VersionedTransaction;
-  bytes: Uint8Array;
-  signature: string;
-  accountKeys: string[];
-  staticKeyCount: number;
-  loaded: { writable: string[]; readonly: string[] };
-}
-
 interface ChainEvents {
   slot: [slot: number];
   commitment: [record: TxRecord, level: Commitment];
-}
-
-function feeFromMeta(meta: TransactionMetadata, numSignatures: number): number {
-  const m = /fee: (\d+) \}\)?\s*$/.exec(meta.toString());
-  return m?.[1] !== undefined ? Number(m[1]) : 5000 * numSignatures;
 }
 
 export class Chain extends EventEmitter<ChainEvents> {
@@ -274,69 +241,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   // ---- transactions ----
 
   decode(bytes: Uint8Array): Decoded {
-    let tx: VersionedTransaction;
-    try {
-      tx = VersionedTransaction.deserialize(bytes);
-    } catch (e) {
-      throw new RpcError(
-        -32602,
-        `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
-      );
-    }
-    const msg = tx.message;
-    if (msg.header.numRequiredSignatures !== tx.signatures.length || tx.signatures.length === 0) {
-      throw new RpcError(
-        -32602,
-        'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
-      );
-    }
-    const staticKeys = msg.staticAccountKeys.map((k) => k.toBase58());
-    const loaded = { writable: [] as string[], readonly: [] as string[] };
-    for (const lookup of msg.addressTableLookups) {
-      const table = this.getAccount(lookup.accountKey.toBase58());
-      if (!table || table.owner !== LOOKUP_TABLE_PROGRAM) {
-        throw new RpcError(
-          -32602,
-          "invalid transaction: Transaction loads an address table account that doesn't exist",
-        );
-      }
-      const state = AddressLookupTableAccount.deserialize(table.data);
-      for (const i of lookup.writableIndexes) {
-        const k = state.addresses[i];
-        if (!k)
-          throw new RpcError(
-            -32602,
-            'invalid transaction: Transaction address table lookup uses an invalid index',
-          );
-        loaded.writable.push(k.toBase58());
-      }
-      for (const i of lookup.readonlyIndexes) {
-        const k = state.addresses[i];
-        if (!k)
-          throw new RpcError(
-            -32602,
-            'invalid transaction: Transaction address table lookup uses an invalid index',
-          );
-        loaded.readonly.push(k.toBase58());
-      }
-    }
-    const first = tx.signatures[0];
-    return {
-      tx,
-      bytes,
-      signature: bs58.encode(first ?? new Uint8Array(64)),
-      accountKeys: [...staticKeys, ...loaded.writable, ...loaded.readonly],
-      staticKeyCount: staticKeys.length,
-      loaded,
-    };
+    return decodeTransaction(bytes, (k) => this.getAccount(k));
   }
 
   verifySignatures(d: Decoded): boolean {
-    const message = d.tx.message.serialize();
-    return d.tx.signatures.every((sig, i) => {
-      const key = d.tx.message.staticAccountKeys[i];
-      return key !== undefined && nacl.sign.detached.verify(message, sig, key.toBytes());
-    });
+    return verifySignatures(d);
   }
 
   private runSimulation(d: Decoded): SimulatedTransactionInfo | FailedTransactionMetadata {
@@ -480,8 +389,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       fee: feeFromMeta(meta, d.tx.signatures.length),
       preBalances: pre.map((a) => Number(a?.lamports ?? 0n)),
       postBalances: post.map((a) => Number(a?.lamports ?? 0n)),
-      preTokenBalances: this.tokenBalances(d.accountKeys, pre),
-      postTokenBalances: this.tokenBalances(d.accountKeys, post),
+      preTokenBalances: tokenBalances(d.accountKeys, pre, (m) => this.mint(m)),
+      postTokenBalances: tokenBalances(d.accountKeys, post, (m) => this.mint(m)),
       logs: meta.logs(),
       computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
       memo: null,
@@ -492,61 +401,4 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.emit('commitment', record, 'processed');
     return { record };
   }
-
-  private tokenBalances(keys: string[], accounts: (AccountView | null)[]): TokenBalance[] {
-    const out: TokenBalance[] = [];
-    accounts.forEach((acc, i) => {
-      if (!acc) return;
-      const t = parseTokenAccount(acc);
-      const key = keys[i];
-      if (!t || key === undefined) return;
-      const mint = this.mint(t.mint);
-      out.push({
-        accountIndex: i,
-        mint: t.mint,
-        owner: t.owner,
-        programId: acc.owner,
-        uiTokenAmount: uiTokenAmount(t.amount, mint?.decimals ?? 0),
-      });
-    });
-    return out;
-  }
-}
-
-function isWritable(msg: VersionedMessage, i: number, staticCount: number, loadedWritable: number): boolean {
-  if (i >= staticCount) return i < staticCount + loadedWritable;
-  return msg.isAccountWritable(i);
-}
-
-function convertInner(meta: TransactionMetadata): { index: number; instructions: CompiledIx[] }[] {
-  const out: { index: number; instructions: CompiledIx[] }[] = [];
-  meta.innerInstructions().forEach((list, index) => {
-    if (list.length === 0) return;
-    out.push({
-      index,
-      instructions: list.map((inner) => {
-        const ix = inner.instruction();
-        return {
-          programIdIndex: ix.programIdIndex(),
-          accounts: Array.from(ix.accounts()),
-          data: ix.data(),
-          stackHeight: inner.stackHeight(),
-        };
-      }),
-    });
-  });
-  return out;
-}
-
-/** The RPC's memo field: "[len] text" for each Memo instruction, joined with "; ". */
-function memoOf(r: TxRecord): string | null {
-  const memos: string[] = [];
-  for (const ix of r.instructions) {
-    const program = r.accountKeys[ix.programIdIndex];
-    if (program !== undefined && MEMO_PROGRAMS.has(program)) {
-      const text = Buffer.from(ix.data).toString('utf8');
-      memos.push(`[${ix.data.length}] ${text}`);
-    }
-  }
-  return memos.length > 0 ? memos.join('; ') : null;
 }

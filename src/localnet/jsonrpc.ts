@@ -1,6 +1,6 @@
 /** JSON-RPC 2.0 envelope handling: parse errors, invalid requests, batches, method dispatch. */
 import { RpcParamError } from './accounts.js';
-import { RpcError } from './chain.js';
+import { RpcError } from './rpc-error.js';
 
 export type JsonRpcId = string | number | null;
 

@@ -1,7 +1,8 @@
 /** WebSocket PubSub: signature, account, logs, slot and root subscriptions with Solana's notification shapes. */
 import type { WebSocket } from 'ws';
 import { encodeAccount, parseEncoding, type Encoding } from './accounts.js';
-import { RpcError, type Chain, type Commitment } from './chain.js';
+import type { Chain, Commitment } from './chain.js';
+import { RpcError } from './rpc-error.js';
 import type { TxRecord } from './history.js';
 import { errorResponse, handleOne } from './jsonrpc.js';
 
