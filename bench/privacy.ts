@@ -43,7 +43,6 @@ const PLAIN: Sealer = {
   keyIds: ['plain'],
   seal: (plain) => plain,
   open: (text) => text,
-  openOrPlain: (text) => text,
 };
 
 function buyer(i: number) {

@@ -291,6 +291,56 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
       expect(list.statusCode).toBe(200);
     });
 
+    it('a plain value written into a sealed column reads as unreadable and is never adopted; rows from before sealing are sealed at start', async () => {
+      const { wallet, qr } = await twoPurchases();
+      const planted = JSON.stringify({ ...WALLET_BUYER, fullName: 'Planted Plaintext' });
+      await server.store.db
+        .updateTable('orders')
+        .set({ shipping_json: planted })
+        .where('id', '=', wallet.orderId)
+        .execute();
+      // A plain outbox body (an attacker's text for the mailer) and a plain seller note.
+      await server.store.db
+        .updateTable('outbox')
+        .set({ payload_json: '{"from_name":"Planted","to_name":"Planted"}', state: 'pending' })
+        .where('order_id', '=', qr.orderId)
+        .where('role', '=', 'buyer')
+        .execute();
+      const page = await inject('GET', `/api/order-pages/${tokenOf(wallet)}`);
+      expect(page.json<OrderPageView>().privacy.details).toBe('unreadable');
+      const seller = await signInAs(coopers);
+      const detail = await inject('GET', `/api/seller/orders/${wallet.orderId}`, { cookie: seller });
+      expect(detail.json<SellerOrderDetail>().buyerName).toBe('details unreadable');
+      expect(detail.body).not.toContain('Planted Plaintext');
+      const before = transport.sent.length;
+      await server.outbox.runOnce();
+      expect(transport.sent.slice(before).some((m) => m.payload.from_name === 'Planted')).toBe(false);
+      // A restart's sealing pass does not adopt them: they stay plain and unreadable, counted as such.
+      await server.close();
+      await start();
+      expect(await server.orders.sealStoredData({ onlyPlain: true })).toMatchObject({ resealed: 0 });
+      expect((await server.orders.sealedValuesByKey()).plain).toBeGreaterThanOrEqual(1);
+      const again = await inject('GET', `/api/order-pages/${tokenOf(wallet)}`);
+      expect(again.json<OrderPageView>().privacy.details).toBe('unreadable');
+      // A row written before this store began sealing (older than migration 0017's application) is sealed as
+      // it is at start, and reads.
+      await server.store.db
+        .updateTable('orders')
+        .set({ created_at: '2020-01-01T00:00:00.000Z' })
+        .where('id', '=', wallet.orderId)
+        .execute();
+      await server.close();
+      await start();
+      const row = await server.store.db
+        .selectFrom('orders')
+        .select('shipping_json')
+        .where('id', '=', wallet.orderId)
+        .executeTakeFirstOrThrow();
+      expect(row.shipping_json?.startsWith(SEALED_PREFIX)).toBe(true);
+      const legacy = await inject('GET', `/api/order-pages/${tokenOf(wallet)}`);
+      expect(legacy.json<OrderPageView>().privacy.details).not.toBe('unreadable');
+    });
+
     it('rotation re-seals every value under the new key; the old key can then be dropped; a stopped run resumes', async () => {
       const { wallet, qr } = await twoPurchases();
       await server.close();

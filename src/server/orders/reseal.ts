@@ -7,6 +7,10 @@
  * (a value changed meanwhile is left for the next pass). A run stopped half-way (a crash, a restart) leaves every
  * value either as it was or under the new key, and the next run does the rest. Values that cannot be opened
  * (unknown key, tampered) are counted and left as they are.
+ *
+ * Plain values are sealed only in rows written before sealing existed: rows older than the store's application
+ * of migration 0017 (the one that came with sealing; its time is in `store_migration`). A plain value in a newer
+ * row was not written by the order module: it is unreadable (counted, left, and read as such), never adopted.
  */
 import { sql } from 'kysely';
 import { ERASED, resealed, resealedActionDetail } from '../privacy/order-data';
@@ -27,8 +31,19 @@ const COLUMNS: Column[] = [
   { name: 'outbox.last_error', table: 'outbox', column: 'last_error', field: 'outbox.error' },
 ];
 
+/** When this store began sealing (migration 0017 applied); '' when unknown (then no row counts as older). */
+export async function sealingSince(ctx: OrderContext): Promise<string> {
+  const row = (
+    await sql<{ timestamp: string }>`select "timestamp" as timestamp from store_migration
+      where name = ${'0017_personal_data'}`.execute(ctx.db)
+  ).rows[0];
+  return row?.timestamp ?? '';
+}
+
 export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}): Promise<ResealResult> {
   const batchSize = opts.batchSize ?? 200;
+  const since = await sealingSince(ctx);
+  const legacy = (writtenAt: string) => writtenAt < since;
   const current = `${SEALED_PREFIX}${ctx.sealer.currentKeyId}:`;
   const result: ResealResult = { resealed: 0, unreadable: 0 };
   // A value needs work when it is neither NULL, ERASED nor already under the current key (plain only: not sealed).
@@ -40,8 +55,9 @@ export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}
       const idCol = 'id';
       const orderCol = col.table === 'orders' ? 'id' : 'order_id';
       const rows = (
-        await sql<{ id: string; order_id: string; value: string }>`
-        select ${sql.ref(idCol)} as id, ${sql.ref(orderCol)} as order_id, ${sql.ref(col.column)} as value
+        await sql<{ id: string; order_id: string; value: string; written_at: string }>`
+        select ${sql.ref(idCol)} as id, ${sql.ref(orderCol)} as order_id, ${sql.ref(col.column)} as value,
+          created_at as written_at
         from ${sql.table(col.table)}
         where ${sql.ref(col.column)} is not null and ${sql.ref(col.column)} <> ${ERASED}
           and substr(${sql.ref(col.column)}, 1, ${prefix.length}) <> ${prefix}
@@ -55,7 +71,7 @@ export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}
         for (const r of rows) {
           let next: string | undefined;
           try {
-            next = resealed(ctx.sealer, r.order_id, col.field, r.value);
+            next = resealed(ctx.sealer, r.order_id, col.field, r.value, legacy(r.written_at));
           } catch (err) {
             if (!(err instanceof UnreadableSealError)) throw err;
             result.unreadable++;
@@ -77,7 +93,7 @@ export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}
   for (;;) {
     const rows = await ctx.db
       .selectFrom('seller_actions')
-      .select(['id', 'order_id', 'detail_json'])
+      .select(['id', 'order_id', 'detail_json', 'at'])
       .where('id', '>', after)
       .where((eb) => {
         const plainFree = [
@@ -104,7 +120,7 @@ export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}
       for (const r of rows) {
         let next: string | undefined;
         try {
-          next = resealedActionDetail(ctx.sealer, r.order_id, r.detail_json);
+          next = resealedActionDetail(ctx.sealer, r.order_id, r.detail_json, legacy(r.at));
         } catch (err) {
           if (!(err instanceof UnreadableSealError)) throw err;
           result.unreadable++;

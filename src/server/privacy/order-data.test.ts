@@ -41,8 +41,8 @@ describe('personal data columns', () => {
     expect(openShipping(k1, OTHER, sealed)).toEqual({ state: 'unreadable' });
     const bent = sealed.slice(0, -3) + (sealed.endsWith('A') ? 'B' : 'A') + sealed.slice(-2);
     expect(openShipping(k1, ORDER, bent)).toEqual({ state: 'unreadable' });
-    // Written before sealing: read as is.
-    expect(openShipping(k1, ORDER, JSON.stringify(SHIPPING))).toEqual({ state: 'given', shipping: SHIPPING });
+    // A plain value in the sealed column was not written by the order module: unreadable, not taken as written.
+    expect(openShipping(k1, ORDER, JSON.stringify(SHIPPING))).toEqual({ state: 'unreadable' });
   });
 
   it('outbox rows: recipient and body sealed separately, each bound to the order', () => {
@@ -52,6 +52,13 @@ describe('personal data columns', () => {
     expect(openMail(k1, ORDER, row)).toEqual({ state: 'readable', to: 'zelda.qb@example.net', payload });
     expect(openMail(k1, OTHER, row)).toEqual({ state: 'unreadable' });
     expect(openMail(k1, ORDER, { ...row, payload_json: ERASED })).toEqual({ state: 'erased' });
+    // Plain values (an attacker's text where a sealed body belongs) are unreadable: the mailer sends nothing.
+    expect(openMail(k1, ORDER, { ...row, payload_json: JSON.stringify(payload) })).toEqual({
+      state: 'unreadable',
+    });
+    expect(openMail(k1, ORDER, { ...row, recipient_email: 'victim@example.net' })).toEqual({
+      state: 'unreadable',
+    });
   });
 
   it('seller actions: bookkeeping fields readable, free text sealed, erasable', () => {
@@ -67,22 +74,30 @@ describe('personal data columns', () => {
     expect(openActionDetail(k1, ORDER, erased)).toEqual({ exception: 'oversold', erased: 'true' });
     // Nothing free-text: stays plain JSON.
     expect(sealActionDetail(k1, ORDER, { emailId: 'x' })).toBe('{"emailId":"x"}');
+    // A free-text field in clear was not written by the order module: not shown, the detail says unreadable.
+    expect(openActionDetail(k1, ORDER, '{"exception":"oversold","note":"planted"}')).toEqual({
+      exception: 'oversold',
+      unreadable: 'true',
+    });
   });
 
-  it('re-sealing under the current key: old key and plain values move, current ones stay', () => {
+  it('re-sealing under the current key: old key and legacy plain values move, current ones stay', () => {
     const old = sealShipping(k1, ORDER, SHIPPING);
     const moved = resealed(k2, ORDER, 'shipping', old);
     expect(moved && sealedKeyId(moved)).toBe('k2');
     expect(resealed(k2, ORDER, 'shipping', moved!)).toBeUndefined();
-    expect(sealedKeyId(resealed(k2, ORDER, 'shipping', JSON.stringify(SHIPPING))!)).toBe('k2');
+    // Plain: sealed only when its row predates sealing (legacy); otherwise unreadable, never adopted.
+    expect(sealedKeyId(resealed(k2, ORDER, 'shipping', JSON.stringify(SHIPPING), true)!)).toBe('k2');
+    expect(() => resealed(k2, ORDER, 'shipping', JSON.stringify(SHIPPING))).toThrow(/could not be opened/);
     expect(resealed(k2, ORDER, 'shipping', ERASED)).toBeUndefined();
     const action = sealActionDetail(k1, ORDER, { trackingNumber: '1Z999' });
     const next = resealedActionDetail(k2, ORDER, action)!;
     expect(openActionDetail(k2, ORDER, next)).toEqual({ trackingNumber: '1Z999' });
     expect(resealedActionDetail(k2, ORDER, next)).toBeUndefined();
-    expect(openActionDetail(k2, ORDER, resealedActionDetail(k2, ORDER, '{"note":"plain"}')!)).toEqual({
+    expect(openActionDetail(k2, ORDER, resealedActionDetail(k2, ORDER, '{"note":"plain"}', true)!)).toEqual({
       note: 'plain',
     });
+    expect(() => resealedActionDetail(k2, ORDER, '{"note":"plain"}')).toThrow(/could not be opened/);
   });
 
   it('search cache: finds by name, e-mail or address substring, re-opens a changed row only', async () => {

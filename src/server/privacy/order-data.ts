@@ -3,8 +3,11 @@
  * (which writes them) and for the readers (outbox worker, seller console, the buyer's download).
  *
  * - orders.shipping_json: NULL (a QR record without details yet), a sealed ShippingInput JSON, or ERASED after
- *   the retention job or the buyer erased it (the order had details; they are gone). Plain JSON: a row written
- *   before sealing, read as is until the start-up sealing pass or `npm run keys:rotate` seals it.
+ *   the retention job or the buyer erased it (the order had details; they are gone).
+ *
+ * A value that is not sealed where a sealed one belongs (plain JSON, plain text, a plain free-text field in a
+ * seller action) reads as unreadable: it was not written by the order module. Only rows written before sealing
+ * existed are sealed as they are, by the start-up pass (orders/reseal.ts, `legacy`); see privacy.md "Sealing".
  * - outbox.recipient_email and outbox.payload_json: sealed (the payload quotes the buyer's name, e-mail and
  *   address; the seller's address is sealed too, for one rule), ERASED once erased.
  * - outbox.last_error: redacted and sealed (an SMTP answer may quote the buyer's address).
@@ -33,7 +36,7 @@ export function openShipping(sealer: Sealer, orderId: string, text: string | nul
   if (text === null) return { state: 'none' };
   if (text === ERASED) return { state: 'erased' };
   try {
-    const parsed = JSON.parse(sealer.openOrPlain(text, orderId, 'shipping')) as unknown;
+    const parsed = JSON.parse(sealer.open(text, orderId, 'shipping')) as unknown;
     if (typeof parsed !== 'object' || parsed === null) return { state: 'unreadable' };
     return { state: 'given', shipping: parsed as ShippingInput };
   } catch (err) {
@@ -71,9 +74,9 @@ export function openMail(sealer: Sealer, orderId: string | null, row: StoredMail
   try {
     return {
       state: 'readable',
-      to: sealer.openOrPlain(row.recipient_email, orderOf(orderId), 'outbox.recipient'),
+      to: sealer.open(row.recipient_email, orderOf(orderId), 'outbox.recipient'),
       payload: JSON.parse(
-        sealer.openOrPlain(row.payload_json, orderOf(orderId), 'outbox.payload'),
+        sealer.open(row.payload_json, orderOf(orderId), 'outbox.payload'),
       ) as OrderEmailPayload,
     };
   } catch (err) {
@@ -91,7 +94,7 @@ export function openError(sealer: Sealer, orderId: string | null, stored: string
   if (stored === null) return null;
   if (stored === ERASED) return 'erased';
   try {
-    return sealer.openOrPlain(stored, orderOf(orderId), 'outbox.error');
+    return sealer.open(stored, orderOf(orderId), 'outbox.error');
   } catch (err) {
     if (err instanceof UnreadableSealError) return 'unreadable';
     throw err;
@@ -116,7 +119,14 @@ export function sealActionDetail(sealer: Sealer, orderId: string, detail: Record
 export function openActionDetail(sealer: Sealer, orderId: string, json: string): Record<string, string> {
   const raw = JSON.parse(json) as Record<string, unknown>;
   const { sealed, ...open } = raw;
-  const out = Object.fromEntries(Object.entries(open).map(([k, v]) => [k, String(v)]));
+  // A free-text field stored in clear was not written by the order module (it seals them): not shown.
+  const plainFree = Object.keys(open).some((k) => SEALED_ACTION_FIELDS.includes(k));
+  const out = Object.fromEntries(
+    Object.entries(open)
+      .filter(([k]) => !SEALED_ACTION_FIELDS.includes(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
+  if (plainFree) return { ...out, unreadable: 'true' };
   if (sealed === undefined) return out;
   if (sealed === ERASED) return { ...out, erased: 'true' };
   try {
@@ -141,22 +151,37 @@ export function eraseActionDetail(json: string): string {
   return JSON.stringify(out);
 }
 
-/** Re-seals one stored value under the sealer's current key (plain → sealed too); undefined when already current. */
+/**
+ * Re-seals one stored value under the sealer's current key; undefined when already current. A plain value is
+ * sealed only when `legacy` (its row was written before sealing existed); otherwise it is unreadable (throws).
+ */
 export function resealed(
   sealer: Sealer,
   orderId: string | null,
   field: Parameters<Sealer['seal']>[2],
   stored: string,
+  legacy = false,
 ): string | undefined {
   if (stored === ERASED) return undefined;
   if (isSealed(stored) && stored.startsWith(`sealed:v1:${sealer.currentKeyId}:`)) return undefined;
-  return sealer.seal(sealer.openOrPlain(stored, orderOf(orderId), field), orderOf(orderId), field);
+  if (!isSealed(stored) && !legacy) throw new UnreadableSealError('malformed');
+  const plain = isSealed(stored) ? sealer.open(stored, orderOf(orderId), field) : stored;
+  return sealer.seal(plain, orderOf(orderId), field);
 }
 
-/** Re-seals a seller action's detail: its sealed part under the current key, plain free-text fields sealed. */
-export function resealedActionDetail(sealer: Sealer, orderId: string, json: string): string | undefined {
+/**
+ * Re-seals a seller action's detail: its sealed part under the current key, plain free-text fields sealed when
+ * `legacy` (written before sealing existed; otherwise they are unreadable: throws).
+ */
+export function resealedActionDetail(
+  sealer: Sealer,
+  orderId: string,
+  json: string,
+  legacy = false,
+): string | undefined {
   const raw = JSON.parse(json) as Record<string, unknown>;
   const plainFree = Object.keys(raw).some((k) => SEALED_ACTION_FIELDS.includes(k));
+  if (plainFree && !legacy) throw new UnreadableSealError('malformed');
   const sealed = raw.sealed;
   if (!plainFree && (sealed === undefined || sealed === ERASED)) return undefined;
   if (!plainFree && typeof sealed === 'string' && sealed.startsWith(`sealed:v1:${sealer.currentKeyId}:`))

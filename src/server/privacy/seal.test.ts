@@ -86,9 +86,9 @@ describe('sealing personal data (AES-256-GCM)', () => {
     expect(refusal(() => createSealer([key('k2', 9)]).open(resealed, ORDER, 'shipping'))).toBe('tampered');
   });
 
-  it('openOrPlain reads rows written before sealing as they are', () => {
-    expect(sealer.openOrPlain(PLAIN, ORDER, 'shipping')).toBe(PLAIN);
-    expect(sealer.openOrPlain(sealer.seal('x', ORDER, 'shipping'), ORDER, 'shipping')).toBe('x');
+  it('a plain value where a sealed one belongs is unreadable, never read as written', () => {
+    expect(() => sealer.open(PLAIN, ORDER, 'shipping')).toThrow(UnreadableSealError);
+    expect(sealer.open(sealer.seal('x', ORDER, 'shipping'), ORDER, 'shipping')).toBe('x');
   });
 
   it('the error message names no value, order or key', () => {

@@ -50,10 +50,11 @@ export interface Sealer {
   readonly currentKeyId: string;
   readonly keyIds: readonly string[];
   seal(plain: string, orderId: string, field: SealedField): string;
-  /** Opens a sealed value; throws UnreadableSealError when it is not genuine for this order and field. */
+  /**
+   * Opens a sealed value; throws UnreadableSealError when it is not genuine for this order and field, and when it
+   * is not sealed at all: a plain value in a sealed column is unreadable, never taken as written (issue 28).
+   */
   open(sealed: string, orderId: string, field: SealedField): string;
-  /** Opens a sealed value, or returns the text as is when it is not sealed (rows written before sealing). */
-  openOrPlain(text: string, orderId: string, field: SealedField): string;
 }
 
 export function isSealed(text: string | null | undefined): text is string {
@@ -120,9 +121,6 @@ export function createSealer(keys: readonly DataKey[]): Sealer {
       return `${SEALED_PREFIX}${current.id}:${out}`;
     },
     open,
-    openOrPlain(text, orderId, field) {
-      return isSealed(text) ? open(text, orderId, field) : text;
-    },
   };
 }
 
