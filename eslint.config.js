@@ -2,7 +2,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
-import local from './eslint-rules/imports.js';
+import imports from './eslint-rules/imports.js';
+import tableOwners from './eslint-rules/table-owners.js';
+import { TABLE_OWNERS } from './eslint-rules/table-map.js';
+
+const local = { rules: { ...imports.rules, 'table-owners': tableOwners } };
 
 const serverOnly = ['**/server/**', '**/localnet/**', '**/*.server', '**/*.server.ts'];
 const nodeBuiltins = [
@@ -78,6 +82,31 @@ export default tseslint.config(
         ],
       ],
     },
+  },
+  {
+    // Server zones: a route under src/server/http/ hands work to the domain modules and never reaches the store.
+    files: ['src/server/http/**/*.ts'],
+    plugins: { local },
+    rules: {
+      'local/feature-boundaries': [
+        'error',
+        [
+          {
+            from: 'src/server/http',
+            forbid: ['src/server/store'],
+            message: 'A route does not import the store; ask the module that owns the data.',
+          },
+        ],
+      ],
+    },
+  },
+  {
+    // One writer per table (docs/decisions/architecture.md): the table → module map. A write to a table from
+    // any other file, to a table not in the map, or to a table that is not named fails the lint.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    plugins: { local },
+    rules: { 'local/table-owners': ['error', TABLE_OWNERS] },
   },
   {
     // The browser bundle never imports server code, the localnet, or Node-only modules.

@@ -16,7 +16,7 @@ import { createMailTransport } from './mail/index';
 import { devMailPlugin } from './http/dev-mail-routes';
 import { demoPriceFeedPlugin } from './http/demo-price-routes';
 import { pricePlugin } from './http/price-routes';
-import { closePriceAlert, openPriceAlert } from './orders/alerts';
+import { closePriceAlert, openPriceAlert } from './price/alerts';
 import { demoPriceControlPlugin } from './http/demo-price-control-routes';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
@@ -26,7 +26,7 @@ import { createDemoMarket, createPriceService, type PriceService } from './price
 import { createKyselyPriceHistoryStore } from './price/kysely-history';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';
-import { databaseRateLimitStore } from './http/rate-limit-store';
+import { databaseRateLimitStore } from './ops/rate-limit-store';
 import { mergeProbes, type OpsProbes } from './ops/probes';
 import { createRpcProbe } from './ops/rpc-probe';
 import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
@@ -35,7 +35,7 @@ import { createSealer } from './privacy/seal';
 import { startRetentionJob, type RetentionJob } from './privacy/retention-job';
 import { privacyRoutes } from './http/privacy-routes';
 import { qrRoute } from './http/qr-route';
-import { shopPaymentLinks } from './http/qr-links';
+import { shopPaymentLinks } from './orders/shop-links';
 import { stockRoutes } from './http/stock-routes';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
@@ -223,7 +223,7 @@ export async function startServer(
         source: settings.demo ? 'demo' : 'dexscreener',
         claimMint: settings.claimMint,
         store: createKyselyPriceHistoryStore(store.db), // history survives a restart
-        // The sellers are e-mailed once per episode of disagreeing sources (through the order module's outbox).
+        // The sellers are e-mailed once per episode of disagreeing sources (price/alerts.ts, through the outbox).
         onDisagreement: async (e) => {
           if (e.state === 'ended') await closePriceAlert({ db: store.db });
           else if ((await openPriceAlert({ db: store.db, settings }, e)) > 0) outbox.nudge();

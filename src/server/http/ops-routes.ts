@@ -4,13 +4,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { readiness } from '../ops/health';
+import { readiness, type ReadinessDeps } from '../ops/health';
 import { createMetrics } from '../ops/metrics';
 import type { Catalog } from '../../core/catalog';
-import type { OpsProbes } from '../ops/probes';
-import type { PriceSource } from '../orders/quotes';
 import { publicConfig, type Settings } from '../settings';
-import type { Store } from '../store/store';
 
 export interface OpsRouteDeps {
   settings: Settings;
@@ -18,15 +15,7 @@ export interface OpsRouteDeps {
   /** Readiness for GET /api/health (store open and migrated). Omitted: always ready. */
   health?: () => Promise<boolean> | boolean;
   /** Operations: /api/health/ready and /metrics read the store, the price and these probes (all optional). */
-  ops?: {
-    store: Store;
-    probes: OpsProbes;
-    priceSource?: PriceSource;
-    priceMaxAgeMs: number;
-    /** Watcher lag above which ready is 503 (default WATCHER_MAX_LAG_S's 60). */
-    watcherMaxLagSeconds?: number;
-    now: () => Date;
-  };
+  ops?: ReadinessDeps;
 }
 
 function timingSafeEqualText(a: string, b: string): boolean {

@@ -2,7 +2,7 @@
  * GET /api/qr.svg?data=<solana: URL>: the Solana Pay link as a QR code in SVG, drawn on the server with the
  * `qrcode` package so the QR product page ships no QR library (~10 KB gzip). The answer depends on `data` only,
  * so it is cacheable for a day by anyone (`immutable`). Only `solana:` URLs up to MAX_QR_DATA characters are
- * drawn, and only when their UTF-8 bytes fit in a QR code, and only the shop's own payment links (qr-links.ts:
+ * drawn, and only when their UTF-8 bytes fit in a QR code, and only the shop's own payment links (orders/shop-links.ts:
  * $CLAIM to one of our vendors for one of our orders, in the shop's words): anything else is a 400 with the
  * ApiError body, so the route cannot be used to draw arbitrary images or someone else's payment request under the
  * shop's name. Rate limited per client (RATE_LIMIT_QR_PER_MINUTE).
@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { toString as qrToString } from 'qrcode';
 import { DomainError } from '../../core/errors';
-import type { QrLinkCheck } from './qr-links';
+import type { QrLinkCheck } from '../orders/shop-links';
 
 export const QR_ROUTE = '/api/qr.svg';
 export const MAX_QR_DATA = 1024;

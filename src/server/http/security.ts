@@ -7,7 +7,7 @@
  *   no plugins, no framing, no <base> hijack.
  * - @fastify/rate-limit on every API route that writes, sends mail or costs RPC, and on the QR drawing (per
  *   client and route), answered with the ApiError body (429 rate_limited) and Retry-After. With PostgreSQL
- *   the counters live in the database (rate-limit-store.ts), shared by every instance.
+ *   the counters live in the database (src/server/ops/rate-limit-store.ts), shared by every instance.
  * - `clientKey(req)`: who a request comes from, for every per-client limit (rate limits here, the hold cap).
  */
 import helmet from '@fastify/helmet';

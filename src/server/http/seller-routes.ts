@@ -53,7 +53,6 @@ import type { Settings } from '../settings';
 import type { Sealer } from '../privacy/seal';
 import { createSearchCache } from '../privacy/search';
 import type { StockRepository } from '../stock/repository';
-import type { Store } from '../store/store';
 import { DomainError } from '../../core/errors';
 import {
   DemoSessionBody,
@@ -73,7 +72,8 @@ import { parseWith } from './validate';
 export const SESSION_COOKIE = 'claim_seller';
 
 export interface SellerRoutesDeps {
-  store: Store;
+  /** Handed to the seller module's reads and sign-in (the routes themselves query nothing). */
+  store: SellerViewDeps['store'];
   /** The order service: every seller action on an order is its (ship, deliver, resolve, refund, resend). */
   orders: OrderService;
   catalog: Catalog;

@@ -12,6 +12,7 @@ import { transition } from '../../core/order-status';
 import { sellerOrder } from './exceptions';
 import { queueEmails } from './notifications';
 import { sealActionDetail } from '../privacy/order-data';
+import { resendFailed } from '../mail/queue';
 import { addHistory, shippingOf } from './rows';
 import type { Db, OrderContext, SellerActor, Shipment } from './types';
 
@@ -171,12 +172,7 @@ export async function resendEmail(
     if (!row) throw new DomainError('not_found', 'email_not_found', 'No such e-mail for this order.');
     if (row.state !== 'failed')
       throw new DomainError('conflict', 'email_not_failed', 'Only a failed e-mail can be sent again.');
-    await trx
-      .updateTable('outbox')
-      .set({ state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, lock_token: null })
-      .where('id', '=', row.id)
-      .where('state', '=', 'failed')
-      .execute();
+    await resendFailed(trx, row.id, at);
     await recordAction(ctx, trx, o.id, 'email_resent', { emailId: row.id }, seller.address, at);
   });
   ctx.deps.onOutboxChange?.();

@@ -6,6 +6,7 @@
  * while another is still waiting for its slot is merged into it.
  */
 import { randomUUID } from 'node:crypto';
+import { queueMail, replacePendingBody } from '../mail/queue';
 import { explorerTxUrl } from '../../core/explorer';
 import {
   buildOrderEmails,
@@ -18,7 +19,7 @@ import { emailsFor, type OrderChange } from '../../core/order-emails';
 import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
 import { openMail, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
-import type { OrderRow, OutboxTable, PaymentRow } from '../store/schema';
+import type { OrderRow, PaymentRow } from '../store/schema';
 import { FULLY_PAID } from '../../core/order-status';
 import { encodeTransferRequestUrl } from '../../core/solana-pay';
 import { itemsOf, ledgerOf, orderNumberOf, orderUrlOf, shippingOf, sumOf } from './rows';
@@ -108,38 +109,6 @@ export function dustThreshold(ctx: OrderContext, o: OrderRow): bigint {
   return share < cap ? share : cap;
 }
 
-/** What a new outbox row says; the delivery state (pending, no attempt, no lease) is the outbox's own. */
-export type NewOutboxRow = Pick<
-  OutboxTable,
-  | 'order_id'
-  | 'kind'
-  | 'role'
-  | 'recipient_email'
-  | 'payload_json'
-  | 'payout_group'
-  | 'payment_seen'
-  | 'next_attempt_at'
-  | 'created_at'
-> & { id?: string; after_id?: string | null; payment_signature: string };
-
-/**
- * The one place the order module writes an outbox row (order e-mails, buyer requests to the vendor, price alerts):
- * a new message, pending, first tried at `next_attempt_at`. Returns the insert, so a caller can add its conflict rule.
- */
-export function outboxInsert(q: Db, row: NewOutboxRow) {
-  return q.insertInto('outbox').values({
-    ...row,
-    id: row.id ?? randomUUID(),
-    after_id: row.after_id ?? null,
-    state: 'pending',
-    attempts: 0,
-    locked_until: null,
-    lock_token: null,
-    last_error: null,
-    delivered_at: null,
-  });
-}
-
 export interface NoteAbout {
   signature: string;
   receivedBaseUnits: bigint;
@@ -201,12 +170,11 @@ export async function enqueue(
         payload.receivedCLAIM = formatBaseUnits(sum);
         payload.paymentSignature = [before.paymentSignature, payment.signature].filter(Boolean).join(' ');
       }
-      await q
-        .updateTable('outbox')
-        .set({ payload_json: sealMail(ctx.sealer, o.id, { to: opened.to, payload }).payload_json })
-        .where('id', '=', waiting.id)
-        .where('state', '=', 'pending')
-        .execute();
+      await replacePendingBody(
+        q,
+        waiting.id,
+        sealMail(ctx.sealer, o.id, { to: opened.to, payload }).payload_json,
+      );
       return 0;
     }
     // At most one note per interval: the next one waits for the slot after the last one.
@@ -236,7 +204,7 @@ export async function enqueue(
   for (const mail of buildOrderEmails(facts, kind, sellerEmailFor(ctx.deps.settings.mail, o.payout_group))) {
     if (existing.some((r) => r.role === mail.role)) continue;
     const id = randomUUID();
-    const res = await outboxInsert(q, {
+    const res = await queueMail(q, {
       id,
       order_id: o.id,
       kind,

@@ -9,10 +9,11 @@ import { buildBuyerRequestEmail } from '../../core/email-payload';
 import { DomainError } from '../../core/errors';
 import { transition } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
+import { eraseMailOf, queueMail } from '../mail/queue';
 import { eraseActionDetail, ERASED, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow } from '../store/schema';
-import { factsOf, outboxInsert } from './notifications';
+import { factsOf } from './notifications';
 import { deletableNow, LATE_PAYMENT_WINDOW_MS, NEVER_SHIPS_AGAIN, privacyOf } from './privacy-state';
 import { orderPageOf } from './public-view';
 import { refundKeepsOrderPatterns } from './exceptions';
@@ -41,28 +42,7 @@ export async function eraseDetails(
     })
     .where('id', '=', o.id)
     .execute();
-  await trx
-    .updateTable('outbox')
-    .set({
-      state: 'failed',
-      last_error: 'not delivered: the details were erased first',
-      locked_until: null,
-      lock_token: null,
-    })
-    .where('order_id', '=', o.id)
-    .where('state', 'in', ['pending', 'retrying'])
-    .execute();
-  await trx
-    .updateTable('outbox')
-    .set({ recipient_email: ERASED, payload_json: ERASED })
-    .where('order_id', '=', o.id)
-    .execute();
-  await trx
-    .updateTable('outbox')
-    .set({ last_error: ERASED })
-    .where('order_id', '=', o.id)
-    .where('last_error', 'is not', null)
-    .execute();
+  await eraseMailOf(trx, o.id, ERASED, 'not delivered: the details were erased first');
   const actions = await trx
     .selectFrom('seller_actions')
     .select(['id', 'detail_json'])
@@ -173,7 +153,7 @@ async function tellVendor(
 ): Promise<void> {
   const facts = factsOf(ctx, o, await ledgerOf(trx, o.id));
   const mail = buildBuyerRequestEmail(facts, kind, sellerEmailFor(ctx.deps.settings.mail, o.payout_group));
-  await outboxInsert(trx, {
+  await queueMail(trx, {
     order_id: o.id,
     kind,
     role: 'seller',

@@ -77,7 +77,7 @@ export async function cleanupRecords(ctx: OrderContext, now: Date = ctx.deps.now
       if ((await ledgerOf(trx, id)).length > 0) return false;
       // Its reservation was released at expiry; the stock change log keeps the history.
       await ctx.stock.release(trx, id, now.toISOString());
-      await trx.deleteFrom('reservations').where('order_id', '=', id).execute();
+      await ctx.stock.forget(trx, id);
       await trx.deleteFrom('order_history').where('order_id', '=', id).execute();
       await trx.deleteFrom('idempotency_keys').where('order_id', '=', id).execute();
       await trx.deleteFrom('orders').where('id', '=', id).where('status', '=', 'expired').execute();

@@ -15,7 +15,8 @@
 import { sql } from 'kysely';
 import { ERASED, resealed, resealedActionDetail } from '../privacy/order-data';
 import { SEALED_PREFIX, UnreadableSealError, type SealedField } from '../privacy/seal';
-import type { OrderContext, ResealOptions, ResealResult } from './types';
+import { resealMailValue } from '../mail/queue';
+import type { Db, OrderContext, ResealOptions, ResealResult } from './types';
 
 type Column = {
   name: string;
@@ -30,6 +31,25 @@ const COLUMNS: Column[] = [
   { name: 'outbox.payload_json', table: 'outbox', column: 'payload_json', field: 'outbox.payload' },
   { name: 'outbox.last_error', table: 'outbox', column: 'last_error', field: 'outbox.error' },
 ];
+
+/** One value sealed again, if it is still `before`: the order's own column here, an e-mail's by the mail module. */
+async function writeSealed(
+  trx: Db,
+  col: Column,
+  id: string,
+  before: string,
+  after: string,
+): Promise<boolean> {
+  if (col.table === 'outbox' && col.column !== 'shipping_json')
+    return resealMailValue(trx, id, col.column, before, after);
+  const res = await trx
+    .updateTable('orders')
+    .set({ shipping_json: after })
+    .where('id', '=', id)
+    .where('shipping_json', '=', before)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
 
 /** When this store began sealing (migration 0017 applied); '' when unknown (then no row counts as older). */
 export async function sealingSince(ctx: OrderContext): Promise<string> {
@@ -78,9 +98,7 @@ export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}
             continue;
           }
           if (next === undefined) continue;
-          const res = await sql`update ${sql.table(col.table)} set ${sql.ref(col.column)} = ${next}
-            where ${sql.ref(idCol)} = ${r.id} and ${sql.ref(col.column)} = ${r.value}`.execute(trx);
-          if (Number(res.numAffectedRows ?? 0n) === 1) n++;
+          if (await writeSealed(trx, col, r.id, r.value, next)) n++;
         }
       });
       result.resealed += n;

@@ -68,6 +68,11 @@ export interface Reservations {
    * Returns the units put back.
    */
   restock(trx: Transaction<Database>, orderId: string, at: string, actor: string): Promise<number>;
+  /**
+   * In the deletion's transaction of an order record that never sold anything (an expired QR record): its
+   * reservations (released by then) are forgotten; the stock change log keeps their history.
+   */
+  forget(trx: Transaction<Database>, orderId: string): Promise<void>;
 }
 
 /**
@@ -173,6 +178,10 @@ export function createReservations(store: Store): Reservations {
       let n = 0;
       for (const r of held) n += await releaseHeld(trx, r, at, actor);
       return n;
+    },
+
+    async forget(trx, orderId) {
+      await trx.deleteFrom('reservations').where('order_id', '=', orderId).execute();
     },
 
     releaseLapsed: (at) => releaseLapsed(store.db, at),

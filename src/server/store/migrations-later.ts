@@ -3,7 +3,7 @@ import { sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const laterMigrations: Record<string, Migration> = {
-  // Rate-limit counters shared by every API instance on one database (src/server/http/rate-limit-store.ts): one
+  // Rate-limit counters shared by every API instance on one database (src/server/ops/rate-limit-store.ts): one
   // fixed window per key (route + client IP), `reset_ms` = Unix ms when the window ends.
   '0009_rate_limits': {
     async up(db: Kysely<any>) {

@@ -1,5 +1,5 @@
 /**
- * Seller alerts about no order, written by the order module like every e-mail (outbox rows with no order): while
+ * Seller alerts about no order, queued by the price module (outbox rows with no order, ../mail/queue.ts): while
  * the two $CLAIM price sources disagree, quotes are refused and every vendor's seller address is e-mailed once
  * per episode. Table price_alerts keeps whether an episode is open, so several instances and restarts send one
  * e-mail per episode: the instance whose conditional UPDATE opens it writes the messages, in that transaction.
@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import { buildPriceAlertEmail } from '../../core/email-payload';
 import { sellerEmailFor, type Settings } from '../settings';
-import { outboxInsert } from './notifications';
+import { queueMail } from '../mail/queue';
 import type { Database } from '../store/schema';
 
 const KIND = 'sources_disagree';
@@ -57,7 +57,7 @@ export async function openPriceAlert(deps: PriceAlertDeps, e: SourcesDisagree): 
       if (sent.has(to)) continue;
       sent.add(to);
       const mail = buildPriceAlertEmail(to, text);
-      await outboxInsert(trx, {
+      await queueMail(trx, {
         order_id: null,
         kind: 'price_alert',
         role: 'seller',

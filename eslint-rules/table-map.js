@@ -1,0 +1,36 @@
+/**
+ * The table → module map of the store: each table has one writer (docs/decisions/server-store.md, "One writer per table"). Checked by
+ * `local/table-owners` (./table-owners.js) on every file of src/; test/unit/table-owners.test.ts shows it refuses
+ * a planted writer. A new table is added here with its owner before anything writes it.
+ */
+export const TABLE_OWNERS = {
+  owners: {
+    orders: ['src/server/orders'],
+    order_history: ['src/server/orders'],
+    idempotency_keys: ['src/server/orders'],
+    payments: ['src/server/orders'],
+    refunds: ['src/server/orders'],
+    seller_actions: ['src/server/orders'],
+    order_unreadable_payments: ['src/server/orders'],
+    outbox: ['src/server/mail'],
+    stock: ['src/server/stock'],
+    reservations: ['src/server/stock'],
+    stock_changes: ['src/server/stock'],
+    price_history: ['src/server/price'],
+    price_alerts: ['src/server/price'],
+    payment_scan_cursors: ['src/server/payments'],
+    payment_scan_judged: ['src/server/payments'],
+    payment_scan_unmatched: ['src/server/payments'],
+    payment_watch_lease: ['src/server/payments'],
+    payment_watch_progress: ['src/server/payments'],
+    payment_unreadable: ['src/server/payments'],
+    seller_nonces: ['src/server/seller'],
+    seller_sessions: ['src/server/seller'],
+    rate_limits: ['src/server/ops/rate-limit-store.ts'],
+  },
+  anyTable: [
+    'src/server/store/migrations.ts',
+    'src/server/store/migrations-early.ts',
+    'src/server/store/migrations-later.ts',
+  ],
+};
