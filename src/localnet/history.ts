@@ -10,6 +10,15 @@ export interface TokenBalance {
   uiTokenAmount: UiTokenAmount;
 }
 
+/** A v1 message's config values (absent ones null), in the names of the RPC's `message.transactionConfig`. */
+export interface V1Config {
+  computeUnitLimit: number | null;
+  heapSize: number | null;
+  loadedAccountsDataSizeLimit: number | null;
+  /** The total priority fee in lamports (not a price per compute unit). */
+  priorityFee: number | null;
+}
+
 export interface CompiledIx {
   programIdIndex: number;
   accounts: number[];
@@ -25,7 +34,10 @@ export interface TxRecord {
   blockTime: number;
   /** Position in the ledger (monotonic), to order transactions inside one slot. */
   seq: number;
-  version: 'legacy' | 0;
+  /** The message version: legacy, 0, or 1 (SIMD-0385). */
+  version: 'legacy' | 0 | 1;
+  /** A v1 message's compute budget (its config mask's values), as JSON answers carry it; null before v1. */
+  transactionConfig: V1Config | null;
   header: {
     numRequiredSignatures: number;
     numReadonlySignedAccounts: number;

@@ -9,8 +9,17 @@ const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Solana answers for the last 150 slots (its prioritization-fee cache). */
 const PRIORITIZATION_FEE_SLOTS = 150;
 
-/** The compute-unit price a landed transaction set (ComputeBudget SetComputeUnitPrice, tag 3), else 0. */
+/**
+ * The compute-unit price a landed transaction set (ComputeBudget SetComputeUnitPrice, tag 3), else 0. A v1
+ * transaction states a total priority fee in lamports instead: its price is that fee over its compute-unit limit,
+ * in micro-lamports per unit (our reading; docs/decisions/localnet.md).
+ */
 function computeUnitPriceOf(tx: TxRecord): bigint {
+  if (tx.version === 1) {
+    const fee = tx.transactionConfig?.priorityFee ?? 0;
+    const limit = tx.transactionConfig?.computeUnitLimit ?? 0;
+    return fee > 0 && limit > 0 ? (BigInt(fee) * 1_000_000n) / BigInt(limit) : 0n;
+  }
   for (const ix of tx.instructions) {
     if (tx.accountKeys[ix.programIdIndex] !== COMPUTE_BUDGET_PROGRAM) continue;
     if (ix.data.length >= 9 && ix.data[0] === 3)

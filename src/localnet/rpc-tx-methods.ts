@@ -20,15 +20,21 @@ import {
   type RpcContext,
 } from './rpc-params.js';
 import { formatTransaction, parsedInstruction } from './tx-format.js';
+import { MAX_LEGACY_TX_BYTES, MAX_V1_TX_BYTES, V1_PREFIX } from './wire.js';
 
-const MAX_TX_BYTES = 1232;
-
+/**
+ * A sent transaction's wire bytes, with the node's limits: base58 stays at a packet (1,683 characters, 1,232
+ * bytes; deprecated, not raised for v1); base64 whose first byte reads `0x81` or above (text from "gQ") may carry
+ * a v1 transaction of up to 4,096 bytes (5,464 characters), any other at most a packet (1,644 / 1,232); once
+ * decoded, a v1 transaction is held to 4,096 bytes and the others to 1,232.
+ */
 function decodeWire(data: string, enc: unknown): Uint8Array {
   let bytes: Uint8Array;
+  let maxRaw = MAX_LEGACY_TX_BYTES;
   if (enc === undefined || enc === null || enc === 'base58') {
     if (data.length > 1683)
       throw invalid(
-        `base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1683/${MAX_TX_BYTES})`,
+        `base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1683/${MAX_LEGACY_TX_BYTES})`,
       );
     try {
       bytes = bs58.decode(data);
@@ -36,18 +42,22 @@ function decodeWire(data: string, enc: unknown): Uint8Array {
       throw invalid('invalid base58 encoding: InvalidCharacter');
     }
   } else if (enc === 'base64') {
-    if (data.length > 1644)
+    const v1 = data.slice(0, 2) >= 'gQ' && data.length >= 2;
+    maxRaw = v1 ? MAX_V1_TX_BYTES : MAX_LEGACY_TX_BYTES;
+    const maxEncoded = v1 ? 5464 : 1644;
+    if (data.length > maxEncoded)
       throw invalid(
-        `base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw 1644/${MAX_TX_BYTES})`,
+        `base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${data.length} bytes (max: encoded/raw ${maxEncoded}/${maxRaw})`,
       );
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw invalid('invalid base64 encoding: InvalidByte');
     bytes = new Uint8Array(Buffer.from(data, 'base64'));
   } else {
     throw invalid(`unsupported encoding: ${String(enc)}. Supported encodings: base58, base64`);
   }
-  if (bytes.length > MAX_TX_BYTES)
+  const limit = bytes[0] === V1_PREFIX ? Math.min(maxRaw, MAX_V1_TX_BYTES) : MAX_LEGACY_TX_BYTES;
+  if (bytes.length > limit)
     throw invalid(
-      `decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_TX_BYTES} bytes)`,
+      `decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${limit} bytes)`,
     );
   return bytes;
 }

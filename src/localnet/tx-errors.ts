@@ -121,6 +121,9 @@ const TX_MESSAGES: Record<string, string> = {
   SignatureFailure: 'Transaction did not pass signature verification',
   SanitizeFailure: 'Transaction failed to sanitize accounts offsets correctly',
   UnsupportedVersion: 'Transaction version is unsupported',
+  MaxLoadedAccountsDataSizeExceeded: 'Transaction exceeded max loaded accounts data size cap',
+  InvalidLoadedAccountsDataSizeLimit:
+    'LoadedAccountsDataSizeLimit set for transaction must be greater than 0.',
 };
 
 const IX_MESSAGES: Record<string, string> = {

@@ -197,6 +197,21 @@ function compiledJson(ix: CompiledIx): Json {
 
 export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
 
+/**
+ * What a message's version adds to its JSON: v0 its lookups (`addressTableLookups`), v1 its compute budget
+ * (`transactionConfig`, the four values or null, as web3.js 1.99 and kit read them; v1 has no lookup tables).
+ */
+function versionFields(r: TxRecord, message: Json): void {
+  if (r.version === 0) message.addressTableLookups = r.addressTableLookups;
+  if (r.version === 1)
+    message.transactionConfig = r.transactionConfig ?? {
+      computeUnitLimit: null,
+      heapSize: null,
+      loadedAccountsDataSizeLimit: null,
+      priorityFee: null,
+    };
+}
+
 /** getTransaction's result object for a record. `withVersion` when the client sent maxSupportedTransactionVersion. */
 export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion: boolean): Json {
   const rawBytes = r.raw;
@@ -239,7 +254,7 @@ export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion
       instructions: r.instructions.map((ix) => parsedInstruction(ix, r.accountKeys)),
       recentBlockhash: r.recentBlockhash,
     };
-    if (r.version !== 'legacy') message.addressTableLookups = r.addressTableLookups;
+    versionFields(r, message);
     transaction = { message, signatures: r.signatures };
   } else {
     const message: Json = {
@@ -248,7 +263,7 @@ export function formatTransaction(r: TxRecord, encoding: TxEncoding, withVersion
       instructions: r.instructions.map(compiledJson),
       recentBlockhash: r.recentBlockhash,
     };
-    if (r.version !== 'legacy') message.addressTableLookups = r.addressTableLookups;
+    versionFields(r, message);
     transaction = { message, signatures: r.signatures };
   }
   const out: Json = { blockTime: r.blockTime, meta, slot: r.slot, transaction };

@@ -1,14 +1,29 @@
 /**
  * Decoding a transaction as a node receives it: the wire bytes into the message, its signatures and its account
  * keys in runtime order (static keys, then the keys loaded from lookup tables), and checking its signatures.
+ *
+ * Three wire formats: legacy and v0 start with the signature count (compact-u16) and the signatures, then the
+ * message (v0's first byte `0x80`); v1 (SIMD-0385) starts with its message (`0x81`) and ends with its signatures,
+ * as many as the header requires and no count. web3.js 1.99 decodes all three but cannot serialize a v1 message,
+ * so signatures are checked over the message bytes as they came.
  */
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
-import { AddressLookupTableAccount, VersionedTransaction } from '@solana/web3.js';
+import { AddressLookupTableAccount, VersionedTransaction, type MessageV1 } from '@solana/web3.js';
 import type { AccountView } from './accounts.js';
+import type { V1Config } from './history.js';
 import { RpcError } from './rpc-error.js';
 
 const LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+/** The first byte of a v1 transaction (its message's version prefix). */
+export const V1_PREFIX = 0x81;
+/** Wire size limits: legacy and v0 fit a packet, v1 up to 4,096 bytes. */
+export const MAX_LEGACY_TX_BYTES = 1232;
+export const MAX_V1_TX_BYTES = 4096;
+/** SIMD-0385's bounds on a v1 message. */
+const V1_MAX_ADDRESSES = 64;
+const V1_MAX_INSTRUCTIONS = 64;
+const V1_MAX_SIGNATURES = 12;
 
 export interface Decoded {
   tx: VersionedTransaction;
@@ -17,6 +32,28 @@ export interface Decoded {
   accountKeys: string[];
   staticKeyCount: number;
   loaded: { writable: string[]; readonly: string[] };
+  /** The signed bytes: the message as it came on the wire. */
+  messageBytes: Uint8Array;
+  /** A v1 message's compute budget; null for legacy and v0. */
+  v1Config: V1Config | null;
+}
+
+function sanitizeFailure(): RpcError {
+  return new RpcError(
+    -32602,
+    'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
+  );
+}
+
+/** Where the message starts in legacy/v0 wire bytes: after the compact-u16 signature count and the signatures. */
+function messageOffset(bytes: Uint8Array, count: number): number {
+  let len = 0;
+  for (let i = 0; i < 3; i++) {
+    const b = bytes[i] ?? 0;
+    len += 1;
+    if ((b & 0x80) === 0) break;
+  }
+  return len + 64 * count;
 }
 
 function invalidIndex(): RpcError {
@@ -38,11 +75,23 @@ export function decodeTransaction(
     );
   }
   const msg = tx.message;
-  if (msg.header.numRequiredSignatures !== tx.signatures.length || tx.signatures.length === 0) {
-    throw new RpcError(
-      -32602,
-      'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
-    );
+  if (msg.header.numRequiredSignatures !== tx.signatures.length || tx.signatures.length === 0)
+    throw sanitizeFailure();
+  let v1Config: V1Config | null = null;
+  let messageBytes: Uint8Array;
+  if (tx.version === 1) {
+    const m = msg as MessageV1;
+    if (
+      m.staticAccountKeys.length > V1_MAX_ADDRESSES ||
+      m.compiledInstructions.length > V1_MAX_INSTRUCTIONS ||
+      tx.signatures.length > V1_MAX_SIGNATURES ||
+      tx.signatures.length > m.staticAccountKeys.length
+    )
+      throw sanitizeFailure();
+    v1Config = { ...m.transactionConfig };
+    messageBytes = bytes.subarray(0, bytes.length - 64 * tx.signatures.length);
+  } else {
+    messageBytes = bytes.subarray(messageOffset(bytes, tx.signatures.length));
   }
   const staticKeys = msg.staticAccountKeys.map((k) => k.toBase58());
   const loaded = { writable: [] as string[], readonly: [] as string[] };
@@ -74,14 +123,15 @@ export function decodeTransaction(
     accountKeys: [...staticKeys, ...loaded.writable, ...loaded.readonly],
     staticKeyCount: staticKeys.length,
     loaded,
+    messageBytes,
+    v1Config,
   };
 }
 
 /** Every signature verifies against its signer's key over the message bytes. */
 export function verifySignatures(d: Decoded): boolean {
-  const message = d.tx.message.serialize();
   return d.tx.signatures.every((sig, i) => {
     const key = d.tx.message.staticAccountKeys[i];
-    return key !== undefined && nacl.sign.detached.verify(message, sig, key.toBytes());
+    return key !== undefined && nacl.sign.detached.verify(d.messageBytes, sig, key.toBytes());
   });
 }
