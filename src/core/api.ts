@@ -146,6 +146,8 @@ export interface OrderRequest {
   shipping?: Shipping;
   paymentMethod: 'wallet' | 'qr';
   referrer?: string;
+  /** Wallet orders: the paying wallet and its signature of holdProofMessage (src/core/hold-proof.ts). */
+  payer?: { address: string; signature: string };
 }
 
 export interface OrderCreated {
@@ -159,6 +161,12 @@ export interface OrderCreated {
   expiresAt: string;
   /** The buyer's order page (PUBLIC_URL + /order/<capability token>); every buyer e-mail links it. */
   orderUrl: string;
+  /**
+   * Wallet orders: whether the order holds its pieces (only with the paying wallet's proof of the money,
+   * docs/decisions/holds.md); when not, `holdNote` says why in plain words. The order is payable either way.
+   */
+  held?: boolean;
+  holdNote?: string;
 }
 
 /** POST /api/orders → 201 for an unpriced (QR) quote: no amount, no payment link. */

@@ -3,6 +3,7 @@
  * Shipping forms are the spec's (section 3), required fields per section 5; every text is trimmed, capped and
  * free of control characters; unknown fields are rejected.
  */
+import { PayerProofSchema } from './hold-proof';
 import { FORBIDDEN_TEXT, isEmailAddress } from './email-address';
 import { z } from 'zod';
 
@@ -217,6 +218,8 @@ export const OrderRequestSchema = z
       )
       .optional()
       .transform((s) => (s === '' ? undefined : s)),
+    /** Wallet orders: the paying wallet's proof that it holds the money (./hold-proof.ts); no hold without it. */
+    payer: PayerProofSchema.optional(),
   })
   .strict();
 

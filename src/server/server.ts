@@ -40,6 +40,7 @@ import { stockRoutes } from './http/stock-routes';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
 import { budgetedConnection } from './payments/connection';
+import { createWalletBalances, type WalletBalances } from './payments/wallet-balances';
 import { connectionPaymentRpc } from './payments/rpc-adapter';
 import { createStockRepository, type StockRepository } from './stock/repository';
 import { createPayoutAccounts, type PayoutAccounts } from './payments/payout-accounts';
@@ -98,6 +99,11 @@ export interface ServerOverrides {
    * budgeted Connection with a short cache (payments/payout-accounts.ts). Tests without a chain replace it.
    */
   payoutAccounts?: PayoutAccounts;
+  /**
+   * Buyers' $CLAIM balances for the hold rule (docs/decisions/holds.md). Default: read through the budgeted
+   * Connection with a 10 s cache (payments/wallet-balances.ts).
+   */
+  walletBalances?: WalletBalances;
 }
 
 /** A background service; `probes` feed /api/health/ready and /metrics (RPC counters, watcher lag, …). */
@@ -166,6 +172,15 @@ export async function startServer(
         onError: (err) => console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
       });
 
+    // A wallet hold needs the money: the paying wallet's $CLAIM, read through the same budget (cached 10 s).
+    const balances =
+      overrides.walletBalances ??
+      createWalletBalances({
+        connection,
+        mint: settings.claimMint,
+        onError: (err) => console.warn(`Could not read a buyer's $CLAIM balance: ${redactError(err)}`),
+      });
+
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
 
@@ -192,6 +207,7 @@ export async function startServer(
       store,
       catalog,
       stock,
+      balances,
       settings,
       now,
       sealer,

@@ -314,7 +314,8 @@ describe('keyboard-only purchase', () => {
     expect((await focused(s.page)).id).toBe('order-status-title');
     const orderId = await openOrderId(s.page);
     expect(await s.page.getByTestId('order-number').textContent()).toBe(orderId);
-    expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction']);
+    // The hold message (proof of the money: docs/decisions/holds.md), then the payment.
+    expect(s.wallet.requests()).toEqual(['connect', 'signMessage', 'signAndSendTransaction']);
 
     // The finished order links to the buyer's order page; reached by Tab from the status, opened with Enter.
     const link = s.page.getByTestId('order-page-link');

@@ -285,7 +285,9 @@ describe('wallet checkout (Phantom)', () => {
     });
     // A double click pays once: the button is disabled while the purchase is in flight. (The second 'connect' is
     // the wallet adapter's autoConnect after the reload.)
-    expect(s.wallet.requests()).toEqual(['connect', 'signAndSendTransaction', 'connect']);
+    // Buy Now asks the wallet to sign the hold message first (the order holds the piece only with that proof of
+    // the money: docs/decisions/holds.md), then the payment.
+    expect(s.wallet.requests()).toEqual(['connect', 'signMessage', 'signAndSendTransaction', 'connect']);
 
     // One of a kind, now sold: its tile turns Sold out (shown, not a link), its page says Sold out with no Buy
     // Now and no form, and a quote for it is refused with 409.
@@ -434,10 +436,18 @@ describe('wallet checkout (Phantom)', () => {
     const sellerBefore = await tokenBalance(recipients.coopersglass);
     await openProduct(s.page, '/vendors/coopersglass/product2');
     await fillShipping(s.page);
-    s.wallet.setReject('sign', { once: true });
+    // Declining the hold message (Buy Now's first request): nothing paid and no order made.
+    s.wallet.setReject('message', { once: true });
     await buy(s.page);
     expect(await alertAt(s, 0)).toBe(DECLINED);
-    await s.page.locator('[data-testid="checkout-note"]', { hasText: 'declined' }).waitFor();
+    await s.page.locator('[data-testid="checkout-note"]', { hasText: 'no order was made' }).waitFor();
+    expect(await s.page.evaluate(() => localStorage.getItem('claim.walletOrder.lilac-tiptop'))).toBeNull();
+    // Declining the payment itself: the order (made after the signed message) stays awaiting payment.
+    s.wallet.setReject('transaction', { once: true });
+    await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
+    await buy(s.page);
+    expect(await alertAt(s, 1)).toBe(DECLINED);
+    await s.page.locator('[data-testid="checkout-note"]', { hasText: 'still awaiting payment' }).waitFor();
     const orderId = await openOrderId(s.page, 'lilac-tiptop');
     expect((await getOrder(orderId)).status).toBe('awaiting_payment');
     expect(s.wallet.sent()).toEqual([]);
@@ -451,9 +461,9 @@ describe('wallet checkout (Phantom)', () => {
     // Buy Now again: same inputs, so the same order (same reference) is paid; no second order.
     await s.page.locator('button.buy-now:not([disabled])', { hasText: 'Buy Now' }).waitFor();
     await buy(s.page);
-    expect(await alertAt(s, 1)).toMatch(PAYMENT_OK);
+    expect(await alertAt(s, 2)).toMatch(PAYMENT_OK);
     // One alert after success: the payment and the e-mails in the same message.
-    expect((await alertAt(s, 1)).endsWith(`\n${CONFIRMATION_SENT}`)).toBe(true);
+    expect((await alertAt(s, 2)).endsWith(`\n${CONFIRMATION_SENT}`)).toBe(true);
     expect(await openOrderId(s.page, 'lilac-tiptop')).toBe(orderId);
     const order = await expectFinal(orderId);
     expect((await tokenBalance(recipients.coopersglass)) - sellerBefore).toBe(baseUnits(order));
@@ -525,7 +535,7 @@ describe('wallet checkout (Phantom)', () => {
     await s.page.clock.install();
     await openProduct(s.page, '/vendors/coopersglass/product2');
     await fillShipping(s.page);
-    s.wallet.setReject('sign', { once: true });
+    s.wallet.setReject('transaction', { once: true }); // the payment is declined; the order stays open
     await buy(s.page);
     expect(await alertAt(s, 0)).toBe(DECLINED);
     const left = s.page.getByTestId('time-left');

@@ -21,6 +21,7 @@ import {
   type Backend,
 } from './orders-support';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
+import { balancesAssumed, proofOf, TEST_PAYER } from '../support/hold-proof';
 import { catalog } from '../../catalog';
 
 const backends = [sqliteBackend(), postgresBackend()];
@@ -40,6 +41,8 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
       clock = new Clock();
       server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '3' }), {
         payoutAccounts: payoutAccountsAssumedToExist,
+        // Every wallet holds the money here (the hold rule with real balances: wallet-holds.test.ts).
+        walletBalances: balancesAssumed(),
         store: await backend.fresh(),
         priceSource: (price = new TestPrice(clock, '0.5')),
         transport: new RecordingTransport(),
@@ -86,7 +89,15 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
     }
     async function buyNow(item: { productId: string; variantId?: string }, quantity = 1, ip?: string) {
       const q = await quote(item, quantity, ip);
-      return order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' }, ip);
+      return order(
+        {
+          quote: q.quote,
+          shipping: intlShipping,
+          paymentMethod: 'wallet',
+          payer: proofOf(TEST_PAYER, q.reference),
+        },
+        ip,
+      );
     }
     const stock = async () => (await inject('GET', '/api/stock')).json<StockResponse>().lines;
     const line = async (productId: string, variantId?: string) =>
@@ -264,7 +275,14 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
     it('a concurrent burst from one client holds at most its cap (checked inside the reservation)', async () => {
       const quotes = await Promise.all(Array.from({ length: 12 }, () => quote(BATH, 1)));
       const answers = await Promise.all(
-        quotes.map((q) => order({ quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' })),
+        quotes.map((q) =>
+          order({
+            quote: q.quote,
+            shipping: intlShipping,
+            paymentMethod: 'wallet',
+            payer: proofOf(TEST_PAYER, q.reference),
+          }),
+        ),
       );
       const codes = answers.map((a) => a.statusCode);
       expect(codes.filter((c) => c === 201)).toHaveLength(3);

@@ -29,6 +29,7 @@ import {
   usShipping,
   type Backend,
 } from './orders-support';
+import { balancesAssumed, proofOf, TEST_PAYER } from '../support/hold-proof';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 
 const coopers = Keypair.generate();
@@ -50,6 +51,7 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       transport = new RecordingTransport();
       server = await startServer(sellerSettings(coopers, gorilla, keys.mint), {
         payoutAccounts: payoutAccountsAssumedToExist,
+        walletBalances: balancesAssumed(),
         store: await backend.fresh(),
         priceSource: (price = new TestPrice(clock, '0.5')),
         transport,
@@ -94,7 +96,12 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       const q = await inject('POST', '/api/quotes', { body: { items: [{ productId, quantity: 1 }] } });
       expect(q.statusCode, q.body).toBe(200);
       const r = await inject('POST', '/api/orders', {
-        body: { quote: q.json<QuoteResponse>().quote, shipping, paymentMethod: method },
+        body: {
+          quote: q.json<QuoteResponse>().quote,
+          shipping,
+          paymentMethod: method,
+          ...(method === 'wallet' ? { payer: proofOf(TEST_PAYER, q.json<QuoteResponse>().reference) } : {}),
+        },
         headers: { 'idempotency-key': `k-${++keyN}-${Math.random()}` },
       });
       expect(r.statusCode, r.body).toBe(201);

@@ -21,6 +21,7 @@ import {
   type Backend,
 } from './orders-support';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
+import { balancesAssumed, proofOf, TEST_PAYER } from '../support/hold-proof';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const LILAC = 'lilac-tiptop'; // a glass piece: one of a kind
@@ -44,6 +45,7 @@ describe.each(backends)('stock on $name', (backend: Backend) => {
       transport = new RecordingTransport();
       price = new TestPrice(clock, '0.5');
       server = await startServer(testSettings(), {
+        walletBalances: balancesAssumed(),
         payoutAccounts: payoutAccountsAssumedToExist,
         store: await backend.fresh(),
         priceSource: price,
@@ -78,7 +80,12 @@ describe.each(backends)('stock on $name', (backend: Backend) => {
     async function order(q: QuoteResponse): Promise<Response> {
       return post(
         '/api/orders',
-        { quote: q.quote, shipping: intlShipping, paymentMethod: 'wallet' },
+        {
+          quote: q.quote,
+          shipping: intlShipping,
+          paymentMethod: 'wallet',
+          payer: proofOf(TEST_PAYER, q.reference),
+        },
         { 'idempotency-key': `k-${++keyN}-${Math.random().toString(36).slice(2)}` },
       );
     }

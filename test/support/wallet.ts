@@ -7,7 +7,11 @@ import { VersionedTransaction, type Keypair, type PublicKey } from '@solana/web3
 import nacl from 'tweetnacl';
 import type { Page } from 'playwright-core';
 
-export type RejectKind = 'connect' | 'sign' | null;
+/**
+ * 'sign': every signing request; 'transaction': the transaction ones only (the payment); 'message': signMessage
+ * only (Buy Now's hold message, the console's sign-in).
+ */
+export type RejectKind = 'connect' | 'sign' | 'transaction' | 'message' | null;
 
 export interface TestWalletOptions {
   keypair: Keypair;
@@ -22,7 +26,8 @@ export interface TestWalletControl {
   readonly publicKey: PublicKey;
   /**
    * Makes requests of that kind fail with Phantom's `{ code: 4001, message: 'User rejected the request.' }`.
-   * 'sign' covers signTransaction, signAllTransactions, signAndSendTransaction and signMessage.
+   * 'sign' covers signTransaction, signAllTransactions, signAndSendTransaction and signMessage; 'transaction' the
+   * first three, 'message' signMessage alone.
    * With `{ once: true }` only the next such request is rejected. `null` clears it.
    */
   setReject(kind: RejectKind, opts?: { once?: boolean }): void;
@@ -125,7 +130,11 @@ export class TestWalletSigner {
 
   private rejected(method: string): boolean {
     const kind = method === 'connect' ? 'connect' : SIGN_METHODS.has(method) ? 'sign' : null;
-    if (kind === null || kind !== this.rejectKind) return false;
+    if (kind === null) return false;
+    const hit =
+      kind === this.rejectKind ||
+      (kind === 'sign' && this.rejectKind === (method === 'signMessage' ? 'message' : 'transaction'));
+    if (!hit) return false;
     if (this.rejectOnce) this.rejectKind = null;
     return true;
   }

@@ -14,7 +14,8 @@ import {
 } from '../../core/order';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
-import { hold } from './holds';
+import { checkPayer, hold, mayHold } from './holds';
+import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
@@ -163,6 +164,10 @@ export async function createOrder(
     if (ship instanceof DomainError) throw ship;
     shipping = ship.ok;
   }
+  // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
+  // brings the wallet's balance (read now, outside the transaction).
+  const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;
+  const payer = walletOrder ? await checkPayer(ctx, req.data.payer, quote.reference) : undefined;
   const publicToken = randomBytes(16).toString('hex');
 
   const orderId = randomUUID();
@@ -175,7 +180,7 @@ export async function createOrder(
     expiresAt: quote.expiresAt,
     orderUrl: orderUrlOf(ctx, { public_token: publicToken }),
   };
-  const created: AnyOrderCreated =
+  let created: AnyOrderCreated =
     quote.amountBaseUnits !== null && quote.solanaPayUrl !== null
       ? {
           ...common,
@@ -218,6 +223,16 @@ export async function createOrder(
         })
         .execute();
       await addHistory(trx, orderId, 'awaiting_payment', record ? 'recorded' : 'created', at);
+      // Whether it holds (a wallet order with the paying wallet's proof and the money: ./holds.ts), decided
+      // before the answer is stored; the wallet's lock, taken here, is held to the commit.
+      const noHold =
+        walletOrder && quote.amountBaseUnits !== null
+          ? await mayHold(ctx, trx, orderId, BigInt(quote.amountBaseUnits), payer, at)
+          : undefined;
+      if (walletOrder)
+        created = noHold
+          ? { ...created, held: false, holdNote: noHoldNote(noHold, BigInt(quote.amountBaseUnits ?? '0')) }
+          : { ...created, held: true };
       await trx
         .insertInto('idempotency_keys')
         .values({
@@ -229,14 +244,16 @@ export async function createOrder(
           created_at: at,
         })
         .execute();
-      // Holds on intent, never on a view: a QR record (made to show a QR) holds nothing; its details or its
-      // payment hold the stock later. An order with its details holds the stock for a short time of its own
-      // (./holds.ts); more than is available throws OutOfStockError (409 at the edge) and rolls the whole order
-      // back. Of two orders racing for the last unit, exactly one gets it. An unpriced order (accepted while
-      // quotes are refused) holds nothing: nothing can be paid for it here. Last in the transaction: the stock
-      // row stays locked from its UPDATE to the commit, and every order for the product waits for it.
-      if (!record && quote.amountBaseUnits !== null)
-        await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder);
+      // No unit is held without proof of the money (./holds.ts): a QR record or QR details hold nothing (the
+      // payment, once seen, takes the piece); a wallet order holds for a short time of its own only with its
+      // wallet's proof and balance; more than is available throws OutOfStockError (409 at the edge) and rolls
+      // the whole order back. Of two orders racing for the last unit, exactly one gets it. An unpriced order
+      // holds nothing. Last in the transaction: the stock row stays locked from its UPDATE to the commit, and
+      // every order for the product waits for it.
+      if (walletOrder && !noHold && payer)
+        await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder, payer.wallet);
+      // Not held but payable: still refused in words when the piece is gone (a read; the payment decides).
+      else if (!record && quote.amountBaseUnits !== null) await ctx.stock.assertAvailable(quote.items, trx);
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

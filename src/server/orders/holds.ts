@@ -1,9 +1,17 @@
 /**
- * Holding stock (docs/decisions/holds.md): an order that commits a buyer holds its quantity for a short time of
- * its own (settings.holds.holdMs, never past the quote's expiry), within the per-client cap checked in the
- * reservation's transaction; a QR record made to show a QR, and an order without a price, hold nothing.
+ * Holding stock (docs/decisions/holds.md): no unit is held without proof of the money. A wallet order holds its
+ * quantity for a short time of its own (settings.holds.holdMs, never past the quote's expiry) only when the paying
+ * wallet signed the hold message for the quote's reference and its $CLAIM covers this order beside its other open
+ * holds (src/server/stock/wallet-holds.ts), within the per-client cap, all checked in the reservation's
+ * transaction. Anything else holds nothing and stays payable: the payment sells the piece if it is still free,
+ * else the order is oversold and refunded. A QR record, QR details and an order without a price hold nothing.
+ * This is the one place that decides whether an order holds (the drop builds on it).
  */
+import { verifyMessageSignature } from '@solana/wallet-standard-util';
+import bs58 from 'bs58';
 import type { Transaction } from 'kysely';
+import { DomainError } from '../../core/errors';
+import { holdProofMessage, type NoHoldReason, type PayerProof } from '../../core/hold-proof';
 import type { StockRequest } from '../../core/stock';
 import type { Database } from '../store/schema';
 import type { OrderContext } from './types';
@@ -14,9 +22,70 @@ export function holdDeadline(ctx: OrderContext, at: string, quoteExpiresAt: stri
   return own < Date.parse(quoteExpiresAt) ? new Date(own).toISOString() : quoteExpiresAt;
 }
 
+/** Whether `signature` (base64) is `address`'s ed25519 signature of the hold message for `reference`. */
+export function proofValid(proof: PayerProof, reference: string): boolean {
+  try {
+    const publicKey = bs58.decode(proof.address);
+    const signature = new Uint8Array(Buffer.from(proof.signature, 'base64'));
+    if (publicKey.length !== 32 || signature.length !== 64) return false;
+    const message = new TextEncoder().encode(holdProofMessage(proof.address, reference));
+    return verifyMessageSignature({ message, signedMessage: message, signature, publicKey });
+  } catch {
+    return false;
+  }
+}
+
+/** A wallet that proved itself, with its balance when it could be read (before the order's transaction). */
+export interface CheckedPayer {
+  wallet: string;
+  balance: bigint | undefined;
+}
+
 /**
- * In the order's transaction: refuses (DomainError rate_limited, 429) when `holder` already holds the cap unpaid,
- * then holds the lines until the hold's deadline (OutOfStockError when more than is available).
+ * Before the order's transaction (network I/O stays outside it): a forged or foreign signature is refused (400,
+ * nothing made); a valid one is paired with the wallet's balance (cached ~10 s; undefined when unreadable).
+ */
+export async function checkPayer(
+  ctx: OrderContext,
+  proof: PayerProof | undefined,
+  reference: string,
+): Promise<CheckedPayer | undefined> {
+  if (!proof) return undefined;
+  if (!proofValid(proof, reference))
+    throw new DomainError(
+      'invalid',
+      'invalid_payer_proof',
+      "The wallet's signature does not match this order. Please click Buy Now again and approve the message in your wallet.",
+      { field: 'payer.signature' },
+    );
+  const balance = ctx.deps.balances
+    ? await ctx.deps.balances.balanceOf(proof.address).catch(() => undefined)
+    : undefined;
+  return { wallet: proof.address, balance };
+}
+
+/**
+ * In the order's transaction, before anything locks a stock row: whether the order may hold (the wallet's lock
+ * is taken here and held to the commit). `undefined`: it may; otherwise why not.
+ */
+export async function mayHold(
+  ctx: OrderContext,
+  trx: Transaction<Database>,
+  orderId: string,
+  amount: bigint,
+  payer: CheckedPayer | undefined,
+  at: string,
+): Promise<NoHoldReason | undefined> {
+  if (!payer) return 'no_proof';
+  if (payer.balance === undefined) return 'unchecked';
+  const fits = await ctx.stock.fitsBalance(trx, payer.wallet, payer.balance, amount, orderId, at);
+  return fits ? undefined : 'balance';
+}
+
+/**
+ * In the order's transaction, last (after `mayHold` said yes): refuses (DomainError rate_limited, 429) when
+ * `holder` already holds the cap unpaid, then holds the lines until the hold's deadline against `wallet`
+ * (OutOfStockError when more than is available).
  */
 export async function hold(
   ctx: OrderContext,
@@ -26,6 +95,7 @@ export async function hold(
   quoteExpiresAt: string,
   at: string,
   holder: string | undefined,
+  wallet: string,
 ): Promise<void> {
   await ctx.stock.reserve(
     trx,
@@ -35,5 +105,6 @@ export async function hold(
     at,
     holder,
     holder ? ctx.deps.settings.holds.limitPerClient : undefined,
+    wallet,
   );
 }

@@ -258,6 +258,9 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
   // Holds lapse on their own deadline, by the wall clock, whatever the watcher's lag (docs/decisions/holds.md);
   // unpriced orders (never watched) expire by the wall clock too.
   await ctx.stock.releaseLapsed(now.toISOString());
+  // A wallet that moved its $CLAIM away loses the holds its balance no longer covers (./holds.ts).
+  const balances = ctx.deps.balances;
+  if (balances) await ctx.stock.releaseOverBalance(now.toISOString(), (w) => balances.balanceOf(w));
   await expireUnpriced(ctx, now);
   const judgedUntil = ctx.chainClock ? await ctx.chainClock() : undefined;
   if (judgedUntil === null) return 0;

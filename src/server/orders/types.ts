@@ -15,6 +15,7 @@ import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import type { Database } from '../store/schema';
 import type { Sealer } from '../privacy/seal';
+import type { WalletBalances } from '../payments/wallet-balances';
 
 export const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -206,6 +207,11 @@ export interface OrderServiceDeps {
   onError?: (err: unknown) => void;
   /** The stock repository (server.ts shares its own); made from the store and catalogue when omitted. */
   stock?: StockRepository;
+  /**
+   * Buyers' $CLAIM balances (payments/wallet-balances.ts), for the hold rule (./holds.ts): without it no wallet
+   * order holds (nothing proves the money).
+   */
+  balances?: WalletBalances;
 }
 
 export interface StoredItem {

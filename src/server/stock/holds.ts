@@ -99,6 +99,7 @@ export async function recordUnheld(
         created_at: at,
         updated_at: at,
         holder: null,
+        payer: null,
       })
       .onConflict((oc) => oc.columns(['order_id', 'product_id', 'variant_id']).doNothing())
       .execute();

@@ -16,6 +16,7 @@ import {
 import type { Store } from '../store/store';
 import { assertUnderCap, recordUnheld } from './holds';
 import { releaseHeld, releaseHoldsOf, releaseLapsed } from './hold-release';
+import { fitsBalance, releaseOverBalance, type BalanceOf } from './wallet-holds';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
 import type { Database } from '../store/schema';
 
@@ -27,7 +28,8 @@ export interface Reservations {
    * In the order's transaction: holds the lines until `expiresAt` (the hold's own deadline: ./hold-release.ts
    * releases it then, whatever the order's state), or throws OutOfStockError (roll back). `holder`: the client
    * making the hold (keyed hash); with `limitPerClient` the per-client cap is checked first, in this transaction
-   * (./holds.ts assertUnderCap: 429 hold_limit).
+   * (./holds.ts assertUnderCap: 429 hold_limit). `payer`: the wallet whose balance the hold counts against
+   * (checked first with `fitsBalance`, ./wallet-holds.ts).
    */
   reserve(
     trx: Transaction<Database>,
@@ -37,7 +39,22 @@ export interface Reservations {
     at: string,
     holder?: string,
     limitPerClient?: number,
+    payer?: string,
   ): Promise<void>;
+  /**
+   * In the order's transaction, before `reserve`: whether an order of `amount` fits within the wallet's `balance`
+   * beside its other open holds (the wallet's lock is taken and held to the commit). ./wallet-holds.ts.
+   */
+  fitsBalance(
+    trx: Transaction<Database>,
+    wallet: string,
+    balance: bigint,
+    amount: bigint,
+    orderId: string,
+    at: string,
+  ): Promise<boolean>;
+  /** The expiry timer: held wallets read again; holds beyond a wallet's balance are released. Units released. */
+  releaseOverBalance(at: string, balanceOf: BalanceOf): Promise<number>;
   /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
   releaseLapsed(at: string): Promise<number>;
   /**
@@ -108,7 +125,7 @@ async function reservePg(
 export function createReservations(store: Store): Reservations {
   const isPg = store.dialect === 'postgres';
   return {
-    async reserve(trx, orderId, lines, expiresAt, at, holder, limitPerClient) {
+    async reserve(trx, orderId, lines, expiresAt, at, holder, limitPerClient, payer) {
       if (holder && limitPerClient !== undefined) {
         const asking = lines.reduce((n, l) => n + l.quantity, 0);
         await assertUnderCap(trx, isPg, holder, limitPerClient, asking, orderId, at);
@@ -132,6 +149,7 @@ export function createReservations(store: Store): Reservations {
             created_at: at,
             updated_at: at,
             holder: holder ?? null,
+            payer: payer ?? null,
           })
           // A QR record that changes its quantity reserves again after releasing (same order, same line).
           .onConflict((oc) =>
@@ -141,6 +159,7 @@ export function createReservations(store: Store): Reservations {
               expires_at: expiresAt,
               updated_at: at,
               holder: holder ?? null,
+              payer: payer ?? null,
             }),
           )
           .execute();
@@ -185,6 +204,9 @@ export function createReservations(store: Store): Reservations {
     },
 
     releaseLapsed: (at) => releaseLapsed(store.db, at),
+    fitsBalance: (trx, wallet, balance, amount, orderId, at) =>
+      fitsBalance(trx, isPg, wallet, balance, amount, orderId, at),
+    releaseOverBalance: (at, balanceOf) => releaseOverBalance(store.db, at, balanceOf),
     releaseHoldsOf: (key, actor, at) => releaseHoldsOf(store.db, key, actor, at),
 
     async sell(trx, orderId, at, lines) {

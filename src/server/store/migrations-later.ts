@@ -223,4 +223,16 @@ export const laterMigrations: Record<string, Migration> = {
       await db.schema.alterTable('orders').addColumn('dust_base_units', 'text').execute();
     },
   },
+  // A wallet hold needs the money (docs/decisions/holds.md): each hold names the wallet that proved it holds the
+  // order's amount, so the sum of one wallet's open holds is read (and kept within its balance) in one lookup.
+  '0022_reservation_payer': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('reservations').addColumn('payer', 'text').execute();
+      await db.schema
+        .createIndex('reservations_payer')
+        .on('reservations')
+        .columns(['payer', 'state'])
+        .execute();
+    },
+  },
 };

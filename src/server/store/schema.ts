@@ -133,6 +133,11 @@ export interface ReservationsTable {
   updated_at: string;
   /** Migration 0015: the client that made the hold (keyed hash), for the per-client cap; null when unknown. */
   holder: string | null;
+  /**
+   * Migration 0022: the paying wallet that proved it holds the order's amount (docs/decisions/holds.md); a hold
+   * counts against that wallet's $CLAIM. Null: no wallet proof (such orders hold nothing since 0022).
+   */
+  payer: string | null;
 }
 
 export type StockChangeKind = 'seed' | 'set' | 'reserve' | 'release' | 'sale' | 'oversold' | 'restock';

@@ -17,7 +17,8 @@ import type { CheckoutProps } from '../types';
 import { ApiRequestError } from '../../lib/call';
 import { createOrder, payoutAccountOf, requestQuote, sendPaymentHint, waitForConfirmation } from './api';
 import { OrderAttempt, type Attempt, type Payable } from './attempt';
-import { connectAdapter, isUserRejection } from './connect';
+import { connectAdapter, isUserRejection, proveWallet } from './connect';
+import type { PayerProof } from '../../../core/hold-proof';
 import {
   CONFIRMATION_FAILED,
   CONFIRMATION_SENT,
@@ -26,6 +27,7 @@ import {
   flowFailed,
   MAIL_PENDING_NOTE,
   NO_PHANTOM,
+  NOT_SIGNED_NOTE,
   NO_TOKEN_ACCOUNT,
   payLinkRefused,
   paymentSuccessful,
@@ -100,7 +102,12 @@ export function WalletCheckout({
       ),
   );
   /** The server records the order before any money moves (attempt.ts decides which order that is). */
-  const ensureOrder = (shipping: Shipping, qty: number, check: (what: Payable) => Promise<void>) =>
+  const ensureOrder = (
+    shipping: Shipping,
+    qty: number,
+    check: (what: Payable) => Promise<void>,
+    prove?: (reference: string) => Promise<PayerProof | undefined>,
+  ) =>
     attempts.ensure({
       productId: product.id,
       variantId,
@@ -109,6 +116,7 @@ export function WalletCheckout({
       referrer: referrer(),
       mint: config.claimMint,
       check,
+      ...(prove ? { prove } : {}),
     });
   const priced = claimBaseUnits !== null && claimBaseUnits > 0n;
   // Above the stock (or not a number): Buy Now waits for a quantity that can be bought.
@@ -172,7 +180,12 @@ export function WalletCheckout({
         if (lack?.kind === 'no-token-account') throw new CheckoutStop(NO_TOKEN_ACCOUNT);
         if (lack) throw new ShortfallStop(lack);
       };
-      const order = await ensureOrder(shipping, quantity, check);
+      const order = await ensureOrder(shipping, quantity, check, (reference) =>
+        proveWallet(conn.adapter, conn.buyer, reference),
+      );
+      // Not reserved (the wallet's $CLAIM did not cover it beside its other reserved orders, or could not be
+      // checked): said in plain words; the payment still buys the piece if nobody else has.
+      if (order.held === false && order.holdNote) setNote(order.holdNote);
       orderPlaced?.();
       setFocusStatus(true);
       const attempt = attempts.current;
@@ -226,7 +239,7 @@ export function WalletCheckout({
       } else if (!sent && isUserRejection(err)) {
         // Business refusals are plain sentences: declined in the wallet, refused or unreachable shop.
         window.alert(DECLINED);
-        setNote(DECLINED_NOTE);
+        setNote(attempts.current?.order ? DECLINED_NOTE : NOT_SIGNED_NOTE);
       } else if (err instanceof ApiRequestError) {
         window.alert(plainError(err, sent));
       } else {

@@ -20,6 +20,7 @@ import type {
   QuoteResponse,
   Shipping,
 } from '../../../core/api';
+import type { PayerProof } from '../../../core/hold-proof';
 import { ApiRequestError } from '../../lib/call';
 import { inputHash } from './open-order';
 import { CheckoutStop, ShortfallStop } from './stops';
@@ -29,6 +30,8 @@ export interface Attempt {
   fingerprint: string;
   key: string;
   quote?: QuoteResponse;
+  /** The wallet's signed proof for this quote (kept, so a retry replays the same request without asking again). */
+  payer?: PayerProof;
   order?: OrderCreated;
 }
 
@@ -53,6 +56,11 @@ export interface AttemptInputs {
   mint: string;
   /** The wallet's checks against what is to be paid; throws to stop (before the order exists, for a quote). */
   check: (what: Payable) => Promise<void>;
+  /**
+   * The paying wallet's proof of the money for the quote's reference (it signs src/core/hold-proof.ts's message):
+   * without it the order is made but holds nothing (docs/decisions/holds.md). Absent: no wallet to sign (a link).
+   */
+  prove?: (reference: string) => Promise<PayerProof | undefined>;
 }
 
 /** An order kept for the same inputs is paid again only with more than this left before it expires. */
@@ -117,19 +125,25 @@ export class OrderAttempt {
       });
       // The wallet's balances against the quote's exact amount, before the order exists.
       await i.check(a.quote);
+      // Then the wallet signs that the money is its own (the order holds only with it), once per quote.
+      a.payer ??= await i.prove?.(a.quote.reference);
       a.order = await deps.createOrder(
         {
           quote: a.quote.quote,
           shipping: i.shipping,
           paymentMethod: 'wallet',
           ...(i.referrer ? { referrer: i.referrer } : {}),
+          ...(a.payer ? { payer: a.payer } : {}),
         },
         a.key,
       );
     } catch (err) {
       // A refusal will not change on a replay: start the next attempt afresh. A network failure keeps the key.
       if (err instanceof ApiRequestError && err.status !== 0) this.#current = null;
-      if (err instanceof ShortfallStop || err instanceof CheckoutStop) a.quote = undefined; // re-quote next time
+      if (err instanceof ShortfallStop || err instanceof CheckoutStop) {
+        a.quote = undefined; // re-quote next time
+        a.payer = undefined;
+      }
       throw err;
     }
     if (a.order.mint !== i.mint) throw new Error('the order names a different token mint than this store');

@@ -28,6 +28,9 @@ export const DECLINED = 'You declined the request in your wallet. Nothing was pa
 /** Inline notes under the button (not alerts). */
 export const DECLINED_NOTE =
   'You declined the request in Phantom. Nothing was paid; your order is still awaiting payment. Click Buy Now to try again.';
+/** Declined the hold message (before any order): no order was made (the spec has no text; plain words). */
+export const NOT_SIGNED_NOTE =
+  'You declined the request in your wallet. Nothing was paid and no order was made. Click Buy Now to try again.';
 export const MAIL_PENDING_NOTE =
   'Your payment went through. The confirmation e-mails have not been delivered yet; the store keeps retrying them automatically. The order status below updates by itself.';
 /** What happens when an awaiting order's time runs out (shown in place of the time left). */
