@@ -118,6 +118,30 @@ describe('the wallet order attempt', () => {
     expect(h.attempt.current).toMatchObject({ fingerprint: fingerprintOf(h.inputs()), key: 'key1', order });
   });
 
+  it("the wallet's hold proof is asked once per quote, after the checks, and sent with the order; a decline makes no order", async () => {
+    const h = harness();
+    const signed: string[] = [];
+    let decline = true;
+    const prove = async (reference: string) => {
+      signed.push(reference);
+      if (decline) throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
+      return { address: 'Buyer', signature: `sig-of-${reference}` };
+    };
+    await expect(h.attempt.ensure(h.inputs({ prove }))).rejects.toThrow('User rejected');
+    expect(h.checked).toHaveLength(1); // the balance checks came first
+    expect(h.calls.orders).toEqual([]);
+    decline = false;
+    h.failNext.order = new ApiRequestError(0, 'network', 'The store could not be reached.');
+    await expect(h.attempt.ensure(h.inputs({ prove }))).rejects.toThrow('could not be reached');
+    await h.attempt.ensure(h.inputs({ prove }));
+    // Signed for the one quote: asked again after the decline, not again for the replay.
+    expect(signed).toEqual(['ref1', 'ref1']);
+    expect(h.calls.orders.map((o) => [o.key, o.req.payer])).toEqual([
+      ['key1', { address: 'Buyer', signature: 'sig-of-ref1' }],
+      ['key1', { address: 'Buyer', signature: 'sig-of-ref1' }],
+    ]);
+  });
+
   it('a network failure keeps the key and the quote: the retry replays the same request', async () => {
     const h = harness();
     h.failNext.order = new ApiRequestError(0, 'network', 'The store could not be reached.');
