@@ -13,6 +13,7 @@ export const TABLE_OWNERS = {
     seller_actions: ['src/server/orders'],
     order_unreadable_payments: ['src/server/orders'],
     outbox: ['src/server/mail'],
+    mail_recipients: ['src/server/mail'],
     stock: ['src/server/stock'],
     reservations: ['src/server/stock'],
     stock_changes: ['src/server/stock'],

@@ -214,7 +214,8 @@ export interface OrderRefund {
   at: string;
 }
 
-export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed';
+/** `withheld`: not sent, by the automated e-mail cap (the reason is the row's error; the seller may send it). */
+export type MailDelivery = 'pending' | 'sent' | 'retrying' | 'failed' | 'withheld';
 
 /**
  * GET /api/orders/:id → public status: nothing personal (no name, e-mail or address) and not the order page's token.

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { buildOrderEmails, displayPayload, productLine, type OrderEmailFacts } from './email-payload';
+import {
+  ADDRESS_ON_ORDER_PAGE,
+  boundedName,
+  buildOrderEmails,
+  buyerSafePayload,
+  displayPayload,
+  MAIL_NAME_MAX,
+  productLine,
+  type OrderEmailFacts,
+} from './email-payload';
 import { INTERNATIONAL_SHIPPING } from '../../test/support/fixtures';
 
 const walletFacts: OrderEmailFacts = {
@@ -158,5 +167,32 @@ describe('displayPayload', () => {
     });
     expect(stored.totalCLAIM).toBe('1166666.666667'); // the stored payload is not changed
     expect(displayPayload({ ...stored, totalCLAIM: 'N/A' }).totalCLAIM).toBe('N/A');
+  });
+});
+
+describe('what a buyer message may carry of what the buyer typed', () => {
+  it('a bounded name: letters, marks, spaces, apostrophes, hyphens; 40 characters at most', () => {
+    expect(boundedName('Ada Lovelace')).toBe('Ada Lovelace');
+    expect(boundedName("Zoë O'Brien-Núñez")).toBe("Zoë O'Brien-Núñez");
+    expect(boundedName('李小龍')).toBe('李小龍');
+    expect(boundedName('Visit evil.example/win or http://x.y call 555-0100 <b>now</b>')).toBe(
+      'Visit evil example win or http x y call',
+    );
+    expect(boundedName('ｗｗｗ．evil．com')).toBe('www evil com'); // full-width dots fold (NFKC), then go
+    expect([...boundedName('A'.repeat(500))]).toHaveLength(MAIL_NAME_MAX);
+    expect(boundedName('12345 ..//')).toBe('');
+  });
+
+  it('buyer payloads: the names bounded, the address not quoted; the seller keeps everything', () => {
+    const facts = {
+      ...walletFacts,
+      shipping: { ...INTERNATIONAL_SHIPPING, fullName: 'Eve <b>http://evil.example</b>' },
+    };
+    const [seller, buyer] = buildOrderEmails(facts, 'order_confirmation', 'seller@shop.test');
+    expect(seller?.payload.from_name).toBe('Eve <b>http://evil.example</b>');
+    expect(buyer?.payload.from_name).toBe('Eve b http evil example b');
+    expect(buyer?.payload.to_name).toBe('Eve b http evil example b');
+    expect(buyer?.payload.shippingAddress).toBe(ADDRESS_ON_ORDER_PAGE);
+    expect(buyerSafePayload(seller!.payload).shippingAddress).toBe(ADDRESS_ON_ORDER_PAGE);
   });
 });

@@ -89,6 +89,43 @@ export const DETAILS_NOT_GIVEN = 'not given yet';
 /** Shown in place of the buyer's name and address in the seller's notes about the buyer's privacy requests. */
 export const DETAILS_WITHHELD = 'see the order in the seller console';
 
+/**
+ * What a buyer message may say about a name the buyer typed (docs/decisions/price-and-mail.md, "What an
+ * automated e-mail carries"): anyone may type anyone's address into a form, so a message to that address carries
+ * no free text of theirs beyond a bounded name — letters (any script), combining marks, spaces, apostrophes and
+ * hyphens, at most MAIL_NAME_MAX characters. No digits, dots, slashes or markup: no link, domain or phone
+ * number can be spelled in it.
+ */
+export const MAIL_NAME_MAX = 40;
+
+export function boundedName(name: string): string {
+  const letters = name
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{M} '’-]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = [...letters];
+  if (chars.length <= MAIL_NAME_MAX) return letters;
+  return chars.slice(0, MAIL_NAME_MAX).join('').trim();
+}
+
+/** A buyer message's stand-in for the shipping address (free text the sender chose): the order page shows it. */
+export const ADDRESS_ON_ORDER_PAGE = 'as given, shown on your order page';
+
+/**
+ * A buyer payload as it may be sent: the names bounded, the address not quoted. Applied when the payload is
+ * built and again by every transport (rows queued before this rule are sent by it too).
+ */
+export function buyerSafePayload(p: OrderEmailPayload): OrderEmailPayload {
+  const notGiven = (v: string) => v === DETAILS_NOT_GIVEN;
+  return {
+    ...p,
+    from_name: notGiven(p.from_name) ? p.from_name : boundedName(p.from_name),
+    to_name: boundedName(p.to_name),
+    shippingAddress: notGiven(p.shippingAddress) ? p.shippingAddress : ADDRESS_ON_ORDER_PAGE,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Builders (pure). Templates and transports (src/server/mail) render or post what they build.
 
@@ -167,7 +204,7 @@ export function buildOrderEmailPayload(
   if (facts.orderUrl && role === 'buyer') payload.orderUrl = facts.orderUrl;
   if (facts.transactionUrls && facts.transactionUrls.length > 0)
     payload.transactionLinks = facts.transactionUrls.join(' ');
-  return payload;
+  return role === 'buyer' ? buyerSafePayload(payload) : payload;
 }
 
 /**

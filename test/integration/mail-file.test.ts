@@ -74,7 +74,11 @@ describe('file transport and /dev/mail', () => {
     const one = await app.inject(`/dev/mail/${subjects[0]?.[1]}`);
     expect(one.statusCode).toBe(200);
     expect(one.body).not.toMatch(/<script|<img|<iframe|<b>/i);
-    expect(one.body).toContain('Shipping address: &lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
+    // The buyer's copy does not quote the address they typed; the seller's shows it escaped.
+    expect(one.body).toContain('Shipping address: as given, shown on your order page');
+    const seller = await app.inject(`/dev/mail/${subjects[1]?.[1]}`);
+    expect(seller.body).not.toMatch(/<script|<img|<iframe|<b>/i);
+    expect(seller.body).toContain('Shipping address: &lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
 
     for (const bad of ['..%2F..%2Fetc%2Fpasswd', '.hidden.eml', 'x.txt', 'nope.eml']) {
       expect((await app.inject(`/dev/mail/${bad}`)).statusCode).toBe(404);

@@ -470,8 +470,11 @@ describe.each(backends)('buyer privacy on $name', (backend: Backend) => {
       expect(exported.emails.map((e) => `${e.kind}/${e.recipient}`)).toEqual(
         expect.arrayContaining(['order_confirmation/seller', 'order_confirmation/buyer']),
       );
+      // The seller's copy quotes the address; the buyer's does not (a buyer message carries only a bounded name).
+      const sellerMail = exported.emails.find((e) => e.recipient === 'seller');
+      expect(sellerMail?.message?.text).toContain(WALLET_BUYER.address1);
       const buyerMail = exported.emails.find((e) => e.recipient === 'buyer');
-      expect(buyerMail?.message?.text).toContain(WALLET_BUYER.address1);
+      expect(buyerMail?.message?.text).toContain(`Hello ${WALLET_BUYER.fullName},`);
       // The vendor's copy names no recipient (only buyer e-mails carry `to`, the buyer's own address).
       expect(exported.emails.filter((e) => e.recipient === 'seller').every((e) => e.to === undefined)).toBe(
         true,

@@ -15,7 +15,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { EmailKind, EmailRecipientRole, OrderEmailPayload } from '../../core/email-payload';
+import {
+  buyerSafePayload,
+  type EmailKind,
+  type EmailRecipientRole,
+  type OrderEmailPayload,
+} from '../../core/email-payload';
 import type { PayoutGroup } from '../settings';
 import type { Store } from '../store/store';
 import type { OutboxRow } from '../store/schema';
@@ -186,7 +191,11 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       to: opened.to,
       payoutGroup: row.payout_group as PayoutGroup,
       paymentSeen: Number(row.payment_seen) === 1,
-      payload: opened.payload satisfies OrderEmailPayload,
+      // A buyer message carries no free text of the buyer's beyond a bounded name, whichever transport sends it
+      // (rows queued before that rule too): core/email-payload.ts buyerSafePayload.
+      payload: (row.role === 'buyer'
+        ? buyerSafePayload(opened.payload)
+        : opened.payload) satisfies OrderEmailPayload,
     };
   }
 

@@ -23,22 +23,32 @@ export type NewOutboxRow = Pick<
   | 'payment_seen'
   | 'next_attempt_at'
   | 'created_at'
-> & { id?: string; after_id?: string | null; payment_signature: string };
+> & {
+  id?: string;
+  after_id?: string | null;
+  payment_signature: string;
+  /** A buyer message the e-mail cap counts (./cap.ts): its address's keyed hash. */
+  recipient_key?: string | null;
+  /** Withheld by the e-mail cap: written `withheld` with this (sealed) reason, sent only if the seller asks. */
+  withheld?: string;
+};
 
 /**
  * Queues a new message, pending, first tried at `next_attempt_at`. Returns the insert, so a caller can add its
  * conflict rule (a message sent once per order, role, kind and signature).
  */
 export function queueMail(q: Db, row: NewOutboxRow) {
+  const { withheld, ...values } = row;
   return q.insertInto('outbox').values({
-    ...row,
+    ...values,
     id: row.id ?? randomUUID(),
     after_id: row.after_id ?? null,
-    state: 'pending',
+    recipient_key: row.recipient_key ?? null,
+    state: withheld !== undefined ? 'withheld' : 'pending',
     attempts: 0,
     locked_until: null,
     lock_token: null,
-    last_error: null,
+    last_error: withheld ?? null,
     delivered_at: null,
   });
 }
@@ -53,13 +63,16 @@ export async function replacePendingBody(q: Db, id: string, payloadJson: string)
     .execute();
 }
 
-/** A failed message goes out again from `at` (attempts start over). False when it was not failed. */
+/**
+ * A failed message, or one withheld by the e-mail cap (the seller knows the buyer and decides), goes out again
+ * from `at` (attempts start over). False when it was neither.
+ */
 export async function resendFailed(q: Db, id: string, at: string): Promise<boolean> {
   const res = await q
     .updateTable('outbox')
     .set({ state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, lock_token: null })
     .where('id', '=', id)
-    .where('state', '=', 'failed')
+    .where('state', 'in', ['failed', 'withheld'])
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
@@ -77,7 +90,7 @@ export async function eraseMailOf(q: Db, orderId: string, erased: string, reason
     .execute();
   await q
     .updateTable('outbox')
-    .set({ recipient_email: erased, payload_json: erased })
+    .set({ recipient_email: erased, payload_json: erased, recipient_key: null })
     .where('order_id', '=', orderId)
     .execute();
   await q

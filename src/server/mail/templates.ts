@@ -218,7 +218,8 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   // Amounts with thousands separators (the stored payload keeps them plain).
   const p = displayPayload(message.payload);
   const subject = subjectFor(message);
-  const greeting = `Hello ${oneLine(p.to_name)},`;
+  const name = oneLine(p.to_name);
+  const greeting = name ? `Hello ${name},` : 'Hello,';
   const lead = intro(message);
   // A seller alert about no order has no order fields.
   const rows = (message.kind === 'price_alert' ? [] : fields(p)).map(([k, v]) => [k, oneLine(v)] as const);

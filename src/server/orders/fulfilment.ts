@@ -170,8 +170,13 @@ export async function resendEmail(
       .where('order_id', '=', o.id)
       .executeTakeFirst();
     if (!row) throw new DomainError('not_found', 'email_not_found', 'No such e-mail for this order.');
-    if (row.state !== 'failed')
-      throw new DomainError('conflict', 'email_not_failed', 'Only a failed e-mail can be sent again.');
+    // A withheld one too (the automated e-mail cap): the seller knows the buyer and decides.
+    if (row.state !== 'failed' && row.state !== 'withheld')
+      throw new DomainError(
+        'conflict',
+        'email_not_failed',
+        'Only a failed or withheld e-mail can be sent again.',
+      );
     await resendFailed(trx, row.id, at);
     await recordAction(ctx, trx, o.id, 'email_resent', { emailId: row.id }, seller.address, at);
   });

@@ -6,6 +6,7 @@
  * while another is still waiting for its slot is merged into it.
  */
 import { randomUUID } from 'node:crypto';
+import { capDecision, WITHHELD_REASON } from '../mail/cap';
 import { queueMail, replacePendingBody } from '../mail/queue';
 import { explorerTxUrl } from '../../core/explorer';
 import {
@@ -17,7 +18,7 @@ import {
 } from '../../core/email-payload';
 import { emailsFor, type OrderChange } from '../../core/order-emails';
 import { formatBaseUnits, parseBaseUnitsText, tokenBaseUnitsForCents } from '../../core/money';
-import { openMail, sealMail } from '../privacy/order-data';
+import { openMail, sealError, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { FULLY_PAID } from '../../core/order-status';
@@ -204,6 +205,18 @@ export async function enqueue(
   for (const mail of buildOrderEmails(facts, kind, sellerEmailFor(ctx.deps.settings.mail, o.payout_group))) {
     if (existing.some((r) => r.role === mail.role)) continue;
     const id = randomUUID();
+    // Buyer messages: the automated e-mail cap (mail/cap.ts); a capped one is written withheld, not dropped.
+    const cap =
+      mail.role === 'buyer'
+        ? await capDecision(q, {
+            secret: ctx.deps.settings.quote.secret,
+            isPg: ctx.isPg,
+            kind,
+            address: mail.to,
+            paid: FULLY_PAID.has(o.status),
+            at,
+          })
+        : undefined;
     const res = await queueMail(q, {
       id,
       order_id: o.id,
@@ -217,6 +230,8 @@ export async function enqueue(
       next_attempt_at: notBefore,
       created_at: at,
       payment_signature: paymentSignature,
+      ...(cap?.counted ? { recipient_key: cap.recipientKey } : {}),
+      ...(cap?.withheld ? { withheld: sealError(ctx.sealer, o.id, WITHHELD_REASON) ?? '' } : {}),
     })
       .onConflict((oc) => oc.columns(['order_id', 'role', 'kind', 'payment_signature']).doNothing())
       .executeTakeFirst();

@@ -9,8 +9,9 @@ import { buildBuyerRequestEmail } from '../../core/email-payload';
 import { DomainError } from '../../core/errors';
 import { transition } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
+import { forgetRecipient } from '../mail/cap';
 import { eraseMailOf, queueMail } from '../mail/queue';
-import { eraseActionDetail, ERASED, sealMail } from '../privacy/order-data';
+import { eraseActionDetail, ERASED, openShipping, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow } from '../store/schema';
 import { factsOf } from './notifications';
@@ -43,6 +44,10 @@ export async function eraseDetails(
     .where('id', '=', o.id)
     .execute();
   await eraseMailOf(trx, o.id, ERASED, 'not delivered: the details were erased first');
+  // The e-mail cap's keyed hash of the address goes too (its "paid" mark with it).
+  const shipping = openShipping(ctx.sealer, o.id, o.shipping_json);
+  if (shipping.state === 'given')
+    await forgetRecipient(trx, ctx.deps.settings.quote.secret, shipping.shipping.email);
   const actions = await trx
     .selectFrom('seller_actions')
     .select(['id', 'detail_json'])

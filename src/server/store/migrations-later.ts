@@ -235,4 +235,23 @@ export const laterMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Automated e-mail cap (docs/decisions/price-and-mail.md, "What an automated e-mail carries"): buyer messages
+  // about unpaid orders are counted per recipient by a keyed hash of the address (`outbox.recipient_key`, NULL
+  // for rows that do not count), at most a few a day; `mail_recipients` holds one row per hashed address (the
+  // row a transaction locks while it counts) and `paid_at` once an order to that address was paid (exempt).
+  '0023_mail_cap': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('mail_recipients')
+        .addColumn('recipient_key', 'text', (c) => c.primaryKey())
+        .addColumn('paid_at', 'text')
+        .execute();
+      await db.schema.alterTable('outbox').addColumn('recipient_key', 'text').execute();
+      await db.schema
+        .createIndex('outbox_recipient_key')
+        .on('outbox')
+        .columns(['recipient_key', 'created_at'])
+        .execute();
+    },
+  },
 };

@@ -84,6 +84,14 @@ export interface OutboxTable {
   created_at: string;
   /** '' for a message about the order; the ledger signature for a note about one payment (migration 0004). */
   payment_signature: Generated<string>;
+  /** A buyer message counted by the e-mail cap: the keyed hash of its address (migration 0023); else NULL. */
+  recipient_key: Generated<string | null>;
+}
+
+/** Migration 0023: one row per hashed recipient address (never the address); `paid_at` once it paid an order. */
+export interface MailRecipientsTable {
+  recipient_key: string;
+  paid_at: string | null;
 }
 
 /** The payment ledger (migration 0004): one row per verified transfer mentioning an order's reference. */
@@ -232,6 +240,7 @@ export interface Database {
   order_history: OrderHistoryTable;
   idempotency_keys: IdempotencyTable;
   outbox: OutboxTable;
+  mail_recipients: MailRecipientsTable;
   payments: PaymentsTable;
   payment_scan_cursors: PaymentScanCursorsTable;
   payment_scan_judged: PaymentScanJudgedTable;

@@ -197,7 +197,7 @@ export function OrderView(props: { orderId: string; config: ConfigState; onBack:
               {emailWords(m.kind, m.recipient)} to {m.to}: {MAIL_STATE[m.state]}
               {m.deliveredAt ? ` ${when(m.deliveredAt)}` : ''}
               {m.lastError ? ` (${m.lastError})` : ''}
-              {m.state === 'failed' && (
+              {(m.state === 'failed' || m.state === 'withheld') && (
                 <>
                   {' '}
                   <button

@@ -34,6 +34,7 @@ export const MAIL_STATE: Record<MailDelivery, string> = {
   sent: 'sent',
   retrying: 'retrying',
   failed: 'failed',
+  withheld: 'withheld (not sent)',
 };
 
 const EVENT: Record<string, string> = {

@@ -24,7 +24,7 @@ export function confirmationOutcome(order: OrderPublic, baseline: AttemptBaselin
   if (seller?.state === 'sent' && buyer?.state === 'sent') return 'sent';
   for (const e of [seller, buyer]) {
     if (!e) continue;
-    if (e.state === 'failed') return 'failed';
+    if (e.state === 'failed' || e.state === 'withheld') return 'failed';
     if (e.state === 'retrying' && e.attempts > (baseline[e.recipient] ?? 0)) return 'failed';
   }
   return 'pending';

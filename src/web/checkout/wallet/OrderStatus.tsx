@@ -68,6 +68,7 @@ const MAIL_TEXT = {
   sent: 'sent',
   retrying: 'not delivered yet, retrying',
   failed: 'failed',
+  withheld: 'not sent (e-mail limit for this address; your order page has everything)',
 } as const;
 
 export function explorerTxUrl(signature: string, config: Pick<PublicConfig, 'cluster' | 'rpcUrl'>): string {

@@ -64,7 +64,9 @@ export function mailsDelivered(o: OrderPublic): boolean {
 /** A delivery attempt failed (the outbox retries it; the page reports it). */
 export function mailsFailing(o: OrderPublic): boolean {
   return o.emails.some(
-    (e) => e.kind === 'order_confirmation' && (e.state === 'retrying' || e.state === 'failed'),
+    (e) =>
+      e.kind === 'order_confirmation' &&
+      (e.state === 'retrying' || e.state === 'failed' || e.state === 'withheld'),
   );
 }
 
