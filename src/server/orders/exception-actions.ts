@@ -69,6 +69,9 @@ export async function resolveException(
   await ctx.db.transaction().execute(async (trx) => {
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
     await assertOpenExceptionOf(trx, o, input.exception, { allowResolved: true });
+    // "Record action" on the buyer's cancel request of an order still to ship declines it: it ships again.
+    if (input.exception === 'cancel_requested' && o.status !== 'cancelled' && o.cancel_declined_at === null)
+      await trx.updateTable('orders').set({ cancel_declined_at: at }).where('id', '=', o.id).execute();
     await recordAction(ctx, trx, o.id, 'resolved', input, seller.address, at);
   });
 }
@@ -76,7 +79,10 @@ export async function resolveException(
 /** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
 async function assertOpenExceptionOf(
   q: Db,
-  o: Pick<OrderRow, 'id' | 'status' | 'shipping_json' | 'amount_base_units' | 'dust_base_units'>,
+  o: Pick<
+    OrderRow,
+    'id' | 'status' | 'shipping_json' | 'amount_base_units' | 'dust_base_units' | 'cancel_requested_at'
+  >,
   exception: SellerException,
   opts: { allowResolved: boolean },
 ): Promise<void> {

@@ -21,12 +21,6 @@ export const refundKeepsOrderPatterns = (): string[] => REFUND_KEEPS_ORDER.map((
 export const RESOLVING_ACTIONS = ['resolved', 'refunded'];
 
 /**
- * The buyer's cancel request is the seller's e-mail about it (src/server/orders/personal-data.ts, once per
- * order): the one record of it, read by the order page ("requested") and the exceptions alike.
- */
-export const CANCEL_REQUEST_KIND = 'cancel_requested';
-
-/**
  * The ledger and request facts behind an order's exceptions (src/core/order-exceptions.ts): an extra payment or
  * an over-amount counts only above the order's dust threshold (src/core/refunds.ts moneyFactsOf).
  */
@@ -40,27 +34,23 @@ export interface LedgerFacts {
 
 export async function exceptionFactsOf(
   db: Db,
-  orders: readonly Pick<OrderRow, 'id' | 'status' | 'amount_base_units' | 'dust_base_units'>[],
+  orders: readonly Pick<
+    OrderRow,
+    'id' | 'status' | 'amount_base_units' | 'dust_base_units' | 'cancel_requested_at'
+  >[],
 ): Promise<Map<string, LedgerFacts>> {
   const out = new Map<string, LedgerFacts>();
   if (orders.length === 0) return out;
   const ids = orders.map((o) => o.id);
-  const [payments, asked, unreadable] = await Promise.all([
+  const [payments, unreadable] = await Promise.all([
     db
       .selectFrom('payments')
       .select(['order_id', 'role', 'received_base_units'])
       .where('order_id', 'in', ids)
       .orderBy('seq')
       .execute(),
-    db
-      .selectFrom('outbox')
-      .select('order_id')
-      .where('order_id', 'in', ids)
-      .where('kind', '=', CANCEL_REQUEST_KIND)
-      .execute(),
     db.selectFrom('order_unreadable_payments').select('order_id').where('order_id', 'in', ids).execute(),
   ]);
-  const askedIds = new Set(asked.map((r) => r.order_id));
   const unreadableIds = new Set(unreadable.map((r) => r.order_id));
   const ledgers = new Map<string, { role: PaymentRole; receivedBaseUnits: bigint }[]>();
   for (const p of payments)
@@ -79,7 +69,8 @@ export async function exceptionFactsOf(
     });
     out.set(o.id, {
       ...money,
-      cancelAsked: askedIds.has(o.id),
+      // The buyer's cancel request is the order's own fact (orders.cancel_requested_at, "Cancel instead").
+      cancelAsked: o.cancel_requested_at !== null,
       unreadablePayment: unreadableIds.has(o.id),
     });
   }

@@ -202,13 +202,7 @@ export async function recordPayment(
           paymentMethod: o.payment_method,
           hasShipping: o.shipping_json !== null,
           sumAboveDust: sum >= dustThreshold(ctx, updated),
-          confirmed:
-            (await trx
-              .selectFrom('outbox')
-              .select('id')
-              .where('order_id', '=', o.id)
-              .where('kind', '=', 'order_confirmation')
-              .executeTakeFirst()) !== undefined,
+          confirmed: o.confirmed_at !== null,
         },
         {
           at,

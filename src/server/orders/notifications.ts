@@ -266,7 +266,17 @@ export async function queueEmails(
   opts: QueueOptions,
 ): Promise<number> {
   let added = 0;
-  for (const email of emailsFor(change)) {
+  const emails = emailsFor(change);
+  // A change that confirms the order (its confirmation pair) is recorded on the order: later payments read that
+  // fact (orders.confirmed_at), not the e-mails.
+  if (emails.some((e) => e.kind === 'order_confirmation') && o.confirmed_at === null)
+    await q
+      .updateTable('orders')
+      .set({ confirmed_at: opts.at })
+      .where('id', '=', o.id)
+      .where('confirmed_at', 'is', null)
+      .execute();
+  for (const email of emails) {
     const note =
       email.about && opts.payment ? { ...opts.payment, extra: email.about === 'extra' } : undefined;
     const facts: Pick<OrderEmailFacts, 'usdAtPaymentCents' | 'shipment' | 'refund'> = {};

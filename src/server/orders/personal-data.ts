@@ -226,6 +226,13 @@ export async function cancelInstead(ctx: OrderContext, token: string): Promise<O
       await addHistory(trx, o.id, t.next, 'cancelled_by_buyer', at);
       await ctx.stock.release(trx, o.id, at);
     } else if (privacy.cancel === 'ask_vendor') {
+      // The request is the order's own fact; the vendor's e-mail about it is its consequence.
+      await trx
+        .updateTable('orders')
+        .set({ cancel_requested_at: at })
+        .where('id', '=', o.id)
+        .where('cancel_requested_at', 'is', null)
+        .execute();
       await tellVendor(ctx, trx, o, 'cancel_requested', at);
       told = true;
     } else if (privacy.cancel !== 'requested') {

@@ -7,7 +7,7 @@ import type { OrderPagePrivacy } from '../../core/api';
 import { openShipping } from '../privacy/order-data';
 import type { OrderRow } from '../store/schema';
 import type { SellerException } from '../../core/seller-api';
-import { CANCEL_REQUEST_KIND, REFUND_KEEPS_ORDER, resolvedOf } from './exceptions';
+import { REFUND_KEEPS_ORDER } from './exceptions';
 import { ledgerOf } from './rows';
 import type { Db, OrderContext } from './types';
 
@@ -37,21 +37,13 @@ export async function deletableNow(q: Db, o: OrderRow): Promise<boolean> {
   return (await refundClosedAt(q, o)) !== undefined;
 }
 
-async function cancelAsked(q: Db, orderId: string): Promise<boolean> {
-  const row = await q
-    .selectFrom('outbox')
-    .select('id')
-    .where('order_id', '=', orderId)
-    .where('kind', '=', CANCEL_REQUEST_KIND)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** A paid order's cancel request: not asked, asked, or asked and declined by the vendor (resolved with a reason). */
-async function askedState(q: Db, orderId: string): Promise<'ask_vendor' | 'requested' | 'declined'> {
-  if (!(await cancelAsked(q, orderId))) return 'ask_vendor';
-  const resolved = (await resolvedOf(q, [orderId])).get(orderId) ?? [];
-  return resolved.includes('cancel_requested') ? 'declined' : 'requested';
+/**
+ * A paid order's cancel request: not asked, asked, or asked and declined by the vendor (its "Record action" on
+ * the request): the order's own facts (orders.cancel_requested_at, cancel_declined_at).
+ */
+function askedState(o: OrderRow): 'ask_vendor' | 'requested' | 'declined' {
+  if (o.cancel_requested_at === null) return 'ask_vendor';
+  return o.cancel_declined_at !== null ? 'declined' : 'requested';
 }
 
 export async function privacyOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<OrderPagePrivacy> {
@@ -71,7 +63,7 @@ export async function privacyOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<
   return {
     details,
     deletion: 'cancel_first',
-    cancel: unpaid ? 'unpaid' : await askedState(q, o.id),
+    cancel: unpaid ? 'unpaid' : askedState(o),
     retentionDays,
   };
 }

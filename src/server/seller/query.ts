@@ -13,7 +13,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { CANCELLABLE, HAS_PAYMENT } from '../../core/order-status';
 import type { SellerException, SellerQueue, SellerStatusFilter } from '../../core/seller-api';
-import { CANCEL_REQUEST_KIND, refundKeepsOrderPatterns, RESOLVING_ACTIONS } from '../orders/exceptions';
+import { refundKeepsOrderPatterns, RESOLVING_ACTIONS } from '../orders/exceptions';
 import type { Db } from '../orders/types';
 import type { Database } from '../store/schema';
 
@@ -80,17 +80,11 @@ function overpaid(eb: Eb) {
   ]);
 }
 
-/** The buyer asked to cancel (their request e-mailed to the seller) a paid order not shipped, or now cancelled. */
+/** The buyer asked to cancel (orders.cancel_requested_at) a paid order not shipped, or now cancelled. */
 function cancelAsked(eb: Eb) {
   return eb.and([
     eb('status', 'in', [...CANCELLABLE, 'cancelled']),
-    eb.exists(
-      eb
-        .selectFrom('outbox')
-        .select('outbox.id')
-        .whereRef('outbox.order_id', '=', 'orders.id')
-        .where('outbox.kind', '=', CANCEL_REQUEST_KIND),
-    ),
+    eb('cancel_requested_at', 'is not', null),
   ]);
 }
 
@@ -140,8 +134,8 @@ export function toShip(eb: Eb) {
     ]),
     eb('shipping_json', 'is not', null),
     eb('details_erased_at', 'is', null),
-    // The buyer asked to cancel: not to ship until the vendor declines (resolves) the request.
-    eb.not(eb.and([cancelAsked(eb), eb.not(resolved(eb, 'cancel_requested'))])),
+    // The buyer asked to cancel: not to ship until the vendor declines the request (orders.cancel_declined_at).
+    eb.not(eb.and([cancelAsked(eb), eb('cancel_declined_at', 'is', null)])),
     eb.not(
       eb.exists(
         eb

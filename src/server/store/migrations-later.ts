@@ -254,4 +254,24 @@ export const laterMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  /**
+   * Order facts on the order (issue 29): the buyer's cancel request, the vendor's decline of it and the order
+   * confirmation were read from the e-mails they caused (outbox rows of kind cancel_requested and
+   * order_confirmation, and the seller's "Record action" on cancel_requested). Now they are columns of the order;
+   * today's data is carried over from those rows.
+   */
+  '0024_order_requests': {
+    async up(db: Kysely<any>) {
+      for (const column of ['cancel_requested_at', 'cancel_declined_at', 'confirmed_at'])
+        await db.schema.alterTable('orders').addColumn(column, 'text').execute();
+      await sql`update orders set cancel_requested_at = (select min(m.created_at) from outbox m
+        where m.order_id = orders.id and m.kind = 'cancel_requested')`.execute(db);
+      await sql`update orders set confirmed_at = (select min(m.created_at) from outbox m
+        where m.order_id = orders.id and m.kind = 'order_confirmation')`.execute(db);
+      await sql`update orders set cancel_declined_at = (select min(a.at) from seller_actions a
+        where a.order_id = orders.id and a.action = 'resolved'
+          and a.detail_json like ${'%"exception":"cancel_requested"%'})
+        where cancel_requested_at is not null and status <> 'cancelled'`.execute(db);
+    },
+  },
 };

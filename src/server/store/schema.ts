@@ -34,6 +34,16 @@ export interface OrdersTable {
   block_time: number | null;
   finalized: number;
   confirmation_requested_at: string | null;
+  /**
+   * When the order confirmation was issued (the seller and buyer confirmations queued): the completing payment of
+   * a wallet order or of a QR record with details, or a QR record's details sent once something was paid
+   * (migration 0024).
+   */
+  confirmed_at: string | null;
+  /** When the buyer asked, from the order page, to cancel the paid order ("Cancel instead"; migration 0024). */
+  cancel_requested_at: string | null;
+  /** When the vendor declined that request (its "Record action" on cancel_requested; migration 0024). */
+  cancel_declined_at: string | null;
   created_at: string;
   updated_at: string;
   /** The buyer's order page capability token (32 hex; UNIQUE; migration 0007). */
