@@ -21,7 +21,7 @@ mkdirSync('var', { recursive: true });
  * on their own, after the rest: beside the other files on a 2-core machine they would measure the machine's
  * load, not the watcher.
  */
-const ALONE = ['test/integration/payments-attack.test.ts'];
+const ALONE = ['test/integration/payments-attack.test.ts', 'test/integration/payments-lane.test.ts'];
 
 interface Counts {
   numPassedTests: number;

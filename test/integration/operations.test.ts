@@ -315,6 +315,8 @@ describe('metrics', () => {
       claim_rpc_requests_total: 'COUNTER',
       claim_rpc_rate_limited_total: 'COUNTER',
       claim_watcher_lag_seconds: 'GAUGE',
+      claim_watcher_catching_up: 'GAUGE',
+      claim_watcher_catch_up_behind_seconds: 'GAUGE',
       claim_watcher_watching: 'GAUGE',
       claim_rpc_up: 'GAUGE',
     });
@@ -325,6 +327,8 @@ describe('metrics', () => {
     expect(one('claim_rpc_up')).toEqual(['1']);
     // No payment watcher in this process: the lag is absent (not -1).
     expect(one('claim_watcher_lag_seconds')).toEqual([]);
+    expect(one('claim_watcher_catching_up')).toEqual(['0']);
+    expect(one('claim_watcher_catch_up_behind_seconds')).toEqual([]);
     // The parser folds a labelled histogram's series into one (a limit of prom2json's shape): the request's own
     // series is read from the text, whose every line the parser has accepted above.
     expect(text).toMatch(

@@ -819,6 +819,52 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         }
       });
 
+      it('expiry never waits on the watcher longer than MAX_EXPIRY_WAIT_MS (5 min by default)', async () => {
+        const o = await walletOrder();
+        // The watcher has judged nothing (stalled, flooded, catching up): expiry waits for it, 5 minutes at most.
+        server.orders.setChainClock(async () => null);
+        try {
+          clock.advance(15 * 60_000 + 4 * 60_000);
+          expect(await server.orders.expireOrders()).toBe(0);
+          clock.advance(60_000 + 1000);
+          expect(await server.orders.expireOrders()).toBe(1);
+          expect((await getOrder(o.orderId)).status).toBe('expired');
+        } finally {
+          server.orders.setChainClock(undefined);
+        }
+      });
+
+      it('only a poll with the page token makes an order awaited by the watcher (an id is not a capability)', async () => {
+        const noted: [string, { client: string; stake: string }][] = [];
+        server.orders.setAwaitedHandler((id, waiter) => noted.push([id, waiter]));
+        try {
+          const wallet = await walletOrder();
+          const q = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }]);
+          const record = (await order({ quote: q.quote, paymentMethod: 'qr' })).json<OrderCreated>();
+          const tokenOf = (o: OrderCreated) => o.orderUrl.slice(o.orderUrl.lastIndexOf('/') + 1);
+          const poll = (id: string, token?: string) =>
+            inject('GET', `/api/orders/${id}`, undefined, token ? { 'x-order-token': token } : {});
+          // The id alone, another order's token, a made-up token: the status answers, nobody is awaited.
+          expect((await poll(wallet.orderId)).statusCode).toBe(200);
+          expect((await poll(wallet.orderId, tokenOf(record))).statusCode).toBe(200);
+          expect((await poll(wallet.orderId, '0'.repeat(32))).statusCode).toBe(200);
+          expect(noted).toEqual([]);
+          // With its own token (the checkout's status poll), or the order page itself: awaited, with its stake.
+          await poll(wallet.orderId, tokenOf(wallet));
+          await poll(record.orderId, tokenOf(record));
+          expect((await inject('GET', `/api/order-pages/${tokenOf(record)}`)).statusCode).toBe(200);
+          expect(noted.map(([id, w]) => [id, w.stake])).toEqual([
+            [wallet.orderId, 'money'],
+            [record.orderId, 'free'],
+            [record.orderId, 'free'],
+          ]);
+          // The poller's client is its hashed hold key, never its address.
+          expect(noted[0]?.[1].client).not.toContain('127.0.0.1');
+        } finally {
+          server.orders.setAwaitedHandler(undefined);
+        }
+      });
+
       it('dust after the expiry is recorded but makes no exception', async () => {
         const o = await walletOrder();
         clock.advance(15 * 60_000 + 1000);

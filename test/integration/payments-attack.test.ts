@@ -191,7 +191,10 @@ describe('payments under attack, within the public endpoint limits', () => {
     const poller = (async () => {
       while (polling) {
         await orders.service.expireOrders();
-        const seen = await orders.service.getOrder(order.orderId);
+        const seen = await orders.service.getOrder(order.orderId, {
+          pageToken: order.pageToken,
+          client: 'buyer',
+        });
         if (seen) statuses.add(seen.status);
         for (const r of await orders.store.db
           .selectFrom('reservations')
@@ -275,7 +278,10 @@ describe('payments under attack, within the public endpoint limits', () => {
         await waitFor(
           'the payment to be seen',
           async () => {
-            const o = await orders.service.getOrder(order.orderId);
+            const o = await orders.service.getOrder(order.orderId, {
+              pageToken: order.pageToken,
+              client: 'buyer',
+            });
             return o && ['paid', 'final'].includes(o.status) ? true : undefined;
           },
           20_000,

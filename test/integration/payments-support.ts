@@ -205,7 +205,8 @@ export interface ServiceOrders {
   /** The store's stock (seeded from the catalogue), as `npm run stock` and the seller console set it. */
   stock: ReturnType<typeof createStockRepository>;
   /** Creates a real order through a signed quote (wallet product from the catalogue, $1.00 per $CLAIM). */
-  place(opts?: { productId?: string }): Promise<WatchedOrder & { ref: PublicKey }>;
+  /** `pageToken`: the order page's token (its creation's `orderUrl`), which the checkout's status poll sends. */
+  place(opts?: { productId?: string }): Promise<WatchedOrder & { ref: PublicKey; pageToken: string }>;
   get(orderId: string): Promise<WatchedOrder>;
   status(orderId: string): Promise<string>;
   close(): Promise<void>;
@@ -286,7 +287,12 @@ export async function serviceOrders(
         opts.productId ?? 'lilac-tiptop',
         `payments-test-${process.pid}-${++n}-${Date.now()}`,
       );
-      return { ...(await get(created.body.orderId)), ref: new PublicKey(created.body.reference) };
+      const url = created.body.orderUrl;
+      return {
+        ...(await get(created.body.orderId)),
+        ref: new PublicKey(created.body.reference),
+        pageToken: url.slice(url.lastIndexOf('/') + 1),
+      };
     },
     get,
     status: async (orderId) => (await get(orderId)).status,

@@ -89,8 +89,15 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     );
   });
 
+  // The order's public status. The checkout's status poll sends the record's page token (`X-Order-Token`, from
+  // its creation's answer): only then does the payment watcher count the order as awaited by this client (the
+  // id alone is not a capability; payments.md "The payment lane cannot be bought").
   app.get('/api/orders/:id', async (req, reply) => {
-    const order = await deps.orders.getOrder(idOf(req.params));
+    const token = req.headers['x-order-token'];
+    const order = await deps.orders.getOrder(
+      idOf(req.params),
+      typeof token === 'string' ? { pageToken: token, client: holder(req) } : undefined,
+    );
     if (!order) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     return reply.header('cache-control', 'no-store').send(order);
   });
@@ -135,7 +142,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   // The buyer's order page. Every unknown or malformed token is the same 404: nothing tells a guess apart.
   app.get('/api/order-pages/:token', async (req, reply) => {
     const token = (req.params as { token?: unknown }).token;
-    const view = typeof token === 'string' ? await deps.orders.getOrderPage(token) : undefined;
+    const view = typeof token === 'string' ? await deps.orders.getOrderPage(token, holder(req)) : undefined;
     if (!view) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     return reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').send(view);
   });

@@ -9,7 +9,10 @@
  *   instance reports the holder's, stored in the database (so all turn not ready when nobody catches up). Without
  *   a payments service in the process the part is ok with `lagSeconds: null`. While the watcher has a backlog of
  *   vendor transfers but still sees payments on time (it checks the orders someone waits on first), the part is
- *   ok and says `behind: "behind by N transfers"`;
+ *   ok and says `behind: "behind by N transfers"`. A watcher catching up (a fresh instance, a new holder of the
+ *   watch: no complete pass since it took it) says so (`catchingUp: true`, `catchUpBehindSeconds`) and stays ok
+ *   while the catch-up moves (it listed or judged something within the lag limit): buyers can order meanwhile,
+ *   the orders they wait on are checked first, and the catch-up runs behind;
  * - price: a good $CLAIM price at most `priceMaxAgeMs` old (quotes need it);
  * - outbox: e-mails waiting and the age of the oldest. Reported, never a reason to refuse traffic: an SMTP
  *   outage must not take the shop offline, the outbox retries for four days (alert on the metric instead);
@@ -55,6 +58,10 @@ export interface Readiness {
       caughtUpAt: string | null;
       /** "behind by N transfers" while the feed has a backlog (payments are then checked first), else null. */
       behind?: string | null;
+      /** Catching up since it took the watch (null: not known here, another instance holds the watch). */
+      catchingUp?: boolean | null;
+      /** While catching up: how far behind the chain, in seconds (else null). */
+      catchUpBehindSeconds?: number | null;
     };
     price: { ok: boolean; ageSeconds: number | null };
     outbox: { ok: boolean } & OutboxBacklog;
@@ -116,9 +123,16 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
       // Behind the vendor feed but still seeing payments on time (the awaited orders checked by reference):
       // ready, saying by how much it is behind, rather than 503.
       const behind = lag.backlog && lag.backlog.transfers > 0 ? lag.backlog : undefined;
+      // Catching up is reported, not a reason to refuse traffic, while it moves.
+      const catchingUp = lag.catchUp?.catchingUp ?? false;
       watcher = {
-        ok: lagSeconds <= maxLag || (behind?.paymentsOnTime ?? false),
+        ok:
+          lagSeconds <= maxLag ||
+          (behind?.paymentsOnTime ?? false) ||
+          (catchingUp && (lag.catchUp?.progressing ?? false)),
         behind: behind ? `behind by ${behind.transfers} transfers` : null,
+        catchingUp: lag.catchUp ? catchingUp : null,
+        catchUpBehindSeconds: catchingUp ? (lag.catchUp?.behindSeconds ?? null) : null,
         lagSeconds,
         maxLagSeconds: maxLag,
         watching: lag.watching,

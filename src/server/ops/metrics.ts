@@ -166,6 +166,26 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     async () => (await deps.probes.watcherLag?.().catch(() => undefined))?.lagSeconds,
   );
   new Gauge({
+    name: 'claim_watcher_catching_up',
+    help: '1 while this instance holds the payment watch and has not caught up once since it took it (a fresh instance catching up).',
+    registers: [registry],
+    async collect() {
+      const lag = await deps.probes.watcherLag?.().catch(() => undefined);
+      this.set(lag?.catchUp?.catchingUp ? 1 : 0);
+    },
+  });
+  new OptionalGauge(
+    {
+      name: 'claim_watcher_catch_up_behind_seconds',
+      help: 'While the payment watcher catches up: how far behind the chain it is, in seconds (no sample otherwise).',
+      registers: [registry],
+    },
+    async () => {
+      const c = (await deps.probes.watcherLag?.().catch(() => undefined))?.catchUp;
+      return c?.catchingUp ? c.behindSeconds : undefined;
+    },
+  );
+  new Gauge({
     name: 'claim_watcher_watching',
     help: '1 when this instance holds the payment watch (one instance does on a shared PostgreSQL database).',
     registers: [registry],

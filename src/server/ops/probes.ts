@@ -26,6 +26,11 @@ export interface WatcherLag {
    * meanwhile (the orders someone waits on were checked by reference recently). Absent: not watching here.
    */
   backlog?: { transfers: number; paymentsOnTime: boolean };
+  /**
+   * This instance took the watch and has not caught up once since (a fresh instance, a new holder): how far
+   * behind the chain it is (seconds), and whether the catch-up moved lately. Absent: not watching here.
+   */
+  catchUp?: { catchingUp: boolean; behindSeconds: number; progressing: boolean };
 }
 
 export interface OpsProbes {

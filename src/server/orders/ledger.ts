@@ -239,6 +239,20 @@ export async function recordPayment(
   return result;
 }
 
+/** MAX_EXPIRY_WAIT_MS's default: expiry waits on the watcher 5 minutes at most. */
+export const DEFAULT_MAX_EXPIRY_WAIT_MS = 5 * 60_000;
+
+/**
+ * The time up to which orders may expire: the watcher's judged time (never ahead of the wall clock), but never
+ * more than `maxWaitMs` behind the wall clock; the wall clock without a watcher.
+ */
+export function expiryCutoff(now: Date, judgedUntil: Date | null | undefined, maxWaitMs: number): Date {
+  if (judgedUntil === undefined) return now;
+  const floor = now.getTime() - maxWaitMs;
+  const judged = judgedUntil === null ? floor : Math.min(judgedUntil.getTime(), now.getTime());
+  return new Date(Math.max(judged, floor));
+}
+
 /**
  * awaiting_payment orders past their expiry → expired (or underpaid). Returns how many changed.
  *
@@ -246,7 +260,9 @@ export async function recordPayment(
  * watcher has judged every transfer to the vendors (its last complete pass); an order expires only once that is past its expiry, so a payment that
  * landed before the expiry but is not judged yet (a backlog, a flood of dust) never finds its order expired and
  * its piece sold. Undefined: no watcher runs in this process (the wall clock decides); null: the watcher has not
- * judged anything yet (nothing expires).
+ * judged anything yet. Expiry never waits on the watcher longer than `maxExpiryWaitMs` (MAX_EXPIRY_WAIT_MS, 5 min):
+ * past that an order expires by the wall clock less that wait, and a payment judged later still counts by its
+ * block time (paid if before the expiry; its piece taken back, or oversold and refunded).
  */
 export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
   // Holds lapse on their own deadline, by the wall clock, whatever the watcher's lag (docs/decisions/holds.md);
@@ -257,8 +273,11 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
   if (balances) await ctx.stock.releaseOverBalance(now.toISOString(), (w) => balances.balanceOf(w));
   await expireUnpriced(ctx, now);
   const judgedUntil = ctx.chainClock ? await ctx.chainClock() : undefined;
-  if (judgedUntil === null) return 0;
-  const cutoff = judgedUntil && judgedUntil.getTime() < now.getTime() ? judgedUntil : now;
+  const cutoff = expiryCutoff(
+    now,
+    judgedUntil,
+    ctx.deps.settings.maxExpiryWaitMs ?? DEFAULT_MAX_EXPIRY_WAIT_MS,
+  );
   const at = now.toISOString();
   const until = cutoff.toISOString();
   // Unpriced orders have no payment window here (the seller arranges payment): expireUnpriced above.

@@ -24,6 +24,7 @@ import { createSealer } from '../privacy/seal';
 import { exportMyData } from './data-export';
 import { cancelInstead, deleteMyDetails, runRetention } from './personal-data';
 import { sealedValuesByKey, sealStoredData } from './reseal';
+import { noteAwaited } from './awaited';
 import { getOrder, getOrderPage, paymentHint, requestConfirmation, requote } from './buyer-actions';
 import { createOrder } from './create';
 import { cancelOrder, recordRefund, refundTarget, resolveException } from './exception-actions';
@@ -110,11 +111,18 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     setPaymentHintHandler(handler) {
       ctx.hintHandler = handler;
     },
-    async getOrder(orderId) {
+    async getOrder(orderId, poll) {
       const order = await bound.getOrder(orderId);
-      // Someone waits on this order (its page polls): the payment watcher checks its reference first.
-      if (order?.status === 'awaiting_payment') ctx.awaited?.(order.orderId);
+      // Someone with the page token waits on this order: the payment watcher checks its reference first (the id
+      // alone makes nothing awaited: orders/awaited.ts).
+      if (order?.status === 'awaiting_payment' && poll)
+        await noteAwaited(ctx, poll.pageToken, poll.client, order.orderId);
       return order;
+    },
+    async getOrderPage(token, client) {
+      const view = await bound.getOrderPage(token);
+      if (view && client) await noteAwaited(ctx, token, client);
+      return view;
     },
     setChainClock(clock) {
       ctx.chainClock = clock;

@@ -78,8 +78,12 @@ export interface OrderService {
    * for the per-client cap on holds.
    */
   createOrder(body: unknown, idempotencyKey: string, holder?: string): Promise<CreateOrderResult>;
-  /** GET /api/orders/:id; undefined when unknown. Throws DomainError (invalid) on a malformed id. */
-  getOrder(orderId: string): Promise<OrderPublic | undefined>;
+  /**
+   * GET /api/orders/:id; undefined when unknown. Throws DomainError (invalid) on a malformed id. With `poll`, the
+   * order's page token and the poller's client (hashed client key): the payment watcher is told someone waits on
+   * it (awaited.ts); the id alone tells nothing.
+   */
+  getOrder(orderId: string, poll?: AwaitedPoll): Promise<OrderPublic | undefined>;
   findOrder(target: PaymentTarget): Promise<WatchedOrder | undefined>;
   /**
    * For the payment verifier: records a verified transfer in the ledger (idempotent per signature; the same
@@ -98,7 +102,7 @@ export interface OrderService {
   /** A QR record with nothing paid and no details takes a renewed quote of its own reference. */
   requote(orderId: string, quote: string, pageToken?: unknown): Promise<AnyOrderCreated>;
   /** The buyer's order page by its capability token; undefined for any unknown or malformed token. */
-  getOrderPage(token: string): Promise<OrderPageView | undefined>;
+  getOrderPage(token: string, client?: string): Promise<OrderPageView | undefined>;
   /** Paid QR records without details past the grace delay → the seller is told, once. Returns how many. */
   notifyMissingDetails(now?: Date): Promise<number>;
   /** Deletes expired QR records with nothing paid and no details, past the cleanup delay. Returns how many. */
@@ -114,10 +118,11 @@ export interface OrderService {
    */
   setChainClock(clock: ChainClock | undefined): void;
   /**
-   * Told when someone waits on an awaiting_payment order (its page polls GET /api/orders/:id): the watcher checks
-   * that order's reference first while it has a backlog.
+   * Told when someone waits on an awaiting_payment order (its page polls with its page token), by which client
+   * and with what at stake: the watcher checks such orders' references first while it has a backlog, bounded
+   * per client (payments/watch/waiting.ts).
    */
-  setAwaitedHandler(handler: ((orderId: string) => void) | undefined): void;
+  setAwaitedHandler(handler: AwaitedHandler | undefined): void;
   /**
    * Orders whose reference the watcher should follow: awaiting payment, any status until `expiredWithinMs`
    * (24 h) after the quote expiry (later transfers are recorded as top-ups or extras), and fully paid orders
@@ -195,7 +200,8 @@ export interface OrderServiceDeps {
   settings: Pick<
     Settings,
     'quote' | 'mail' | 'qr' | 'holds' | 'notes' | 'solana' | 'publicUrl' | 'price' | 'privacy'
-  >;
+  > &
+    Partial<Pick<Settings, 'maxExpiryWaitMs'>>;
   /** Seals and opens personal data (src/server/privacy); made from settings.privacy.dataKeys when omitted. */
   sealer?: Sealer;
   /** The base of the buyer's order page links; default settings.publicUrl (tests on port 0: the bound URL). */
@@ -239,9 +245,20 @@ export interface OrderContext {
   hintHandler: PaymentHintHandler | undefined;
   /** The payment watcher's progress (expiry follows it: ledger.ts expireOrders); unset without a watcher. */
   chainClock?: ChainClock | undefined;
-  /** Told of awaiting_payment orders someone polls (the payment watcher's priority checks). */
-  awaited?: ((orderId: string) => void) | undefined;
+  /** Told of awaiting_payment orders someone polls with their page token (the payment watcher's priority checks). */
+  awaited?: AwaitedHandler | undefined;
 }
+
+/** What is at stake on an awaited order (orders/awaited.ts stakeOf). */
+export type AwaitedStake = 'money' | 'free';
+
+/** A poll of an order's status: its page token and the poller's client (hashed client key). */
+export interface AwaitedPoll {
+  pageToken?: unknown;
+  client?: string;
+}
+
+export type AwaitedHandler = (orderId: string, waiter: { client: string; stake: AwaitedStake }) => void;
 
 /** The signed-in seller: the payout address (recorded with every action) and the vendors it may act for. */
 export interface SellerActor {

@@ -27,7 +27,7 @@ export * from './watcher';
 
 export interface StartPaymentsDeps {
   settings: Pick<Settings, 'solana' | 'claimMint' | 'recipients'> &
-    Partial<Pick<Settings, 'rpcBudget' | 'quote'>>;
+    Partial<Pick<Settings, 'rpcBudget' | 'quote' | 'watcherMaxLagS'>>;
   orders: Pick<
     OrderService,
     | 'findOrder'
@@ -159,6 +159,11 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
    * reports the holder's progress as stored in the database (payment_watch_progress), so every instance turns
    * not ready when nobody catches up (the holder stalls, or died and nobody has taken over yet).
    */
+  // The catch-up counts as moving while it listed or judged something within the readiness lag limit.
+  const catchUpOf = () => {
+    const c = watcher.catchUp((deps.settings.watcherMaxLagS ?? 60) * 1000);
+    return c ? { catchUp: c } : {};
+  };
   const watcherLag = async (): Promise<WatcherLag> => {
     const own = watcher.lagSeconds();
     if (own !== undefined)
@@ -167,6 +172,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
         lagSeconds: own,
         caughtUpAt: watcher.lastCaughtUpAt() ?? null,
         backlog: watcher.backlog(onTimeWithinMs),
+        ...catchUpOf(),
       };
     const stored = scanStore ? await scanStore.progress('payments') : undefined;
     const since = stored?.caughtUpAt ?? startedAt;
@@ -184,7 +190,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     try {
       const now = clock();
       const held = await scanStore.acquireLease('payments', holder, now, new Date(now.getTime() + leaseMs));
-      if (held && !watcher.isWatching()) await watcher.startWatching();
+      if (held && !watcher.isWatching()) await watcher.startWatching({ background: true });
       else if (!held && watcher.isWatching()) await watcher.stopWatching();
     } catch (error) {
       // The store is unreachable: nobody can renew for us, so stop watching before another instance takes over.
@@ -200,7 +206,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
       leaseTimer.unref?.();
     };
     tick();
-  } else await watcher.start();
+  } else await watcher.start({ background: true });
 
   return {
     watcher,

@@ -39,6 +39,7 @@ import { Judge, JudgedSignatures } from './watch/judge';
 import { Lane } from './watch/lanes';
 import { Background, Semaphore } from './watch/loops';
 import { Sweeper } from './watch/sweep';
+import type { Waiter } from './watch/waiting';
 import { UnmatchedTransfers } from './watch/unmatched';
 import { UnreadableTransactions } from './watch/unreadable';
 
@@ -73,6 +74,10 @@ export class PaymentWatcher {
   private closed = false;
   /** When this instance took the watch (lag before its first catch-up counts from here). */
   private watchingSince: Date | undefined;
+  /** When the previous holder last caught up (stored progress, read when the watch is taken). */
+  private previousCaughtUpAt: Date | undefined;
+  /** Date.now() when this instance took the watch (the catch-up's progress is measured from it). */
+  private watchStartedMs = 0;
 
   constructor(options: PaymentWatcherOptions) {
     const o = tuningOf(options);
@@ -140,20 +145,25 @@ export class PaymentWatcher {
 
   /**
    * Serves hints and, unless `watch: false` (another instance holds the watch), watches the vendor accounts:
-   * subscribes, catches up from the stored cursors (payments made while nobody watched), starts the loops.
+   * subscribes, catches up from the stored cursors (payments made while nobody watched), starts the loops. With
+   * `background: true` it returns once the loops run, the catch-up going on behind (catchUp() says how far).
    */
-  async start(opts: { watch?: boolean } = {}): Promise<void> {
+  async start(opts: { watch?: boolean; background?: boolean } = {}): Promise<void> {
     this.running = true;
     this.closed = false;
-    if (opts.watch !== false) await this.startWatching();
+    if (opts.watch !== false) await this.startWatching(opts);
   }
 
-  /** Takes the watch: subscriptions, catch-up from the cursors, loops. */
-  async startWatching(): Promise<void> {
+  /**
+   * Takes the watch: subscriptions, loops, and the catch-up from the cursors (awaited unless `background`: a
+   * fresh instance serves buyers while it catches up, its priority checks seeing their payments meanwhile).
+   */
+  async startWatching(opts: { background?: boolean } = {}): Promise<void> {
     if (this.closed || this.watching) return;
     this.running = true;
     this.watching = true;
     this.watchingSince = this.ctx.now();
+    this.watchStartedMs = Date.now();
     const bg = this.background;
     for (const account of this.tokenAccounts) {
       this.feed?.watch(account, (signature) => {
@@ -167,8 +177,13 @@ export class PaymentWatcher {
         );
       });
     }
-    await bg.guard('start', () => this.sweeper.sweep('start'));
-    await bg.guard('match', () => this.unmatched.match());
+    const catchUp = (async () => {
+      this.previousCaughtUpAt = (await bg.guard('progress', () => this.ctx.store.progress('payments')))
+        ?.caughtUpAt;
+      await bg.guard('start', () => this.sweeper.sweep('start'));
+      await bg.guard('match', () => this.unmatched.match());
+    })();
+    bg.track(catchUp);
     // The loop looks at the feed every poll interval, so a feed that drops is noticed within one (not after the
     // 15 s sweep already scheduled); it costs RPC only when a pass runs: every poll interval while the feed is
     // down, every sweep interval while it is healthy.
@@ -206,6 +221,7 @@ export class PaymentWatcher {
       () => o.finalityIntervalMs,
       () => this.finality.check(),
     );
+    if (!opts.background) await catchUp;
   }
 
   /** Gives up the watch (loops, subscriptions); hints are still served. */
@@ -232,6 +248,30 @@ export class PaymentWatcher {
     if (!this.watching) return undefined;
     const since = this.sweeper.caughtUpAt ?? this.watchingSince;
     return since ? Math.max(0, (this.ctx.now().getTime() - since.getTime()) / 1000) : undefined;
+  }
+
+  /**
+   * While the watcher has not completed a pass since it took the watch (a fresh instance, a new holder): it is
+   * catching up, `behindSeconds` behind the chain (now less the block time of the oldest listed signature not
+   * judged yet; before the listing, less the previous holder's last catch-up, else the start of the watch), and
+   * `progressing` when the pass listed or judged something within `withinMs`. Undefined when not watching.
+   */
+  catchUp(
+    withinMs: number,
+  ): { catchingUp: boolean; behindSeconds: number; progressing: boolean } | undefined {
+    if (!this.watching || !this.watchingSince) return undefined;
+    const caughtUp = this.sweeper.caughtUpAt;
+    if (caughtUp && caughtUp.getTime() >= this.watchingSince.getTime())
+      return { catchingUp: false, behindSeconds: 0, progressing: true };
+    const nowMs = this.ctx.now().getTime();
+    const since =
+      this.sweeper.oldestPendingMs() ?? this.previousCaughtUpAt?.getTime() ?? this.watchingSince.getTime();
+    const moved = Math.max(this.sweeper.lastProgressMs ?? 0, this.watchStartedMs);
+    return {
+      catchingUp: true,
+      behindSeconds: Math.max(0, Math.round((nowMs - since) / 1000)),
+      progressing: Date.now() - moved <= withinMs,
+    };
   }
 
   /** Start of the last complete sweep pass (see lagSeconds). */
@@ -267,10 +307,13 @@ export class PaymentWatcher {
     };
   }
 
-  /** The order service's awaited hook: `orders.setAwaitedHandler(watcher.awaitedHandler())`. */
-  awaitedHandler(): (orderId: string) => void {
-    return (orderId) => {
-      if (this.watching) this.awaited.note(orderId);
+  /**
+   * The order service's awaited hook: `orders.setAwaitedHandler(watcher.awaitedHandler())`. Told when an order
+   * page is polled with its page token, by which client and with what at stake (watch/waiting.ts).
+   */
+  awaitedHandler(): (orderId: string, waiter: Waiter) => void {
+    return (orderId, waiter) => {
+      if (this.watching) this.awaited.note(orderId, waiter);
     };
   }
 

@@ -11,17 +11,23 @@ export const operationsSection = section({
       defaultDoc: 'unset (demo mode: /metrics is open)',
     },
     WATCHER_MAX_LAG_S: {
-      doc: "GET /api/health/ready fails `watcher` when the payment watcher last caught up with the vendors' token accounts more than this many seconds ago.",
+      doc: "GET /api/health/ready fails `watcher` when the payment watcher last caught up with the vendors' token accounts more than this many seconds ago (not while payments are still seen on time, nor while a fresh watcher's catch-up moves).",
       default: 60,
       int: [2, 86_400],
+    },
+    MAX_EXPIRY_WAIT_MS: {
+      doc: "Orders expire once the payment watcher has judged the chain past their expiry, but never more than this many ms late whatever the watcher's lag (a payment judged after that still counts by its block time).",
+      default: 5 * 60_000,
+      int: [0, 24 * 3600_000],
     },
     OPERATOR_KEYPAIR_FILE: {
       doc: 'npm run vendor:setup: the Solana keypair file (solana-keygen JSON) that pays for missing vendor token accounts; the server never loads it.',
       defaultDoc: 'none (demo mode: a faucet-funded demo key)',
     },
   },
-  read(r): Pick<Settings, 'watcherMaxLagS' | 'metricsToken' | 'operatorKeypairFile'> {
+  read(r): Pick<Settings, 'watcherMaxLagS' | 'maxExpiryWaitMs' | 'metricsToken' | 'operatorKeypairFile'> {
     const watcherMaxLagS = r.int('WATCHER_MAX_LAG_S');
+    const maxExpiryWaitMs = r.int('MAX_EXPIRY_WAIT_MS');
     const operatorKeypairFile = r.get('OPERATOR_KEYPAIR_FILE');
     const metricsToken = r.get('METRICS_TOKEN');
     if (metricsToken !== undefined && metricsToken.length < 16)
@@ -29,6 +35,7 @@ export const operationsSection = section({
     registerSecrets([metricsToken]);
     return {
       watcherMaxLagS,
+      maxExpiryWaitMs,
       ...(metricsToken !== undefined ? { metricsToken } : {}),
       ...(operatorKeypairFile !== undefined ? { operatorKeypairFile } : {}),
     };

@@ -117,6 +117,12 @@ export interface Settings {
    * accounts more than this many seconds ago (WATCHER_MAX_LAG_S, default 60: four missed 15 s sweeps).
    */
   watcherMaxLagS: number;
+  /**
+   * Expiry waits for the payment watcher to judge the chain past an order's expiry (payments.md, "Time is the
+   * chain's"), but at most this long (MAX_EXPIRY_WAIT_MS, default 5 min): a stalled or flooded watcher never
+   * freezes expiry for longer.
+   */
+  maxExpiryWaitMs: number;
   /** Bearer token for GET /metrics outside demo mode (unset: /metrics refuses everybody). */
   metricsToken?: string;
   /**

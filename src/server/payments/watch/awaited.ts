@@ -3,9 +3,14 @@
  * on are checked directly by their reference (`getSignaturesForAddress(reference)`, newest first, then
  * `getTransaction` of what is not judged yet), within the priority lane's share of the RPC budget. Their payment
  * is judged and recorded as soon as it is found, ahead of the dust queued on the vendor accounts; the same
- * signature met later by the sweep is already judged. Waiting, in this order (`dueOrders`): an open order page
- * or QR page polling (`GET /api/orders/:id`), then an order with a recent hint, then an order whose quote expires
- * within minutes (or has passed while the watcher is behind); within each, the one checked longest ago first.
+ * signature met later by the sweep is already judged.
+ *
+ * Who jumps the queue is bounded (waiting.ts): an order page polled with its page token waits for the poller's
+ * client, at most 2 orders per client, the clients taking turns, orders with money at stake before free records,
+ * part of the lane kept for those. After them, orders with a recent hint, then orders whose quote expires within
+ * minutes (or has passed while the watcher is behind); within each, the one checked longest ago first. A round
+ * spends about its share of the lane (the lane's requests per interval), so the checks are spread evenly over
+ * the lane's window instead of spending it in the first seconds and waiting out the rest.
  */
 import { rpcPriority } from '../budget';
 import { withTimeout } from '../rpc';
@@ -13,6 +18,7 @@ import type { Seen, WatchContext } from './context';
 import type { Judge, JudgedSignatures } from './judge';
 import type { Lane } from './lanes';
 import { signatureFault, type UnreadableTransactions } from './unreadable';
+import { WaitingOrders, type Waiter } from './waiting';
 
 /** An order counts as awaited this long after its page last polled. */
 const AWAITED_FOR_MS = 30_000;
@@ -22,14 +28,17 @@ const HINTED_FOR_MS = 120_000;
 const EXPIRING_WITHIN_MS = 5 * 60_000;
 /** Expiring orders read per round at most. */
 const EXPIRING_PER_ROUND = 20;
-/** Orders remembered as awaited at most (the most recent polls win). */
-const MAX_AWAITED = 1_000;
+/** Hinted orders remembered at most (the most recent hints win). */
+const MAX_HINTED = 1_000;
 /** Newest signatures read per reference check. */
 const SIGNATURES_PER_CHECK = 10;
+/** Share of the lane kept for orders with money at stake while any waits: free records never take it. */
+const MONEY_RESERVE_SHARE = 0.5;
 
 /**
- * The order in which awaited orders are checked: polled pages, then hinted orders, then expiring ones (each
- * order once, at its highest kind); within a kind, the one checked longest ago (never: 0) first.
+ * The order in which awaited orders are checked: waiting pages (already in their order: waiting.ts), then hinted
+ * orders, then expiring ones (each order once, at its first place); within hinted and expiring, the one checked
+ * longest ago (never: 0) first.
  */
 export function dueOrders(
   pages: Iterable<string>,
@@ -39,7 +48,12 @@ export function dueOrders(
 ): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const kind of [pages, hinted, expiring]) {
+  for (const id of pages)
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push(id);
+    }
+  for (const kind of [hinted, expiring]) {
     const ids = [...new Set(kind)].filter((id) => !seen.has(id));
     ids.sort((a, b) => lastChecked(a) - lastChecked(b));
     for (const id of ids) {
@@ -51,8 +65,8 @@ export function dueOrders(
 }
 
 export class AwaitedOrders {
-  /** orderId → when its page last polled (insertion order = least recent first). */
-  private readonly awaited = new Map<string, number>();
+  /** Order pages polled lately, per client (waiting.ts). */
+  private readonly waiting = new WaitingOrders({ forMs: AWAITED_FOR_MS });
   /** orderId → when it was last hinted (insertion order = least recent first). */
   private readonly hinted = new Map<string, number>();
   /** Round-robin position: orders checked longest ago go first. */
@@ -70,28 +84,33 @@ export class AwaitedOrders {
 
   /** The orders someone waits on now: pages polling (most recent first), then hinted ones. */
   orderIds(): string[] {
-    return [...new Set([...[...this.awaited.keys()].reverse(), ...[...this.hinted.keys()].reverse()])];
+    return [...new Set([...this.waiting.orderIds(), ...[...this.hinted.keys()].reverse()])];
   }
 
-  /** Someone polls the order's page. */
-  note(orderId: string): void {
-    remember(this.awaited, orderId);
+  /** Someone polls the order's page with its page token. */
+  note(orderId: string, waiter: Waiter): void {
+    this.waiting.note(orderId, waiter);
   }
 
   /** The order's payment was hinted (its wallet reported a signature). */
   noteHint(orderId: string): void {
-    remember(this.hinted, orderId);
+    this.hinted.delete(orderId);
+    this.hinted.set(orderId, Date.now());
+    if (this.hinted.size > MAX_HINTED) {
+      const oldest = this.hinted.keys().next().value;
+      if (oldest !== undefined) this.hinted.delete(oldest);
+    }
   }
 
   /**
-   * Payments are still seen on time: a round ran within `withinMs` and, while behind, every awaited order was
+   * Payments are still seen on time: a round ran within `withinMs` and, while behind, every waiting page was
    * checked by reference within `withinMs` (the lane had room for all of them).
    */
   onTime(withinMs: number): boolean {
     const nowMs = Date.now();
     if (this.lastRoundAt === undefined || nowMs - this.lastRoundAt > withinMs) return false;
     if (!this.behind()) return true;
-    for (const id of this.awaited.keys())
+    for (const id of this.waiting.orderIds())
       if (nowMs - (this.lastChecked.get(id) ?? 0) > withinMs) return false;
     return true;
   }
@@ -101,37 +120,48 @@ export class AwaitedOrders {
     return this.judge.backlog() > this.ctx.o.concurrency;
   }
 
-  /** One round: while behind, checks the awaited orders the lane has room for, least recently checked first. */
+  /** One round: while behind, checks the awaited orders its share of the lane pays for (see the top). */
   async round(): Promise<void> {
     const nowMs = Date.now();
-    for (const [id, at] of this.awaited) if (nowMs - at > AWAITED_FOR_MS) this.awaited.delete(id);
+    this.waiting.prune();
     for (const [id, at] of this.hinted) if (nowMs - at > HINTED_FOR_MS) this.hinted.delete(id);
     if (!this.behind()) {
       this.lastChecked.clear();
       this.lastRoundAt = nowMs;
       return;
     }
+    const { lane } = this;
     // Expiring orders are read only when the lane has room beyond the pages and hints.
     const expiring =
-      this.lane.available() >= 2 * (this.awaited.size + this.hinted.size + 1)
+      lane.available() >= 2 * (this.waiting.size + this.hinted.size + 1)
         ? await this.ctx.store.expiringSoon(
             new Date(this.ctx.now().getTime() + EXPIRING_WITHIN_MS),
             EXPIRING_PER_ROUND,
           )
         : [];
+    const checkedAt = (id: string) => this.lastChecked.get(id) ?? 0;
     const due = dueOrders(
-      this.awaited.keys(),
+      this.waiting.due(checkedAt).map((w) => w.orderId),
       this.hinted.keys(),
       expiring,
-      (id) => this.lastChecked.get(id) ?? 0,
+      checkedAt,
     );
     // Only the orders due now keep their turn (the map stays as small as the round).
     const dueNow = new Set(due);
     for (const id of this.lastChecked.keys()) if (!dueNow.has(id)) this.lastChecked.delete(id);
+    // This round's share of the lane (at least one check), and the part kept for money while any waits.
+    const share = Math.max(1, Math.floor((lane.perWindow * this.ctx.o.priorityIntervalMs) / lane.windowMs));
+    const reserve = this.waiting.moneyWaiting() > 0 ? Math.ceil(lane.perWindow * MONEY_RESERVE_SHARE) : 0;
+    const startedWith = lane.available();
     for (const orderId of due) {
-      // A check costs one listing plus a transaction or two: stop when the lane has no room for that.
-      if (this.lane.available() < 2) break;
+      // A check costs one listing plus a transaction or two: stop when the lane has no room for that, or this
+      // round spent its share.
+      const available = lane.available();
+      if (available < 2 || startedWith - available >= share) break;
+      // Free records (and everything after the pages) leave the money's part of the lane alone.
+      if (this.waiting.stakeOf(orderId) !== 'money' && available - 2 < reserve) continue;
       this.lastChecked.set(orderId, Date.now());
+      this.waiting.checked(orderId);
       // Its requests take the next free budget slot, ahead of the dust queued on the vendor accounts.
       await this.ctx.background.guard(`priority ${orderId}`, () =>
         rpcPriority.run(true, () => this.check(orderId)),
@@ -144,7 +174,7 @@ export class AwaitedOrders {
     const { ctx } = this;
     const order = await ctx.orders.findOrder({ orderId });
     if (order?.status !== 'awaiting_payment') {
-      this.awaited.delete(orderId);
+      this.waiting.forget(orderId);
       this.hinted.delete(orderId);
       return;
     }
@@ -191,15 +221,5 @@ export class AwaitedOrders {
       // idempotent per signature, so it finds this order's transfer already recorded).
       if ((await this.judge.judgeFor(order, tx, seen, 'priority')) === 'recorded') return;
     }
-  }
-}
-
-/** Marks `orderId` as most recent in `map`, which keeps at most MAX_AWAITED (the least recent go). */
-function remember(map: Map<string, number>, orderId: string): void {
-  map.delete(orderId);
-  map.set(orderId, Date.now());
-  if (map.size > MAX_AWAITED) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
   }
 }

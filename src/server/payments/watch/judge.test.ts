@@ -71,13 +71,23 @@ describe('Judge.fetch under a used-up RPC budget', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(110);
   });
 
-  it('fails at once when not watching, and on any other error', async () => {
+  it('fails at once when not watching (nothing asked: a stopped watch never drains its backlog), and on any other error', async () => {
     let watching = false;
+    let calls = 0;
     let error: unknown = refused(10_000);
-    const ctx = contextWith({ getTransaction: () => Promise.reject(error) }, () => watching);
+    const ctx = contextWith(
+      {
+        getTransaction: () => {
+          calls++;
+          return Promise.reject(error);
+        },
+      },
+      () => watching,
+    );
     const judge = judgeOf(ctx);
     const t0 = Date.now();
-    await expect(judge.fetch('sig')).rejects.toThrow('no slot');
+    await expect(judge.fetch('sig')).rejects.toThrow('watch ended');
+    expect(calls).toBe(0);
     watching = true;
     error = new PaymentRpcError('getTransaction', 'node down');
     await expect(judge.fetch('sig')).rejects.toThrow('node down');

@@ -49,6 +49,14 @@ export class JudgedSignatures {
   }
 }
 
+/** A queued fetch dropped because the watch ended (stop, or the lease went to another instance). */
+export class WatchEndedError extends Error {
+  override name = 'WatchEndedError';
+  constructor() {
+    super('the payment watch ended before this transaction was fetched');
+  }
+}
+
 export class Judge {
   private readonly running = new Map<string, Promise<void>>();
   /** Listed signatures whose transaction the node did not return, with how many times. */
@@ -79,6 +87,9 @@ export class Judge {
    */
   fetch(signature: string): Promise<PaymentTransaction | null> {
     return this.ctx.limiter.run(async () => {
+      // The watch ended while this waited its turn (a backlog of thousands): nothing more is fetched, so stopping
+      // never waits for the backlog to drain through the budget (the next watcher's sweep lists it again).
+      if (!this.ctx.watching()) throw new WatchEndedError();
       for (;;) {
         try {
           return await withTimeout('getTransaction', this.ctx.timeoutMs, () =>

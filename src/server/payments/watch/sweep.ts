@@ -14,6 +14,10 @@ export class Sweeper {
   private again = false;
   /** Start of the last sweep pass that listed every vendor account to its head and judged all it found. */
   caughtUpAt: Date | undefined;
+  /** Listed signatures not judged yet (the pass in progress), with their block times (epoch ms). */
+  private readonly pending = new Map<string, number>();
+  /** When a pass last moved (listed an account, judged a signature): epoch ms. */
+  lastProgressMs: number | undefined;
 
   constructor(
     private readonly ctx: WatchContext,
@@ -22,6 +26,16 @@ export class Sweeper {
     private readonly judged: JudgedSignatures,
     private readonly judge: Judge,
   ) {}
+
+  /**
+   * The block time (epoch ms) of the oldest signature a pass listed and has not judged yet: everything before it
+   * is judged. Undefined when nothing listed waits.
+   */
+  oldestPendingMs(): number | undefined {
+    let oldest: number | undefined;
+    for (const at of this.pending.values()) if (oldest === undefined || at < oldest) oldest = at;
+    return oldest;
+  }
 
   /** Sweeps coalesce: one at a time, a request during one runs once more after it. */
   sweep(via: Via): Promise<void> {
@@ -70,24 +84,21 @@ export class Sweeper {
       until: cursor?.signature,
       maxSignatures: cursor ? ctx.o.maxCatchUp : 1000,
     });
+    this.lastProgressMs = Date.now();
     if (!sigs.length) return true;
     const judged = await this.judged.among(sigs.map((s) => s.signature));
+    const listedAt = ctx.now().getTime();
+    for (const s of sigs)
+      if (!judged.has(s.signature))
+        this.pending.set(s.signature, s.blockTime !== null ? s.blockTime * 1000 : listedAt);
     const results = await Promise.allSettled(
       sigs.map(async (s) => {
-        if (judged.has(s.signature)) return;
-        if (s.err !== null && s.err !== undefined) {
-          await this.judged.mark(s.signature, 'failed');
-          return;
+        try {
+          await this.judgeListed(s, judged, via, account);
+        } finally {
+          this.pending.delete(s.signature);
+          this.lastProgressMs = Date.now();
         }
-        const done = await this.judge.judge(
-          {
-            signature: s.signature,
-            confirmationStatus: s.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
-          },
-          via,
-          account,
-        );
-        if (!done) throw new Error(`transaction ${s.signature} not available yet`);
       }),
     );
     let last: SignatureInfo | undefined;
@@ -102,5 +113,23 @@ export class Sweeper {
     }
     if (last) await ctx.store.setCursor(account, { signature: last.signature, slot: last.slot }, ctx.now());
     return complete;
+  }
+
+  /** Judges one listed signature (nothing when already judged); throws when its transaction is not served yet. */
+  private async judgeListed(s: SignatureInfo, judged: Set<string>, via: Via, account: string): Promise<void> {
+    if (judged.has(s.signature)) return;
+    if (s.err !== null && s.err !== undefined) {
+      await this.judged.mark(s.signature, 'failed');
+      return;
+    }
+    const done = await this.judge.judge(
+      {
+        signature: s.signature,
+        confirmationStatus: s.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
+      },
+      via,
+      account,
+    );
+    if (!done) throw new Error(`transaction ${s.signature} not available yet`);
   }
 }

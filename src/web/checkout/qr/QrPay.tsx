@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useConfig } from '../../api/config';
 import { getOrder, newIdempotencyKey } from '../shared/order-api';
-import { createQrOrder, requestConfirmation } from './api';
+import { createQrOrder, pageTokenOf, requestConfirmation } from './api';
 import { storedReferrer } from '../../lib/referral';
 import type { QrCheckoutProps } from '../types';
 import { explorerTxUrl } from '../../../core/explorer';
@@ -93,7 +93,7 @@ export default function QrPay({
   }, [product.id, resumeQuantity]);
 
   const refresh = useCallback(() => setNudge((n) => n + 1), []);
-  const status = useOrderStatus(order?.orderId ?? null, nudge);
+  const status = useOrderStatus(order?.orderId ?? null, nudge, pageTokenOf(order?.orderUrl ?? null));
   // The record's standing comes before the quote (which it enables); the rest of the view after it.
   const early = qrRecord({ loaded, order, status, quantity, price });
   const quote = useQuote({

@@ -17,9 +17,10 @@ export type OrderStatusState =
 /**
  * The order's status as the server sees it, polled every 2 s until it settles (final or underpaid). The browser
  * only displays it: nothing here can mark an order paid. `nudge` (e.g. after a confirmation request) changes
- * trigger an immediate re-read.
+ * trigger an immediate re-read. `pageToken` (the record's, from its `orderUrl`) goes with each poll: the server
+ * then knows someone waits on the payment.
  */
-export function useOrderStatus(orderId: string | null, nudge = 0): OrderStatusState {
+export function useOrderStatus(orderId: string | null, nudge = 0, pageToken = ''): OrderStatusState {
   const [state, setState] = useState<OrderStatusState>({ status: 'none' });
   useEffect(() => {
     if (orderId === null) {
@@ -31,7 +32,7 @@ export function useOrderStatus(orderId: string | null, nudge = 0): OrderStatusSt
     let timer: number | undefined;
     const load = async () => {
       try {
-        const order = await getOrder(orderId, controller.signal);
+        const order = await getOrder(orderId, controller.signal, pageToken || undefined);
         if (controller.signal.aborted) return;
         setState({ status: 'known', order });
         if (SETTLED.has(order.status)) return;
@@ -50,6 +51,6 @@ export function useOrderStatus(orderId: string | null, nudge = 0): OrderStatusSt
       controller.abort();
       if (timer !== undefined) window.clearTimeout(timer);
     };
-  }, [orderId, nudge]);
+  }, [orderId, nudge, pageToken]);
   return state;
 }

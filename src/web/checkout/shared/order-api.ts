@@ -43,11 +43,16 @@ export function isOrder(b: unknown): b is OrderPublic {
   );
 }
 
-/** GET /api/orders/:id: the order's public status (never shipping details). */
-export function getOrder(orderId: string, signal?: AbortSignal): Promise<OrderPublic> {
+/**
+ * GET /api/orders/:id: the order's public status (never shipping details). `pageToken` (the order page's token,
+ * from the creation's `orderUrl`): the status poll of the checkout that made the order sends it, so the server
+ * knows someone waits on the payment (its watcher checks that order first under a backlog); the id alone does not.
+ */
+export function getOrder(orderId: string, signal?: AbortSignal, pageToken?: string): Promise<OrderPublic> {
   return call('GET', `/api/orders/${encodeURIComponent(orderId)}`, {
     check: isOrder,
     ...(signal ? { signal } : {}),
+    ...(pageToken ? { headers: { 'x-order-token': pageToken } } : {}),
   });
 }
 

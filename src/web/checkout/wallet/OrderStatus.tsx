@@ -16,8 +16,11 @@ export function isSettled(o: OrderPublic): boolean {
   return (o.status === 'final' && mailsDelivered(o)) || o.status === 'expired';
 }
 
-/** Polls GET /api/orders/:id while the order can still change. The server decides; the page only shows. */
-export function useOrderStatus(orderId: string | null, kick: number): OrderView {
+/**
+ * Polls GET /api/orders/:id while the order can still change (with the order page's token, so the server knows
+ * someone waits on the payment). The server decides; the page only shows.
+ */
+export function useOrderStatus(orderId: string | null, kick: number, pageToken = ''): OrderView {
   const [view, setView] = useState<OrderView>({ status: 'loading' });
   useEffect(() => {
     if (!orderId) return;
@@ -25,7 +28,7 @@ export function useOrderStatus(orderId: string | null, kick: number): OrderView 
     let timer: number | undefined;
     const poll = async () => {
       try {
-        const order = await getOrder(orderId, controller.signal);
+        const order = await getOrder(orderId, controller.signal, pageToken || undefined);
         if (controller.signal.aborted) return;
         setView({ status: 'known', order });
         if (isSettled(order)) return;
@@ -43,7 +46,7 @@ export function useOrderStatus(orderId: string | null, kick: number): OrderView 
       controller.abort();
       window.clearTimeout(timer);
     };
-  }, [orderId, kick]);
+  }, [orderId, kick, pageToken]);
   if (!orderId) return { status: 'gone' };
   // Another order than the one shown (a new purchase): nothing to show until its first answer.
   if (view.status === 'known' && view.order.orderId !== orderId) return { status: 'loading' };

@@ -84,7 +84,11 @@ export function WalletCheckout({
   const [openOrder, setOpenOrder] = useState<OpenOrder | null>(initial.open);
   const [kick, setKick] = useState(0);
   const [focusStatus, setFocusStatus] = useState(false);
-  const view = useOrderStatus(openOrder?.orderId ?? null, kick);
+  const view = useOrderStatus(
+    openOrder?.orderId ?? null,
+    kick,
+    /^\/order\/([0-9a-f]{32})$/.exec(openOrder?.orderPath ?? '')?.[1] ?? '',
+  );
   // Finished: a transfer was sent from this page, or the server has a payment for the open order. Buy Now then
   // gives way to "Buy another", so a repeated click can never pay a second time.
   const finished =
