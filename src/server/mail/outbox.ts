@@ -24,7 +24,7 @@ import {
 import type { PayoutGroup } from '../settings';
 import type { Store } from '../store/store';
 import type { OutboxRow } from '../store/schema';
-import { openMail, sealError } from '../privacy/order-data';
+import { ERASED, openMail, sealError } from '../privacy/order-data';
 import type { Sealer } from '../privacy/seal';
 import { redact } from '../redact';
 import { PermanentMailError, type MailTransport, type OutgoingEmail } from './types';
@@ -255,8 +255,32 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   let again = false;
   let started = false;
 
+  /**
+   * Copies a transport keeps (the file transport's .eml files) of messages whose personal data was erased are
+   * erased too: their rows' bodies are `erased` (the order module's erasure, mail/queue.ts eraseMailOf).
+   */
+  async function eraseKeptCopies(): Promise<void> {
+    const { keptIds, eraseKept } = opts.transport;
+    if (!keptIds || !eraseKept) return;
+    const kept = await keptIds.call(opts.transport);
+    for (let i = 0; i < kept.length; i += 500) {
+      const rows = await db
+        .selectFrom('outbox')
+        .select('id')
+        .where('id', 'in', kept.slice(i, i + 500))
+        .where('payload_json', '=', ERASED)
+        .execute();
+      if (rows.length)
+        await eraseKept.call(
+          opts.transport,
+          rows.map((r) => r.id),
+        );
+    }
+  }
+
   async function runOnce(): Promise<OutboxRunResult> {
     const result: OutboxRunResult = { sent: 0, retrying: 0, failed: 0 };
+    await eraseKeptCopies().catch((err: unknown) => opts.onError?.(err));
     const mine = new Set<string>();
     startRenewing();
     try {

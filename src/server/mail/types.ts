@@ -22,6 +22,12 @@ export interface MailTransport {
   readonly name: 'file' | 'smtp' | 'emailjs';
   send(message: OutgoingEmail): Promise<void>;
   close?(): Promise<void>;
+  /**
+   * A transport that keeps copies (the `file` transport's .eml files): the outbox row ids it holds a copy of, and
+   * erasing those copies. The outbox worker erases the copies of rows whose personal data was erased.
+   */
+  keptIds?(): Promise<string[]>;
+  eraseKept?(ids: readonly string[]): Promise<number>;
 }
 
 /** Thrown by a transport when retrying cannot help (e.g. 4xx rejected payload). The outbox still keeps the row. */
