@@ -304,6 +304,17 @@ export interface OrderPageView {
   shipment?: { trackingNumber: string; carrier?: string; trackingUrl?: string; at: string };
   /** Refunds the seller sent back to the paying wallet (checked on chain), oldest first. */
   refunds: OrderRefund[];
+  /**
+   * What is owed back to the buyer by the server's own rule (src/core/refunds.ts, with the order's dust threshold
+   * and whether a refund closed it): in all, refunded, still to return, and per payment (index-aligned with
+   * `payments`; dust is owed nothing).
+   */
+  owed: {
+    owedBaseUnits: string;
+    refundedBaseUnits: string;
+    remainingBaseUnits: string;
+    perPayment: string[];
+  };
   /** Underpaid: what is missing and a payment link for exactly that (same reference). */
   topUp?: { amount: string; amountBaseUnits: string; solanaPayUrl: string };
   /** The buyer's control over their data (never the data itself: the page has no name, e-mail or address). */

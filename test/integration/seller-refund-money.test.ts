@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderCreated, QuoteResponse } from '../../src/core/api';
+import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail, SellerOrderList } from '../../src/core/seller-api';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
@@ -237,6 +237,33 @@ describe.each(backends)('Refunds follow the money on $name', (backend: Backend) 
       expect(r.statusCode, r.body).toBe(200);
       expect(r.json<SellerOrderDetail>().owed.remainingBaseUnits).toBe('0');
       expect(await queue(cookie, 'exceptions')).not.toContain(o.orderId);
+    });
+
+    it("dust never raises an exception on a paid order, and the buyer's page owes it nothing by the same rule", async () => {
+      const buyer = Keypair.generate();
+      const outsider = Keypair.generate();
+      await faucet(net, buyer.publicKey, 2, 10_000);
+      await faucet(net, outsider.publicKey, 2, 100);
+      const cookie = await signInSeller(inject, vendor);
+      const o = await order();
+      expect(await payOrder(buyer, o, BigInt(o.amountBaseUnits))).toMatchObject({ status: 'paid' });
+      expect(await payOrder(outsider, o, 1n)).toMatchObject({ status: 'paid', role: 'extra' });
+      const d = (
+        await inject('GET', `/api/seller/orders/${o.orderId}`, { cookie })
+      ).json<SellerOrderDetail>();
+      expect(d.exceptions).toEqual([]);
+      expect(d.owed.remainingBaseUnits).toBe('0');
+      expect(await queue(cookie, 'exceptions')).not.toContain(o.orderId);
+      expect(await queue(cookie, 'to_ship')).toContain(o.orderId);
+      // The buyer's order page says what the server's rule says (dust threshold included): nothing is owed back.
+      const token = o.orderUrl.split('/order/')[1] ?? '';
+      const page = (await inject('GET', `/api/order-pages/${token}`)).json<OrderPageView>();
+      expect(page.owed).toEqual({
+        owedBaseUnits: '0',
+        refundedBaseUnits: '0',
+        remainingBaseUnits: '0',
+        perPayment: ['0', '0'],
+      });
     });
   });
 });

@@ -6,6 +6,8 @@
 import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../core/api';
 import { trackingUrl } from '../../core/carriers';
 import { formatBaseUnits } from '../../core/money';
+import { owedOf, owedParts } from '../../core/refunds';
+import { owedInputOf } from './money';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { topUpUrlOf } from './notifications';
 import { openActionDetail } from '../privacy/order-data';
@@ -32,6 +34,22 @@ const paymentsOf = (ledger: PaymentRow[]) =>
     at: p.block_time !== null ? new Date(Number(p.block_time) * 1000).toISOString() : p.recorded_at,
     role: p.role,
   }));
+
+/**
+ * What the order owes back, by the rule the console and the refund check apply (one rule: src/core/refunds.ts,
+ * read by ./money.ts with the order's dust threshold and whether a refund closed it). The page shows this; it
+ * does not work it out again.
+ */
+async function owedForPage(q: Db, o: OrderRow): Promise<OrderPageView['owed']> {
+  const input = await owedInputOf(q, o);
+  const owed = owedOf(input);
+  return {
+    owedBaseUnits: owed.owedBaseUnits.toString(),
+    refundedBaseUnits: owed.refundedBaseUnits.toString(),
+    remainingBaseUnits: owed.remainingBaseUnits.toString(),
+    perPayment: owedParts(input, false).map(String),
+  };
+}
 
 /** The buyer's order page (GET /api/order-pages/:token). */
 export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promise<OrderPageView> {
@@ -69,6 +87,7 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
         .execute()
     ).map((r) => ({ signature: r.signature, amountBaseUnits: r.amount_base_units, at: r.at })),
     privacy: await privacyOf(ctx, q, o),
+    owed: await owedForPage(q, o),
   };
   // Mark shipped, then any change of the tracking number: the latest one is the order's.
   const tracking = await q

@@ -3,7 +3,6 @@ import { Link } from 'react-router-dom';
 import type { OrderPageView, OrderStatus, PaymentRole } from '../../core/api';
 import { explorerTxUrl } from '../../core/explorer';
 import { formatCents } from '../../core/money';
-import { owedOf } from '../../core/refunds';
 import { unreadablePaymentNote } from '../../core/unreadable-payment';
 import { formatClaim, groupThousands } from '../lib/claim-amount';
 import { paths } from '../../core/routes';
@@ -31,24 +30,19 @@ const ROLE_TEXT: Record<PaymentRole, string> = {
   extra: 'extra payment',
 };
 
-/** What is owed back to the buyer and what was refunded (src/core/refunds.ts). */
-const owedOfView = (v: OrderPageView) =>
-  owedOf({
-    status: v.status,
-    amountBaseUnits: v.amountBaseUnits === null ? null : BigInt(v.amountBaseUnits),
-    payments: v.payments.map((p) => ({ role: p.role, receivedBaseUnits: BigInt(p.receivedBaseUnits) })),
-    refunds: v.refunds.map((r) => ({ amountBaseUnits: BigInt(r.amountBaseUnits) })),
-  });
-
-/** Everything owed back has been refunded (and something was). */
+/**
+ * Everything owed back has been refunded (and something was). What is owed is the server's own rule
+ * (src/core/refunds.ts with the order's dust threshold), sent with the page: never worked out again here.
+ */
 function refundedAll(v: OrderPageView): boolean {
-  const owed = owedOfView(v);
-  return owed.remainingBaseUnits === 0n && owed.refundedBaseUnits > 0n;
+  return BigInt(v.owed.remainingBaseUnits) === 0n && BigInt(v.owed.refundedBaseUnits) > 0n;
 }
 
-/** What the page says about an extra payment: owed back, or back already. */
-const extraText = (v: OrderPageView) =>
-  refundedAll(v) ? 'extra payment (refunded)' : 'extra payment (the seller refunds it)';
+/** What the page says about an extra payment: owed back, back already, or dust (owed nothing). */
+const extraText = (v: OrderPageView, index: number) => {
+  if (BigInt(v.owed.perPayment[index] ?? '0') === 0n) return 'extra payment (too small to be sent back)';
+  return refundedAll(v) ? 'extra payment (refunded)' : 'extra payment (the seller refunds it)';
+};
 
 function statusLine(v: OrderPageView, now: number): string {
   switch (v.status) {
@@ -242,7 +236,7 @@ export default function OrderPage({ token }: { token: string }) {
           <h2>Payments</h2>
           <ul data-testid="order-payments">
             {[
-              ...v.payments.map((p) => ({ kind: 'payment' as const, at: p.at, p })),
+              ...v.payments.map((p, i) => ({ kind: 'payment' as const, at: p.at, p, i })),
               ...v.refunds.map((r) => ({ kind: 'refund' as const, at: r.at, r })),
             ]
               .sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
@@ -250,7 +244,7 @@ export default function OrderPage({ token }: { token: string }) {
                 row.kind === 'payment' ? (
                   <li key={row.p.signature}>
                     {formatClaim(BigInt(row.p.receivedBaseUnits))} $CLAIM,{' '}
-                    {row.p.role === 'extra' ? extraText(v) : ROLE_TEXT[row.p.role]},{' '}
+                    {row.p.role === 'extra' ? extraText(v, row.i) : ROLE_TEXT[row.p.role]},{' '}
                     {formatLocalDateTime(row.p.at)} —{' '}
                     <a
                       href={explorerTxUrl(row.p.signature, cfg)}
