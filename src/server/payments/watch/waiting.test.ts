@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expiryCutoff } from '../../orders/ledger';
 import { WaitingOrders } from './waiting';
 
-const ids = (w: WaitingOrders, checked: (id: string) => number = () => 0) =>
-  w.due(checked).map((d) => d.orderId);
+const ids = (w: WaitingOrders) => w.due().map((d) => d.orderId);
 
 describe('WaitingOrders: who jumps the payment queue', () => {
   it('one client polling 1,000 free records takes two places, not a thousand', () => {
@@ -17,23 +16,16 @@ describe('WaitingOrders: who jumps the payment queue', () => {
   });
 
   it('clients take turns: the one served longest ago first; within a client, its order checked longest ago', () => {
-    let now = 1_000;
-    const w = new WaitingOrders({ now: () => now });
+    const w = new WaitingOrders();
     w.note('a1', { client: 'a', stake: 'free' });
     w.note('a2', { client: 'a', stake: 'free' });
     w.note('b1', { client: 'b', stake: 'free' });
     w.note('c1', { client: 'c', stake: 'free' });
-    const lastChecked = new Map<string, number>();
-    const check = (id: string) => {
-      now += 10;
-      lastChecked.set(id, now);
-      w.checked(id);
-    };
     const seen: string[] = [];
     for (let round = 0; round < 8; round++) {
-      const first = ids(w, (id) => lastChecked.get(id) ?? 0)[0]!;
+      const first = ids(w)[0]!;
       seen.push(first);
-      check(first);
+      w.checked(first);
     }
     // One check a round: every client's turn comes every third round, and client a alternates its two orders.
     expect(seen).toEqual(['a1', 'b1', 'c1', 'a2', 'b1', 'c1', 'a1', 'b1']);
@@ -45,7 +37,7 @@ describe('WaitingOrders: who jumps the payment queue', () => {
     w.note('wallet', { client: 'buyer-1', stake: 'money' });
     w.note('qr-with-details', { client: 'buyer-2', stake: 'money' });
     expect(w.moneyWaiting()).toBe(2);
-    const due = w.due(() => 0);
+    const due = w.due();
     expect(due.slice(0, 2).map((d) => d.stake)).toEqual(['money', 'money']);
     expect(
       due

@@ -43,8 +43,11 @@ export class WaitingOrders {
   private readonly byClient = new Map<string, Map<string, Entry>>();
   /** orderId → its entry (the client that polled it last). */
   private readonly entries = new Map<string, Entry>();
-  /** client → when one of its orders was last checked (the round-robin's turn). */
+  /** client → the turn (a sequence number) at which one of its orders was last checked: the round-robin's order. */
   private readonly served = new Map<string, number>();
+  /** orderId → the turn at which it was last checked. */
+  private readonly turnOf = new Map<string, number>();
+  private turn = 0;
   private readonly perClient: number;
   private readonly maxClients: number;
   private readonly forMs: number;
@@ -87,6 +90,7 @@ export class WaitingOrders {
     const entry = this.entries.get(orderId);
     if (!entry) return;
     this.entries.delete(orderId);
+    this.turnOf.delete(orderId);
     const mine = this.byClient.get(entry.client);
     mine?.delete(orderId);
     if (mine?.size === 0) {
@@ -101,10 +105,13 @@ export class WaitingOrders {
     for (const [id, e] of [...this.entries]) if (e.at < from) this.forget(id);
   }
 
-  /** An order was checked now: its client's turn moves to the back. */
+  /** An order was checked now: it and its client go to the back of their turns. */
   checked(orderId: string): void {
     const entry = this.entries.get(orderId);
-    if (entry) this.served.set(entry.client, this.now());
+    if (!entry) return;
+    this.turn++;
+    this.served.set(entry.client, this.turn);
+    this.turnOf.set(orderId, this.turn);
   }
 
   get size(): number {
@@ -129,9 +136,10 @@ export class WaitingOrders {
 
   /**
    * The order in which to check: `money` before `free`; within each, the clients take turns (served longest ago
-   * or never first), each client's least recently checked order (`lastChecked`, never: 0) before its next.
+   * or never first), each client's least recently checked order (never first) before its next.
    */
-  due(lastChecked: (orderId: string) => number): { orderId: string; stake: Stake }[] {
+  due(): { orderId: string; stake: Stake }[] {
+    const lastChecked = (id: string) => this.turnOf.get(id) ?? 0;
     const out: { orderId: string; stake: Stake }[] = [];
     for (const stake of ['money', 'free'] as const) {
       const queues: string[][] = [];
