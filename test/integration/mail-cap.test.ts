@@ -235,6 +235,17 @@ describe.each([sqliteBackend(), postgresBackend()])('automated e-mail cap on $na
       expect(states.map((s) => s.state)).toEqual(['sent', 'sent']);
     });
 
+    it('concurrent orders to one mailbox count one after another: at most the cap goes out', async () => {
+      const orders: OrderCreated[] = [];
+      for (let i = 0; i < 8; i++) orders.push(await order(VARIANTS[i % VARIANTS.length]!));
+      await Promise.all(orders.map((o) => payShort(o)));
+      const states = (
+        await server.store.db.selectFrom('outbox').select('state').where('role', '=', 'buyer').execute()
+      ).map((r) => r.state);
+      expect(states).toHaveLength(8);
+      expect(states.filter((s) => s !== 'withheld')).toHaveLength(MAIL_CAP_PER_DAY);
+    });
+
     it('the cap window is a day: a day later the address gets messages again', async () => {
       for (const email of VARIANTS.slice(0, MAIL_CAP_PER_DAY + 1)) await payShort(await order(email));
       const stateOf = async () =>
