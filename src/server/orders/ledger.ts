@@ -40,6 +40,7 @@ export async function recordPayment(
       // An unpriced order has no amount to verify against: the seller arranges its payment.
       if (!isPriced(o))
         return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
+      // Every recorded transfer has its payments row (0004 copied the older orders.signature in): one lookup.
       const recorded = await trx
         .selectFrom('payments')
         .selectAll()
@@ -47,13 +48,6 @@ export async function recordPayment(
         .executeTakeFirst();
       if (recorded && recorded.order_id !== o.id)
         return { ok: false, reason: 'signature_used', otherOrderId: recorded.order_id };
-      const legacy = await trx
-        .selectFrom('orders')
-        .select('id')
-        .where('signature', '=', report.signature)
-        .where('id', '!=', o.id)
-        .executeTakeFirst();
-      if (legacy) return { ok: false, reason: 'signature_used', otherOrderId: legacy.id };
       const now = ctx.deps.now();
       const at = now.toISOString();
       const ledger = await ledgerOf(trx, o.id);

@@ -49,10 +49,7 @@ export async function isSignatureUsed(
 ): Promise<boolean> {
   let q = ctx.db.selectFrom('payments').select('order_id').where('signature', '=', signature);
   if (exceptOrderId) q = q.where('order_id', '!=', exceptOrderId);
-  if ((await q.executeTakeFirst()) !== undefined) return true;
-  let legacy = ctx.db.selectFrom('orders').select('id').where('signature', '=', signature);
-  if (exceptOrderId) legacy = legacy.where('id', '!=', exceptOrderId);
-  return (await legacy.executeTakeFirst()) !== undefined;
+  return (await q.executeTakeFirst()) !== undefined;
 }
 
 /**
