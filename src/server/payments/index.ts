@@ -1,7 +1,9 @@
 /**
- * Payments: verification (verify.ts), the RPC port (rpc.ts), the budgeted Connection (connection.ts, budget.ts),
+ * Payments: verification (verify.ts), the RPC port (rpc.ts), budgeted Connections (connection.ts, budget.ts),
  * the WebSocket feed (feed.ts) and the watcher (watcher.ts and its parts in watch/). `startPayments` is the
- * composition the server uses: one budgeted Connection, one feed, one watcher, the order service's hint hook.
+ * composition the server uses: its own budgeted Connection, one feed, one watcher, the order service's hint hook.
+ * The process has two budgeted Connections (this one, and startServer's for the refund check, the readiness probe
+ * and the payout-account reads), both drawing on the one RPC budget the server hands in (`budget`).
  */
 import type { OpsProbes, WatcherLag } from '../ops/probes';
 import { createRpcProbe } from '../ops/rpc-probe';

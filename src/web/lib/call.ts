@@ -1,7 +1,9 @@
 /**
- * The one JSON fetch wrapper of the browser: every feature's API calls go through `call`. It resolves to the
- * parsed reply or throws an ApiRequestError (HTTP refusal with the server's message, network failure, or a reply
- * that fails `check`); an aborted request rejects with the AbortError as fetch does.
+ * The browser's JSON fetch wrapper: the features' API calls (checkout, orders, the seller console) go through
+ * `call`. It resolves to the parsed reply or throws an ApiRequestError (HTTP refusal with the server's message,
+ * network failure, or a reply that fails `check`); an aborted request rejects with the AbortError as fetch does.
+ * The shared public reads in src/web/api (config, stock, price and its history) call fetch themselves: they never
+ * throw to their callers, a failure is one of their states (null, 'unavailable', 'failed', 'none').
  */
 import type { ApiError } from '../../core/api';
 
