@@ -3,12 +3,11 @@ import { isEmailAddress } from '../../core/email-address';
 import { headerSafe, renderEmail } from './templates';
 import { PermanentMailError, type OutgoingEmail } from './types';
 
-/** RFC 5322 message composition shared by the file and smtp transports (nodemailer's MailComposer). */
-
-/** The same check as the order schema's (src/core/email-address.ts): what we accepted, we can send to. */
-export function isPlainAddress(value: string): boolean {
-  return isEmailAddress(value);
-}
+/**
+ * RFC 5322 message composition shared by the file and smtp transports (nodemailer's MailComposer). Addresses are
+ * checked as the order schema checks them (isEmailAddress, src/core/email-address.ts): what we accepted, we can
+ * send to.
+ */
 
 /** The domain of the sender's address (`Name <user@domain>` or `user@domain`), lower case; undefined if none. */
 export function domainOf(from: string): string | undefined {
@@ -43,7 +42,7 @@ export interface ComposedMail {
 }
 
 export function composeMail(message: OutgoingEmail, from: string, date: Date): ComposedMail {
-  if (!isPlainAddress(message.to)) throw new PermanentMailError(`recipient is not a plain e-mail address`);
+  if (!isEmailAddress(message.to)) throw new PermanentMailError(`recipient is not a plain e-mail address`);
   const r = renderEmail(message);
   const mail: ComposedMail = {
     from: headerSafe(from),
@@ -65,9 +64,9 @@ export function composeMail(message: OutgoingEmail, from: string, date: Date): C
   // Replies reach a person: the seller replies straight to the buyer, the buyer to the vendor. Only a plain
   // address is used (never a header-breaking value).
   const p = message.payload;
-  if (message.role === 'seller' && isPlainAddress(p.email)) {
+  if (message.role === 'seller' && isEmailAddress(p.email)) {
     mail.replyTo = { name: headerSafe(p.from_name, 100), address: p.email };
-  } else if (message.role === 'buyer' && p.vendor_email !== undefined && isPlainAddress(p.vendor_email)) {
+  } else if (message.role === 'buyer' && p.vendor_email !== undefined && isEmailAddress(p.vendor_email)) {
     mail.replyTo = { name: headerSafe(p.vendor_name ?? '', 100), address: p.vendor_email };
   }
   return mail;
