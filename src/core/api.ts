@@ -264,20 +264,6 @@ export interface OrderPublic {
 
 export type ShippingDetailsState = 'given' | 'awaiting' | 'missing';
 
-/** POST /api/orders/:id/confirmation body (QR): the shipping details, when the order does not have them yet. */
-export interface ConfirmationRequest {
-  shipping?: ShippingUS;
-}
-
-/**
- * PUT /api/orders/:id/quote body (QR record, nothing paid, no details yet): a renewed quote, same reference, with
- * the record's page token (the id alone changes nothing).
- */
-export interface RequoteRequest {
-  quote: string;
-  token: string;
-}
-
 /**
  * GET /api/order-pages/:token → the buyer's order page. No e-mail address, no shipping address, no order id
  * (the id lets its holder attach shipping details; the page link is shared by e-mail).

@@ -105,7 +105,6 @@ export const ProductSchema = z
 
 export type Vendor = z.infer<typeof VendorSchema>;
 export type Product = z.infer<typeof ProductSchema>;
-export type Variant = z.infer<typeof VariantSchema>;
 
 export interface Catalog {
   vendors: Vendor[];
@@ -186,9 +185,4 @@ export function unitPriceCents(product: Product, variantId?: string): number {
   }
   if (variantId !== undefined) throw new Error(`product '${product.id}' has no variants`);
   return product.saleCents;
-}
-
-export function findProductByRoute(catalog: Catalog, path: string): Product | undefined {
-  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  return catalog.products.find((p) => p.routes.includes(clean));
 }

@@ -169,8 +169,6 @@ export const InternationalShippingSchema = InternationalShippingFormSchema.exten
 export const UsShippingSchema = UsShippingFormSchema.extend({ kind: z.literal('us') }).strict();
 export const ShippingSchema = z.discriminatedUnion('kind', [InternationalShippingSchema, UsShippingSchema]);
 
-export type InternationalShipping = z.infer<typeof InternationalShippingSchema>;
-export type UsShipping = z.infer<typeof UsShippingSchema>;
 export type ShippingInput = z.infer<typeof ShippingSchema>;
 
 export const QuantitySchema = z

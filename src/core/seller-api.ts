@@ -245,35 +245,13 @@ export interface SellerOrderDetail extends SellerOrderSummary {
   };
 }
 
-/** POST /api/seller/orders/:id/tracking: a new tracking number (and carrier) for a shipped order. */
-export type SellerTrackingBody = SellerShipBody;
-
-/** POST /api/seller/orders/:id/note: the seller's note ('' clears it). */
-export interface SellerNoteBody {
-  note: string;
-}
-/** The longest note, in characters. */
+/** The longest seller's note, in characters. */
 export const NOTE_MAX_LENGTH = 2000;
 
-/** POST /api/seller/orders/:id/ship */
+/** POST /api/seller/orders/:id/ship, and /tracking (a new number, and carrier, for a shipped order). */
 export interface SellerShipBody {
   trackingNumber: string;
   carrier?: string;
-}
-
-/** POST /api/seller/orders/:id/resolve: the action taken about one exception. */
-export interface SellerResolveBody {
-  exception: SellerException;
-  note: string;
-}
-
-/**
- * POST /api/seller/orders/:id/refund ("Mark refunded"): the refund transaction's signature and the exception it
- * settles. The server checks on chain that it moved the order's mint from the vendor back to the payer.
- */
-export interface SellerRefundBody {
-  exception: SellerException;
-  signature: string;
 }
 
 /** One stock line of the signed-in vendor (GET /api/seller/stock). */

@@ -11,8 +11,6 @@ export interface JsonRpcResponse {
   id: JsonRpcId;
 }
 
-export type MethodTable = Record<string, (params: unknown[]) => unknown>;
-
 export function errorResponse(id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
 }

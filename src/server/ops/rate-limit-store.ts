@@ -9,11 +9,10 @@
  * With SQLite (one instance) the server keeps @fastify/rate-limit's in-memory store instead: a counter write per
  * request would wait for the group-commit fsync for nothing.
  */
-import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 
-export type RateLimitStoreLike = FastifyRateLimitStore;
 type Callback = (err: Error | null, res?: { current: number; ttl: number }) => void;
 /** @fastify/rate-limit calls incr with the window and the limit after the callback (not in its types). */
 interface RouteStore {

@@ -3,7 +3,6 @@
  * threshold, the refunds recorded (and to whom), and whether a refund closed it. Reads only.
  */
 import type { LedgerTransfer, OwedInput } from '../../core/refunds';
-import { owedOf, type Owed } from '../../core/refunds';
 import type { OrderRow } from '../store/schema';
 import { refundKeepsOrderPatterns } from './exceptions';
 import type { Db } from './types';
@@ -57,12 +56,4 @@ export async function owedInputOf(
     refunds: refunds.map((r) => ({ amountBaseUnits: BigInt(r.amount_base_units), payer: r.payer })),
     signatures: payments.map((p) => p.signature),
   };
-}
-
-/** What the order owes back now (src/core/refunds.ts), from its ledger and recorded refunds. */
-export async function owedNow(
-  q: Db,
-  o: Pick<OrderRow, 'id' | 'status' | 'amount_base_units' | 'dust_base_units'>,
-): Promise<Owed> {
-  return owedOf(await owedInputOf(q, o));
 }

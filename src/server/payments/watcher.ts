@@ -329,9 +329,4 @@ export class PaymentWatcher {
   async reconcile(): Promise<void> {
     await this.sweeper.sweep('sweep');
   }
-
-  /** Reports the ledger's transfers that reached finalized (paid → final once all count) (exposed for tests). */
-  async checkFinality(): Promise<void> {
-    await this.finality.check();
-  }
 }

@@ -3,7 +3,7 @@
  * PostgreSQL: times are ISO-8601 UTC texts (fixed width, so they sort and compare as text), token amounts are
  * integer strings (they exceed 2^53), booleans are 0/1 integers, JSON is text.
  */
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { MailDelivery, OrderStatus } from '../../core/api';
 import type { EmailKind, EmailRecipientRole } from '../../core/email-payload';
 import type { PaymentRole } from '../../core/order-status';
@@ -312,7 +312,6 @@ export interface PaymentWatchLeaseTable {
 }
 
 export type OrderRow = Selectable<OrdersTable>;
-export type NewOrderRow = Insertable<OrdersTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 
