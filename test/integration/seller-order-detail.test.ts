@@ -215,6 +215,16 @@ describe.each(backends)('seller order detail on $name', (backend: Backend) => {
       expect((await note({ note: '' })).json<SellerOrderDetail>().note).toBeUndefined();
       expect((await note({ note: 'x' }, await signInAs(gorilla))).statusCode).toBe(404);
       expect((await note({ note: 'x' }, '')).statusCode).toBe(401);
+      // The order id in the path is validated at the edge like the buyer's: a malformed one is a 400, nothing set.
+      const malformed = await inject('POST', `/api/seller/orders/${o.orderId.toUpperCase()}x/note`, {
+        cookie,
+        body: { note: 'x' },
+      });
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.json()).toMatchObject({ error: 'invalid_order_id', field: 'id' });
+      expect(
+        (await inject('GET', `/api/seller/orders/${o.orderId}`, { cookie })).json<SellerOrderDetail>().note,
+      ).toBeUndefined();
       const cross = await inject('POST', `/api/seller/orders/${o.orderId}/note`, {
         cookie,
         body: { note: 'x' },

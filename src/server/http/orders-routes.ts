@@ -1,6 +1,8 @@
 /**
- * Thin routes over the quote and order services. Every input is validated (zod) before anything happens; every
- * refusal is a DomainError (src/core/errors.ts), mapped to its status and ApiError body by ./errors.ts.
+ * Thin routes over the quote and order services. Every param and body is parsed at the edge (./validate.ts)
+ * before anything happens; the quote and order bodies by the services' own schemas (src/core/order.ts), which the
+ * web app shares. Every refusal is a DomainError (src/core/errors.ts), mapped to its status and ApiError body by
+ * ./errors.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -12,6 +14,7 @@ import { holderOf } from '../stock/holds';
 import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';
 import { payoutRefusal } from '../../core/payout-account';
+import { optionalBody, orderIdParam, pageTokenParam, parseWith } from './validate';
 
 export interface OrderRoutesDeps {
   orders: OrderService;
@@ -26,16 +29,16 @@ const HintSchema = z
   .object({ signature: z.string({ required_error: 'signature is required' }).min(1).max(128) })
   .strict();
 
+const REQUOTE_BODY = 'The body must be {"quote": "<quote>", "token": "<page token>"}.';
 const RequoteSchema = z
   .object({ quote: z.string().min(1).max(8192), token: z.string().max(64).optional() })
   .strict();
 
-function idOf(params: unknown): string {
-  const id = (params as { id?: unknown }).id;
-  if (typeof id !== 'string')
-    throw new DomainError('invalid', 'invalid_order_id', 'That is not an order id.', { field: 'id' });
-  return id;
-}
+/** QR confirmation: the shipping details (checked by the order service against the US form) and the page token. */
+const ConfirmationSchema = z.object({ shipping: z.unknown(), token: z.unknown() }).partial().strict();
+
+const VendorParams = z.object({ vendorId: z.string().max(100) });
+const noSuchVendor = () => new DomainError('not_found', 'vendor_not_found', 'No such vendor.');
 
 export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): Promise<void> {
   // The client's hold key (per-client cap on holds): a keyed hash of its client key (IPv6 by /64), never the address.
@@ -55,9 +58,12 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   // Whether a vendor can be paid by QR or payment link now (its token account exists): the wallet checkout asks
   // before it shows a payment link. Cached (payments/payout-accounts.ts), so page views cost no RPC beyond it.
   app.get('/api/vendors/:vendorId/payout-account', async (req, reply) => {
-    const vendorId = (req.params as { vendorId?: unknown }).vendorId;
+    const { vendorId } = parseWith(VendorParams, req.params, {
+      whole: 'No such vendor.',
+      refuse: noSuchVendor,
+    });
     const vendor = deps.quotes.catalog.vendors.find((v) => v.id === vendorId);
-    if (!vendor) throw new DomainError('not_found', 'vendor_not_found', 'No such vendor.');
+    if (!vendor) throw noSuchVendor();
     const state = await deps.payoutAccounts.state(vendor.payoutGroup);
     const refusal = payoutRefusal(state, vendor.name);
     return reply
@@ -95,7 +101,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   app.get('/api/orders/:id', async (req, reply) => {
     const token = req.headers['x-order-token'];
     const order = await deps.orders.getOrder(
-      idOf(req.params),
+      orderIdParam(req.params),
       typeof token === 'string' ? { pageToken: token, client: holder(req) } : undefined,
     );
     if (!order) throw new DomainError('not_found', 'order_not_found', 'No such order.');
@@ -103,62 +109,44 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   });
 
   app.post('/api/orders/:id/confirmation', async (req, reply) => {
-    const body = req.body;
-    if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
-      throw new DomainError('invalid', 'invalid_request', 'The body must be a JSON object.');
-    const fields = (body ?? {}) as Record<string, unknown>;
-    const extra = Object.keys(fields).find((k) => k !== 'shipping' && k !== 'token');
-    if (extra !== undefined)
-      throw new DomainError(
-        'invalid',
-        'invalid_request',
-        `Unknown field '${extra}': only 'shipping' and 'token' are accepted.`,
-        {
-          field: extra,
-        },
-      );
-    // The shipping details of a QR record (checked by the order service against the US form), with the record's
-    // page token: the order id alone attaches nothing.
-    const order = await deps.orders.requestConfirmation(idOf(req.params), fields.shipping, fields.token);
+    const id = orderIdParam(req.params);
+    const fields = parseWith(ConfirmationSchema, optionalBody(req.body), {
+      whole: 'The body must be a JSON object.',
+    });
+    // The shipping details of a QR record with the record's page token: the order id alone attaches nothing.
+    const order = await deps.orders.requestConfirmation(id, fields.shipping, fields.token);
     return reply.header('cache-control', 'no-store').send(order);
   });
 
   app.put('/api/orders/:id/quote', async (req, reply) => {
-    const body = RequoteSchema.safeParse(req.body);
-    if (!body.success)
-      throw new DomainError(
-        'invalid',
-        'invalid_quote',
-        'The body must be {"quote": "<quote>", "token": "<page token>"}.',
-        {
-          field: 'quote',
-        },
-      );
+    const id = orderIdParam(req.params);
+    const body = parseWith(RequoteSchema, req.body, {
+      whole: REQUOTE_BODY,
+      refuse: () => new DomainError('invalid', 'invalid_quote', REQUOTE_BODY, { field: 'quote' }),
+    });
     // With the record's page token (its creation's answer carried it): the id alone changes nothing.
-    const created = await deps.orders.requote(idOf(req.params), body.data.quote, body.data.token);
+    const created = await deps.orders.requote(id, body.quote, body.token);
     return reply.header('cache-control', 'no-store').send(created);
   });
 
   // The buyer's order page. Every unknown or malformed token is the same 404: nothing tells a guess apart.
   app.get('/api/order-pages/:token', async (req, reply) => {
-    const token = (req.params as { token?: unknown }).token;
-    const view = typeof token === 'string' ? await deps.orders.getOrderPage(token, holder(req)) : undefined;
+    const view = await deps.orders.getOrderPage(pageTokenParam(req.params), holder(req));
     if (!view) throw new DomainError('not_found', 'order_not_found', 'No such order.');
     return reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').send(view);
   });
 
   app.post('/api/orders/:id/payment', async (req, reply) => {
-    const id = idOf(req.params);
-    const body = HintSchema.safeParse(req.body);
-    if (!body.success) {
-      throw new DomainError(
-        'invalid',
-        'invalid_signature',
-        body.error.issues[0]?.message ?? 'signature is required',
-        { field: 'signature' },
-      );
-    }
-    const order = await deps.orders.paymentHint(id, body.data.signature);
+    const id = orderIdParam(req.params);
+    // One code for every problem with the hint, in zod's words.
+    const { signature } = parseWith(HintSchema, req.body, {
+      whole: 'signature is required',
+      refuse: (error) =>
+        new DomainError('invalid', 'invalid_signature', error.issues[0]?.message ?? 'signature is required', {
+          field: 'signature',
+        }),
+    });
+    const order = await deps.orders.paymentHint(id, signature);
     return reply.header('cache-control', 'no-store').status(202).send(order);
   });
 }

@@ -11,20 +11,17 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../core/errors';
 import type { OrderService } from '../orders/service';
+import { pageTokenParam } from './validate';
 
 export interface PrivacyRoutesDeps {
   orders: Pick<OrderService, 'exportMyData' | 'deleteMyDetails' | 'cancelInstead'>;
 }
 
 const notFound = () => new DomainError('not_found', 'order_not_found', 'No such order.');
-const tokenOf = (params: unknown): string => {
-  const token = (params as { token?: unknown }).token;
-  return typeof token === 'string' ? token : '';
-};
 
 export async function privacyRoutes(app: FastifyInstance, deps: PrivacyRoutesDeps): Promise<void> {
   app.get('/api/order-pages/:token/data', async (req, reply) => {
-    const data = await deps.orders.exportMyData(tokenOf(req.params));
+    const data = await deps.orders.exportMyData(pageTokenParam(req.params));
     if (!data) throw notFound();
     return reply
       .header('cache-control', 'no-store')
@@ -34,13 +31,13 @@ export async function privacyRoutes(app: FastifyInstance, deps: PrivacyRoutesDep
   });
 
   app.delete('/api/order-pages/:token/details', async (req, reply) => {
-    const view = await deps.orders.deleteMyDetails(tokenOf(req.params));
+    const view = await deps.orders.deleteMyDetails(pageTokenParam(req.params));
     if (!view) throw notFound();
     return reply.header('cache-control', 'no-store').send(view);
   });
 
   app.post('/api/order-pages/:token/cancel', async (req, reply) => {
-    const view = await deps.orders.cancelInstead(tokenOf(req.params));
+    const view = await deps.orders.cancelInstead(pageTokenParam(req.params));
     if (!view) throw notFound();
     return reply.header('cache-control', 'no-store').send(view);
   });

@@ -8,15 +8,35 @@
  * shop's name. Rate limited per client (RATE_LIMIT_QR_PER_MINUTE).
  */
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { toString as qrToString } from 'qrcode';
 import { DomainError } from '../../core/errors';
 import type { QrLinkCheck } from '../orders/shop-links';
+import { parseWith } from './validate';
 
 export const QR_ROUTE = '/api/qr.svg';
 export const MAX_QR_DATA = 1024;
 /** Bytes a version-40 QR code holds in byte mode at error correction level M (ISO/IEC 18004, table 7). */
 export const QR_BYTE_CAPACITY_M = 2331;
 export const QR_CACHE_CONTROL = 'public, max-age=86400, immutable';
+
+const REQUIRED = 'Query parameter `data` is required: the solana: payment link to draw.';
+const QrQuery = z.object({
+  data: z
+    .string({ required_error: REQUIRED, invalid_type_error: REQUIRED })
+    .min(1, REQUIRED)
+    .max(MAX_QR_DATA, `Query parameter \`data\` is too long (at most ${MAX_QR_DATA} characters).`)
+    .regex(/^solana:[^\s]+$/, 'Query parameter `data` must be a solana: payment link.')
+    // Characters are not bytes: 1,017 × "€" is under the character cap but 3,051 bytes of UTF-8.
+    .superRefine((v, ctx) => {
+      const bytes = Buffer.byteLength(v, 'utf8');
+      if (bytes > QR_BYTE_CAPACITY_M)
+        ctx.addIssue({
+          code: 'custom',
+          message: `Query parameter \`data\` does not fit in a QR code (${bytes} bytes of UTF-8; at most ${QR_BYTE_CAPACITY_M}).`,
+        });
+    }),
+});
 
 /** Recently drawn codes (a QR page asks again for the same link on every render and quantity change). */
 const CACHE_SIZE = 256;
@@ -25,43 +45,10 @@ export function qrRoute(app: FastifyInstance, isShopLink: QrLinkCheck): void {
   const cache = new Map<string, string>();
 
   app.get(QR_ROUTE, async (req, reply) => {
-    const raw = (req.query as Record<string, unknown> | undefined)?.data;
-    if (typeof raw !== 'string' || raw === '') {
-      throw new DomainError(
-        'invalid',
-        'bad_request',
-        'Query parameter `data` is required: the solana: payment link to draw.',
-        { field: 'data' },
-      );
-    }
-    if (raw.length > MAX_QR_DATA) {
-      throw new DomainError(
-        'invalid',
-        'bad_request',
-        `Query parameter \`data\` is too long (at most ${MAX_QR_DATA} characters).`,
-        { field: 'data' },
-      );
-    }
-    if (!/^solana:[^\s]+$/.test(raw)) {
-      throw new DomainError(
-        'invalid',
-        'bad_request',
-        'Query parameter `data` must be a solana: payment link.',
-        {
-          field: 'data',
-        },
-      );
-    }
-    // Characters are not bytes: 1,017 × "€" is under the character cap but 3,051 bytes of UTF-8.
-    const bytes = Buffer.byteLength(raw, 'utf8');
-    if (bytes > QR_BYTE_CAPACITY_M) {
-      throw new DomainError(
-        'invalid',
-        'bad_request',
-        `Query parameter \`data\` does not fit in a QR code (${bytes} bytes of UTF-8; at most ${QR_BYTE_CAPACITY_M}).`,
-        { field: 'data' },
-      );
-    }
+    const { data: raw } = parseWith(QrQuery, req.query ?? {}, {
+      whole: REQUIRED,
+      codes: { data: 'bad_request' },
+    });
     let svg = cache.get(raw);
     if (svg === undefined) {
       // A drawn (cached) link passed this once already.

@@ -58,16 +58,18 @@ import {
   DemoSessionBody,
   parseNoteBody,
   parseChangesQuery,
+  parseEmailParam,
   parseOrderQuery,
   parseRefundBody,
   parseSummaryQuery,
   parseResolveBody,
+  parseSessionParam,
   parseShipBody,
   parseReleaseBody,
   parseStockBody,
   SessionBody,
 } from './seller-schemas';
-import { parseWith } from './validate';
+import { orderIdParam, parseWith } from './validate';
 
 export const SESSION_COOKIE = 'claim_seller';
 
@@ -221,7 +223,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     // The wallet's open sessions (every device it signed in on); the seller can end any of them.
     scope.get('/api/seller/sessions', async (req) => ({ sessions: await listSessions(auth, req.seller!) }));
     scope.delete('/api/seller/sessions/:id', async (req, reply) => {
-      const id = String((req.params as { id: string }).id);
+      const id = parseSessionParam(req.params);
       await endSession(auth, req.seller!, id);
       if (id === req.seller!.session) setSession(reply, '', 0);
       return { ok: true };
@@ -232,7 +234,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
 
     const vendorIds = (req: FastifyRequest) => req.seller!.vendors.map((v) => v.id);
     const actor = (req: FastifyRequest) => ({ address: req.seller!.address, vendorIds: vendorIds(req) });
-    const idOf = (req: FastifyRequest) => String((req.params as { id: string }).id);
+    const idOf = (req: FastifyRequest) => orderIdParam(req.params);
 
     const detail = (req: FastifyRequest) => orderDetail(details, vendorIds(req), idOf(req));
 
@@ -292,7 +294,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
       return detail(req);
     });
     scope.post('/api/seller/orders/:id/emails/:emailId/resend', async (req) => {
-      const emailId = String((req.params as { emailId: string }).emailId);
+      const emailId = parseEmailParam(req.params);
       await deps.orders.resendEmail(actor(req), idOf(req), emailId);
       return detail(req);
     });

@@ -1,6 +1,6 @@
 /**
- * The seller console's request bodies and list query, validated at the edge (./validate.ts) with the ApiError
- * codes the console has always answered.
+ * The seller console's request bodies, queries and params, validated at the edge (./validate.ts) with the ApiError
+ * codes the console has always answered. (An order id in the path is ./validate.ts's `orderIdParam`.)
  */
 import { z } from 'zod';
 import { ORDER_STATUSES } from '../../core/order-status';
@@ -17,6 +17,7 @@ import { isStockCount, type StockKey } from '../../core/stock';
 import { isSignature } from '../payments/signature';
 import type { OrderQuery } from '../seller/query';
 import { MAX_PAGE_SIZE } from '../seller/query';
+import { DomainError } from '../../core/errors';
 import { parseWith } from './validate';
 
 /** 1–64 printable ASCII characters, no space at either end (tracking numbers, carriers). */
@@ -277,4 +278,20 @@ export function parseSummaryQuery(raw: unknown): { timeZone: string } {
     codes: { tz: 'invalid_query' },
   });
   return { timeZone: v.tz ?? 'UTC' };
+}
+
+/** DELETE /api/seller/sessions/:id: a session's handle as the list gave it; anything else is no such session. */
+export function parseSessionParam(raw: unknown): string {
+  return parseWith(z.object({ id: z.string().min(1).max(128) }), raw, {
+    whole: 'That session has already ended.',
+    refuse: () => new DomainError('not_found', 'no_such_session', 'That session has already ended.'),
+  }).id;
+}
+
+/** POST /api/seller/orders/:id/emails/:emailId/resend: an e-mail of the order's list; anything else is none. */
+export function parseEmailParam(raw: unknown): string {
+  return parseWith(z.object({ emailId: z.string().min(1).max(128) }), raw, {
+    whole: 'No such e-mail for this order.',
+    refuse: () => new DomainError('not_found', 'email_not_found', 'No such e-mail for this order.'),
+  }).emailId;
 }
