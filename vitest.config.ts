@@ -1,8 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
-// Three suites, one runner: `unit` (pure domain: colocated src/**/*.test.ts and test/unit), `integration`
+/**
+ * Files that measure time under load (time-to-paid under a simulated attack on the local network): they run in
+ * their own project, `alone`, after every other file has finished and with nothing beside them. Beside other
+ * files on a 2-core machine they would measure the machine's load, not the watcher.
+ */
+export const ALONE = ['test/integration/payments-attack.test.ts', 'test/integration/payments-lane.test.ts'];
+
+/**
+ * Every other file is independent (each starts its own localnet, server, SQLite file or PostgreSQL schema, SMTP
+ * sink and browser on random loopback ports) and most of a file's time is waiting (slots, polls, timers, the
+ * browser), so the unit, integration and browser files share one pool, four at a time on the 2-core machine,
+ * slowest first. Groups (`sequence.groupOrder`) run one after the other: this pool, then the `alone` files.
+ */
+const WORKERS = 4;
+
+// Four projects, one runner: `unit` (pure domain: colocated src/**/*.test.ts and test/unit), `integration`
 // (server against real SQLite/PostgreSQL/SMTP/localnet), `e2e` (headless Chromium against the built app and a
-// real server).
+// real server), `alone` (the timing-sensitive integration files above).
 export default defineConfig({
   test: {
     projects: [
@@ -16,14 +31,21 @@ export default defineConfig({
             'catalog/**/*.test.ts',
           ],
           environment: 'node',
+          // A watchdog, not a bound: the property tests take a few seconds when the pool shares the cores.
+          testTimeout: 30_000,
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: ALONE,
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -32,9 +54,20 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
           // Chromium and the built, prerendered web app (only when e2e files run; skipped when up to date).
           globalSetup: ['test/e2e/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'alone',
+          include: ALONE,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,5 +1,6 @@
 /**
- * `npm test`: every suite (unit, integration, e2e) in one vitest run, then the attack suite alone.
+ * `npm test`: every suite in one vitest run (vitest.config.ts): the unit and integration files side by side, then
+ * the browser files, then the timing-sensitive files (`alone`) with nothing beside them.
  * - Prepares nothing itself: the e2e project's globalSetup (test/e2e/global-setup.ts) finds Chromium and builds
  *   and prerenders the web app when e2e files are selected (and the sources changed since the last build), so
  *   `npm test -- <unit file>` runs that file in seconds.
@@ -16,13 +17,6 @@ if (!process.env.TEST_DATABASE_URL) {
 const args = process.argv.slice(2);
 mkdirSync('var', { recursive: true });
 
-/**
- * Suites that measure time-to-paid under a simulated attack on the local network (seen within N seconds) run
- * on their own, after the rest: beside the other files on a 2-core machine they would measure the machine's
- * load, not the watcher.
- */
-const ALONE = ['test/integration/payments-attack.test.ts', 'test/integration/payments-lane.test.ts'];
-
 interface Counts {
   numPassedTests: number;
   numFailedTests: number;
@@ -30,40 +24,23 @@ interface Counts {
   numTodoTests: number;
 }
 
-function vitest(name: string, extra: string[]): { status: number; counts?: Counts } {
-  const resultsFile = `var/test-results-${name}.json`;
-  rmSync(resultsFile, { force: true });
-  const run = spawnSync(
-    'npx',
-    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...extra],
-    { stdio: 'inherit', env },
-  );
-  try {
-    return { status: run.status ?? 1, counts: JSON.parse(readFileSync(resultsFile, 'utf8')) as Counts };
-  } catch {
-    return { status: run.status ?? 1 };
-  }
-}
-
-// With arguments (a file, a project, a filter) it is one run of exactly that.
-const runs =
-  args.length > 0
-    ? [vitest('args', args)]
-    : [
-        vitest(
-          'main',
-          ALONE.flatMap((f) => ['--exclude', f]),
-        ),
-        vitest('alone', ['--project', 'integration', ...ALONE]),
-      ];
+// One vitest run: everything (the projects' groups in order, vitest.config.ts), or exactly what the arguments name
+// (a file, a project, a filter).
+const resultsFile = `var/test-results-${args.length > 0 ? 'args' : 'all'}.json`;
+rmSync(resultsFile, { force: true });
+const run = spawnSync(
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...args],
+  { stdio: 'inherit', env },
+);
 
 // One plain closing line for CI: 'tests: N passed, N failed, N skipped'.
-if (runs.every((r) => r.counts)) {
-  const sum = (k: keyof Counts) => runs.reduce((n, r) => n + (r.counts?.[k] ?? 0), 0);
+try {
+  const c = JSON.parse(readFileSync(resultsFile, 'utf8')) as Counts;
   console.log(
-    `tests: ${sum('numPassedTests')} passed, ${sum('numFailedTests')} failed, ${sum('numPendingTests') + sum('numTodoTests')} skipped`,
+    `tests: ${c.numPassedTests} passed, ${c.numFailedTests} failed, ${c.numPendingTests + c.numTodoTests} skipped`,
   );
-} else {
+} catch {
   console.log('tests: no results file written (the run failed before reporting)');
 }
-process.exit(runs.find((r) => r.status !== 0)?.status ?? 0);
+process.exit(run.status ?? 1);
