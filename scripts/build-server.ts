@@ -6,7 +6,8 @@
  * src/core, src/localnet, catalog) into ESM under dist/server/ and leaves every package external: they are
  * resolved from node_modules at run time, so `npm prune --omit=dev` (or `npm ci --omit=dev`) must leave all of
  * them (test/integration/prod-install.test.ts checks it). The dynamically imported localnet (demo mode only)
- * becomes its own chunk. Entry point: main.js (the store).
+ * becomes its own chunk. Entry points: main.js (the store) and migrate.js
+ * (`npm run migrate`, the release step).
  * Ends by writing dist/.build-complete, which `npm start` compares with the sources' times (scripts/start.ts).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ export async function buildServer(outDir = resolve(rootDir, 'dist/server')): Pro
   const t0 = Date.now();
   await build({
     absWorkingDir: rootDir,
-    entryPoints: { main: 'src/server/main.ts' },
+    entryPoints: { main: 'src/server/main.ts', migrate: 'src/server/migrate-main.ts' },
     outdir: outDir,
     bundle: true,
     splitting: true,

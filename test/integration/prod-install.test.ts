@@ -1,6 +1,6 @@
 /**
  * The Dockerfile's steps without Docker (issue 31): a production-only install in a folder of its own, the build
- * copied in, `npm run start:prod`, readiness, and a purchase on the demo chain.
+ * copied in, `npm run migrate` (the release step), `npm run start:prod`, readiness, and a purchase on the demo chain.
  *
  * The install is this checkout's node_modules hard-linked into the folder (`cp -al`, about a second) and
  * `npm prune --omit=dev` there: the same package set as the image's `npm ci --omit=dev`, without the network
@@ -8,7 +8,7 @@
  * built server (dist/server/main.js, scripts/build-server.ts) with none of the devDependencies present (vite,
  * vitest, eslint, @solana/pay are checked gone), so a runtime import of one fails here.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
@@ -94,6 +94,15 @@ describe('production-only install (the Dockerfile without Docker)', () => {
   });
 
   it('npm run start:prod answers readiness, then sells: quote, QR order, payment on the demo chain, paid', async () => {
+    // The release step first, from the build (dist/server/migrate.js): the empty store gets this release's schema.
+    const migrated = spawnSync('npm', ['run', '--silent', 'migrate'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: join(dir, 'var/store.sqlite') },
+      encoding: 'utf8',
+    });
+    expect(migrated.status, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toContain("is at this release's schema");
+
     const localnetPort = await freePortPair();
     const t0 = performance.now();
     child = spawn('npm', ['run', '--silent', 'start:prod'], {

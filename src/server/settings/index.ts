@@ -117,6 +117,17 @@ export function loadSettings(
   };
 }
 
+/**
+ * The store's settings alone (DATABASE_URL), for the release step (`npm run migrate`), which needs no other
+ * setting: a platform's release phase may not carry the server's secrets.
+ */
+export function loadStoreSettings(env: Env): Pick<Settings, 'database'> {
+  const problems: string[] = [];
+  const store = storeSection.read(new Reader(env, storeSection, problems), undefined);
+  if (problems.length) throw new SettingsError(problems);
+  return store;
+}
+
 /** A per-vendor setting (any section's `<KEY>` name) whose key names no payout group: refused, naming it. */
 function unknownVendorNames(env: Env, groups: readonly PayoutGroup[], problems: string[]): void {
   const patterns = SECTIONS.flatMap((s) => Object.keys(s.settings))
