@@ -104,3 +104,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   return app;
 }
+
+/** Listens on settings.port and host (0: a free port) and returns the URL actually bound, http://host:port. */
+export async function listenAt(app: FastifyInstance, at: { port: number; host: string }): Promise<string> {
+  await app.listen({ port: at.port, host: at.host });
+  const addr = app.server.address();
+  if (!addr || typeof addr !== 'object') return '';
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${host}:${addr.port}`;
+}

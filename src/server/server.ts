@@ -1,29 +1,26 @@
 /**
- * startServer: the whole API in one call, for main.ts and for other engineers' end-to-end tests. Opens the
- * store (migrations), builds the app with the order routes, price and mail plugins, starts listening (PORT=0
- * gives a free port; `url` reports the real one), then starts the outbox worker, the price service and the
- * expiry timer. `close()` stops everything in reverse order.
+ * startServer: the whole API in one call, for main.ts and for other engineers' end-to-end tests. Composition
+ * only: it opens the store (migrations), makes the services (stock, chain reads, mail, orders, price), builds the
+ * app with every route module (./http/routes.ts), starts listening (PORT=0 gives a free port; `url` reports the
+ * real one), then starts the price service, the outbox worker, the background services (the payment watcher),
+ * the retention job and the housekeeping timer (./ops/housekeeping.ts). `close()` stops everything in reverse
+ * order.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { catalog as defaultCatalog } from '../../catalog';
 import type { Catalog } from '../core/catalog';
-import { buildApp } from './app';
-import { orderRoutes } from './http/orders-routes';
-import { sellerRoutes } from './http/seller-routes';
+import { buildApp, listenAt } from './app';
 import { createMailTransport } from './mail/index';
-import { devMailPlugin } from './http/dev-mail-routes';
-import { demoPriceFeedPlugin } from './http/demo-price-routes';
-import { pricePlugin } from './http/price-routes';
-import { closePriceAlert, openPriceAlert } from './price/alerts';
-import { demoPriceControlPlugin } from './http/demo-price-control-routes';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
 import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
 import type { PriceSource } from './orders/quotes';
-import { createDemoMarket, createPriceService, type PriceService } from './price/index';
-import { createKyselyPriceHistoryStore } from './price/kysely-history';
+import { createDemoMarket, type PriceService } from './price/index';
+import { createShopPrice } from './price/shop-price';
+import { apiRoutes } from './http/routes';
+import { startHousekeeping } from './ops/housekeeping';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';
 import { databaseRateLimitStore } from './ops/rate-limit-store';
@@ -33,18 +30,13 @@ import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
 import { redactError } from './redact';
 import { createSealer } from './privacy/seal';
 import { startRetentionJob, type RetentionJob } from './privacy/retention-job';
-import { privacyRoutes } from './http/privacy-routes';
-import { qrRoute } from './http/qr-route';
 import { shopPaymentLinks } from './orders/shop-links';
-import { stockRoutes } from './http/stock-routes';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
-import { budgetedConnection } from './payments/connection';
-import { createWalletBalances, type WalletBalances } from './payments/wallet-balances';
-import { connectionPaymentRpc } from './payments/rpc-adapter';
+import type { WalletBalances } from './payments/wallet-balances';
+import { createChainReads } from './payments/chain-reads';
 import { createStockRepository, type StockRepository } from './stock/repository';
-import { createPayoutAccounts, type PayoutAccounts } from './payments/payout-accounts';
-import { purgeExpiredSignIns } from './seller/auth';
+import type { PayoutAccounts } from './payments/payout-accounts';
 
 export interface ServerOverrides {
   catalog?: Catalog;
@@ -156,30 +148,11 @@ export async function startServer(
     const stock = createStockRepository(store, catalog);
     await stock.seed(catalog, now().toISOString());
 
-    // One RPC budget for the process: the payment watcher (a service, given `budget`), the seller console's
-    // refund check (the payments' RPC port over the budgeted Connection), the readiness probe and main.ts's
-    // start-up check of the vendors' token accounts (`connection`).
-    const budget = new RpcBudget({ perWindow: settings.rpcBudget.per10s });
-    const connection = budgetedConnection(settings.solana, budget);
-    const rpc = connectionPaymentRpc(connection, { timeoutMs: 5_000 });
-    // No QR or payment link to a vendor whose token account does not exist (cached reads of the chain).
-    const payoutAccounts =
-      overrides.payoutAccounts ??
-      createPayoutAccounts({
-        connection,
-        mint: settings.claimMint,
-        recipients: settings.recipients,
-        onError: (err) => console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
-      });
-
-    // A wallet hold needs the money: the paying wallet's $CLAIM, read through the same budget (cached 10 s).
-    const balances =
-      overrides.walletBalances ??
-      createWalletBalances({
-        connection,
-        mint: settings.claimMint,
-        onError: (err) => console.warn(`Could not read a buyer's $CLAIM balance: ${redactError(err)}`),
-      });
+    // The chain reads outside the watcher, on one RPC budget for the process (payments/chain-reads.ts).
+    const { budget, connection, rpc, payoutAccounts, balances } = createChainReads(settings, {
+      ...(overrides.payoutAccounts ? { payoutAccounts: overrides.payoutAccounts } : {}),
+      ...(overrides.walletBalances ? { walletBalances: overrides.walletBalances } : {}),
+    });
 
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
@@ -224,40 +197,19 @@ export async function startServer(
           (sealedAtStart.unreadable ? `; ${sealedAtStart.unreadable} unreadable` : ''),
       );
 
-    // Price: (b)'s service unless a source is injected. In demo mode it reads our own demo feed; the base URL is
-    // rewritten to the address we actually bound (PORT=0).
-    let price: PriceService | undefined;
+    // Price: (b)'s service unless a source is injected (price/shop-price.ts; in demo mode it reads our own demo
+    // feeds at the address actually bound).
     let boundUrl = '';
-    // Demo mode: the market the demo feeds answer from (pushed by /dev/price and `npm run demo:price`).
     const demoMarket = createDemoMarket();
-    if (!overrides.priceSource) {
-      // Demo mode: the configured sources are our own demo feeds, reached at the address actually bound.
-      const demoFeeds: [string, string][] = [[settings.price.apiUrl, '/demo/dexscreener']];
-      if (settings.price.secondSourceUrl)
-        demoFeeds.push([settings.price.secondSourceUrl, '/demo/geckoterminal']);
-      price = createPriceService(settings.price, {
-        source: settings.demo ? 'demo' : 'dexscreener',
-        claimMint: settings.claimMint,
-        store: createKyselyPriceHistoryStore(store.db), // history survives a restart
-        // The sellers are e-mailed once per episode of disagreeing sources (price/alerts.ts, through the outbox).
-        onDisagreement: async (e) => {
-          if (e.state === 'ended') await closePriceAlert({ db: store.db });
-          else if ((await openPriceAlert({ db: store.db, settings }, e)) > 0) outbox.nudge();
-        },
-        ...(overrides.logger ? { log: console } : {}),
-        ...(settings.demo
-          ? {
-              fetch: ((input: string | URL | Request, init?: RequestInit) => {
-                const u = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-                const feed = boundUrl
-                  ? demoFeeds.find(([configured]) => u.startsWith(configured))
-                  : undefined;
-                return fetch(feed ? `${boundUrl}${feed[1]}${u.slice(feed[0].length)}` : u, init);
-              }) as typeof fetch,
-            }
-          : {}),
-      });
-    }
+    const price: PriceService | undefined = overrides.priceSource
+      ? undefined
+      : createShopPrice({
+          db: store.db,
+          settings,
+          boundUrl: () => boundUrl,
+          onAlertQueued: () => outbox.nudge(),
+          ...(overrides.logger ? { log: console } : {}),
+        });
     const priceSource: PriceSource = overrides.priceSource ?? { current: () => price?.current() };
 
     // Health and metrics: the RPC is checked with one cached getSlot unless a service supplies a better probe.
@@ -285,71 +237,37 @@ export async function startServer(
       ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
       health: async () => store.ready() && (await store.ping()),
       plugins: [
-        (a) =>
-          orderRoutes(a, { orders, stock, payoutAccounts, quotes: { catalog, settings, priceSource, now } }),
-        // The seller console's API. Its origin is PUBLIC_URL, or the address bound when PUBLIC_URL says port 0.
-        (a) =>
-          sellerRoutes(a, {
+        ...apiRoutes({
+          settings,
+          orders: { orders, stock, payoutAccounts, quotes: { catalog, settings, priceSource, now } },
+          seller: {
             store,
             orders,
             catalog,
             settings,
             now,
+            // Its origin is PUBLIC_URL, or the address bound when PUBLIC_URL says port 0.
             origin: () =>
               boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl,
             stock,
             rpc,
             sealer,
-          }),
-        // The buyer's personal data from the order page: download, delete, cancel instead.
-        (a) => privacyRoutes(a, { orders }),
-        (a) => stockRoutes(a, { stock }),
-        // GET /api/qr.svg: the payment QR of the QR pages and the wallet's payment link, drawn here instead of in
-        // the browser; only the shop's own payment links.
-        (a) => qrRoute(a, shopPaymentLinks({ db: store.db, settings, catalog })),
-        ...(price
-          ? [
-              async (a: FastifyInstance) =>
-                void (await a.register(pricePlugin, { service: price as PriceService })),
-            ]
-          : []),
-        ...(settings.demo
-          ? [
-              async (a: FastifyInstance) =>
-                void (await a.register(demoPriceFeedPlugin, {
-                  market: demoMarket,
-                  mint: settings.claimMint,
-                })),
-            ]
-          : []),
-        ...(settings.demo && price
-          ? [
-              async (a: FastifyInstance) =>
-                void (await a.register(demoPriceControlPlugin, {
-                  market: demoMarket,
-                  price: price as PriceService,
-                })),
-            ]
-          : []),
-        ...(settings.demo && settings.mail.transport === 'file' && !overrides.transport
-          ? [async (a: FastifyInstance) => void (await a.register(devMailPlugin, { dir: settings.mail.dir }))]
-          : []),
+          },
+          shopLinks: shopPaymentLinks({ db: store.db, settings, catalog }),
+          ...(price ? { price } : {}),
+          demoMarket,
+          ...(settings.mail.transport === 'file' && !overrides.transport
+            ? { devMailDir: settings.mail.dir }
+            : {}),
+        }),
         ...(overrides.plugins ?? []).map((p) => async (a: FastifyInstance) => p(a, { orders, store, stock })),
       ],
     });
     cleanups.push(() => app.close());
 
     let url = '';
-    if (overrides.listen !== false) {
-      await app.listen({ port: settings.port, host: settings.host });
-      const addr = app.server.address();
-      if (addr && typeof addr === 'object') {
-        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-        url = `http://${host}:${addr.port}`;
-      }
-    } else {
-      await app.ready();
-    }
+    if (overrides.listen === false) await app.ready();
+    else url = await listenAt(app, settings);
     boundUrl = url;
 
     if (price) {
@@ -373,44 +291,21 @@ export async function startServer(
     }
     let retention: RetentionJob | undefined;
     if (overrides.retention !== false) {
+      // Daily, logged (privacy/retention-job.ts); one instance at a time through its lease.
       const job = startRetentionJob({
         store,
         orders,
         now,
-        holder: `${hostname()}:${process.pid}:${randomUUID()}`,
         ...(overrides.retention?.everyMs !== undefined ? { everyMs: overrides.retention.everyMs } : {}),
         ...(overrides.retention?.firstAfterMs !== undefined
           ? { firstAfterMs: overrides.retention.firstAfterMs }
           : {}),
-        onRun: (r) => {
-          if (r.erased > 0 || r.waiting > 0)
-            console.log(
-              `personal data: erased the details of ${r.erased} orders past their retention` +
-                (r.waiting ? ` (${r.waiting} wait for an e-mail still being delivered)` : ''),
-            );
-        },
-        onError: (err) => console.error('personal data retention:', redactError(err)),
       });
       retention = job;
       cleanups.push(() => job.stop());
     }
     const expireEvery = overrides.expireEveryMs ?? 30_000;
-    if (expireEvery > 0) {
-      const t = setInterval(() => {
-        orders.expireOrders().catch((err: unknown) => console.error('expire orders:', redactError(err)));
-        orders
-          .notifyMissingDetails()
-          .catch((err: unknown) => console.error('missing shipping details:', redactError(err)));
-        orders
-          .cleanupRecords()
-          .catch((err: unknown) => console.error('QR record cleanup:', redactError(err)));
-        purgeExpiredSignIns({ store, now }).catch((err: unknown) =>
-          console.error('seller sign-in purge:', redactError(err)),
-        );
-      }, expireEvery);
-      t.unref();
-      cleanups.push(() => clearInterval(t));
-    }
+    if (expireEvery > 0) cleanups.push(startHousekeeping({ orders, store, now, everyMs: expireEvery }));
 
     return {
       app,

@@ -6,7 +6,10 @@
  * only finishes the rest. On SQLite the WAL is then checkpointed and truncated, so the erased values' old pages
  * do not linger in it.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { sql } from 'kysely';
+import { redactError } from '../redact';
 import type { RetentionResult } from '../orders/types';
 import type { OrderService } from '../orders/service';
 import { kyselyScanStore } from '../payments/scan-store';
@@ -19,16 +22,26 @@ export interface RetentionJobDeps {
   store: Store;
   orders: Pick<OrderService, 'runRetention'>;
   now: () => Date;
-  /** This instance's lease holder id. */
-  holder: string;
+  /** This instance's lease holder id (default: host, process and a random id). */
+  holder?: string;
   /** Between runs (default one day). */
   everyMs?: number;
   /** Before the first run after start (default 1 minute: the store is busy starting). */
   firstAfterMs?: number;
   /** How long the lease is held while a run lasts (default 30 minutes). */
   leaseMs?: number;
+  /** Default: a line on stdout when something was erased or waits. */
   onRun?: (result: RetentionResult) => void;
+  /** Default: the error on stderr, redacted. */
   onError?: (err: unknown) => void;
+}
+
+function logRun(r: RetentionResult): void {
+  if (r.erased > 0 || r.waiting > 0)
+    console.log(
+      `personal data: erased the details of ${r.erased} orders past their retention` +
+        (r.waiting ? ` (${r.waiting} wait for an e-mail still being delivered)` : ''),
+    );
 }
 
 export interface RetentionJob {
@@ -37,7 +50,14 @@ export interface RetentionJob {
   stop(): Promise<void>;
 }
 
-export function startRetentionJob(deps: RetentionJobDeps): RetentionJob {
+export function startRetentionJob(options: RetentionJobDeps): RetentionJob {
+  const deps = {
+    ...options,
+    holder: options.holder ?? `${hostname()}:${process.pid}:${randomUUID()}`,
+    onRun: options.onRun ?? logRun,
+    onError:
+      options.onError ?? ((err: unknown) => console.error('personal data retention:', redactError(err))),
+  };
   const leases = kyselyScanStore(deps.store.db);
   const leaseMs = deps.leaseMs ?? 30 * 60_000;
   let timer: NodeJS.Timeout | undefined;

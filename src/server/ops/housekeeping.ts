@@ -1,0 +1,34 @@
+/**
+ * The housekeeping timer: every `everyMs` (30 s by default) awaiting orders past their expiry expire, the seller
+ * is told of paid QR records whose details are overdue, expired QR records with nothing paid are deleted, and
+ * expired seller sessions and sign-in nonces are purged. Each task logs its own failure (redacted) and the others
+ * still run; the timer does not keep the process alive.
+ */
+import type { OrderService } from '../orders/service';
+import { redactError } from '../redact';
+import { purgeExpiredSignIns } from '../seller/auth';
+import type { Store } from '../store/store';
+
+export interface HousekeepingDeps {
+  orders: Pick<OrderService, 'expireOrders' | 'notifyMissingDetails' | 'cleanupRecords'>;
+  store: Store;
+  now: () => Date;
+  everyMs: number;
+}
+
+/** Starts the timer; returns what stops it. */
+export function startHousekeeping(deps: HousekeepingDeps): () => void {
+  const { orders, store, now } = deps;
+  const t = setInterval(() => {
+    orders.expireOrders().catch((err: unknown) => console.error('expire orders:', redactError(err)));
+    orders
+      .notifyMissingDetails()
+      .catch((err: unknown) => console.error('missing shipping details:', redactError(err)));
+    orders.cleanupRecords().catch((err: unknown) => console.error('QR record cleanup:', redactError(err)));
+    purgeExpiredSignIns({ store, now }).catch((err: unknown) =>
+      console.error('seller sign-in purge:', redactError(err)),
+    );
+  }, deps.everyMs);
+  t.unref();
+  return () => clearInterval(t);
+}

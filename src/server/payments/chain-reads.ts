@@ -1,0 +1,49 @@
+/**
+ * The server's reads of the chain outside the watcher, on one RPC budget for the process: the budgeted Connection
+ * (main.ts's start-up check of the vendors' token accounts, the readiness probe), the payments' RPC port over it
+ * (the seller console's refund check), whether each vendor's $CLAIM token account exists (no QR or payment link
+ * otherwise; cached) and a paying wallet's $CLAIM balance (a wallet hold needs the money; cached 10 s). The
+ * payment watcher, a service, is handed the same `budget`.
+ */
+import type { Connection } from '@solana/web3.js';
+import { redactError } from '../redact';
+import type { Settings } from '../settings';
+import { RpcBudget } from './budget';
+import { budgetedConnection } from './connection';
+import { createPayoutAccounts, type PayoutAccounts } from './payout-accounts';
+import type { PaymentRpc } from './rpc';
+import { connectionPaymentRpc } from './rpc-adapter';
+import { createWalletBalances, type WalletBalances } from './wallet-balances';
+
+export interface ChainReads {
+  budget: RpcBudget;
+  connection: Connection;
+  rpc: PaymentRpc;
+  payoutAccounts: PayoutAccounts;
+  balances: WalletBalances;
+}
+
+export function createChainReads(
+  settings: Pick<Settings, 'rpcBudget' | 'solana' | 'claimMint' | 'recipients'>,
+  given: { payoutAccounts?: PayoutAccounts; walletBalances?: WalletBalances } = {},
+): ChainReads {
+  const budget = new RpcBudget({ perWindow: settings.rpcBudget.per10s });
+  const connection = budgetedConnection(settings.solana, budget);
+  const rpc = connectionPaymentRpc(connection, { timeoutMs: 5_000 });
+  const payoutAccounts =
+    given.payoutAccounts ??
+    createPayoutAccounts({
+      connection,
+      mint: settings.claimMint,
+      recipients: settings.recipients,
+      onError: (err) => console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
+    });
+  const balances =
+    given.walletBalances ??
+    createWalletBalances({
+      connection,
+      mint: settings.claimMint,
+      onError: (err) => console.warn(`Could not read a buyer's $CLAIM balance: ${redactError(err)}`),
+    });
+  return { budget, connection, rpc, payoutAccounts, balances };
+}
