@@ -207,6 +207,7 @@ export async function startServer(
           db: store.db,
           settings,
           boundUrl: () => boundUrl,
+          sealer,
           onAlertQueued: () => outbox.nudge(),
           ...(overrides.logger ? { log: console } : {}),
         });

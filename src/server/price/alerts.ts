@@ -8,6 +8,8 @@ import type { Kysely } from 'kysely';
 import { buildPriceAlertEmail } from '../../core/email-payload';
 import { sellerEmailFor, type Settings } from '../settings';
 import { queueMail } from '../mail/queue';
+import { sealMail } from '../privacy/order-data';
+import type { Sealer } from '../privacy/seal';
 import type { Database } from '../store/schema';
 
 const KIND = 'sources_disagree';
@@ -15,6 +17,8 @@ const KIND = 'sources_disagree';
 export interface PriceAlertDeps {
   db: Kysely<Database>;
   settings: Pick<Settings, 'mail' | 'recipients'>;
+  /** Seals the message like every stored e-mail (the outbox opens every row strictly: a plain one is unreadable). */
+  sealer: Sealer;
 }
 
 export interface SourcesDisagree {
@@ -61,10 +65,9 @@ export async function openPriceAlert(deps: PriceAlertDeps, e: SourcesDisagree): 
         order_id: null,
         kind: 'price_alert',
         role: 'seller',
-        recipient_email: to,
         payout_group: group,
         payment_seen: 0,
-        payload_json: JSON.stringify(mail.payload),
+        ...sealMail(deps.sealer, null, mail),
         next_attempt_at: at,
         created_at: at,
         payment_signature: `price_alert:${at}`,

@@ -5,6 +5,7 @@
  * feeds, reached at the address the server actually bound (PORT=0 in tests): `boundUrl()` is '' until it listens.
  */
 import type { Kysely } from 'kysely';
+import type { Sealer } from '../privacy/seal';
 import type { Settings } from '../settings';
 import type { Database } from '../store/schema';
 import { closePriceAlert, openPriceAlert } from './alerts';
@@ -16,6 +17,8 @@ export interface ShopPriceDeps {
   settings: Pick<Settings, 'price' | 'demo' | 'claimMint' | 'mail' | 'recipients'>;
   /** The address the server bound ('' before it listens): the demo feeds are reached there. */
   boundUrl: () => string;
+  /** Seals the alert e-mails (as every stored message). */
+  sealer: Sealer;
   /** Alerts were queued: wake the outbox worker. */
   onAlertQueued: () => void;
   log?: { warn(msg: string): void };
@@ -31,7 +34,7 @@ export function createShopPrice(deps: ShopPriceDeps): PriceService {
     store: createKyselyPriceHistoryStore(db),
     onDisagreement: async (e) => {
       if (e.state === 'ended') await closePriceAlert({ db });
-      else if ((await openPriceAlert({ db, settings }, e)) > 0) deps.onAlertQueued();
+      else if ((await openPriceAlert({ db, settings, sealer: deps.sealer }, e)) > 0) deps.onAlertQueued();
     },
     ...(deps.log ? { log: deps.log } : {}),
     ...(settings.demo
