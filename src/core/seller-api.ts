@@ -222,6 +222,12 @@ export interface SellerOrderDetail extends SellerOrderSummary {
     at: string;
     confirmation: 'confirmed' | 'finalized';
   }[];
+  /**
+   * Transactions the payment watcher set aside because it could not read them that may pay this order
+   * (docs/decisions/transaction-versions.md), oldest first: the seller checks each by hand in an explorer.
+   * `reason`: unsupported_version, malformed or rpc_error.
+   */
+  unreadablePayments: { signature: string; reason: string; at: string; transactionUrl: string }[];
   history: { status: OrderStatus; event: string; at: string }[];
   emails: {
     id: string;

@@ -54,6 +54,8 @@ describe('version 1 transactions on the localnet with the public limits', () => 
   const vendors = demoRecipientKeypairs();
   /** Every readiness status seen since the server started (polled every 200 ms). */
   const readiness: number[] = [];
+  /** The answers of readiness when it was not 200 (which part failed). */
+  const notReady: string[] = [];
   let polling = true;
   let poller: Promise<void> | undefined;
 
@@ -107,7 +109,9 @@ describe('version 1 transactions on the localnet with the public limits', () => 
     );
     poller = (async () => {
       while (polling) {
-        readiness.push((await fetch(`${server.url}/api/health/ready`)).status);
+        const r = await fetch(`${server.url}/api/health/ready`);
+        readiness.push(r.status);
+        if (r.status !== 200) notReady.push(await r.text());
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
@@ -282,7 +286,10 @@ describe('version 1 transactions on the localnet with the public limits', () => 
     console.info(`50 v1 dust transfers and a v0 payment judged in ${Date.now() - t0} ms`);
     await waitFor('paid', () => paid(o.orderId), 10_000);
     expect((await scan().setAsideAmong(dust)).size).toBe(0);
-    expect(readiness.slice(from).filter((s) => s !== 200)).toEqual([]);
+    expect(
+      readiness.slice(from).filter((s) => s !== 200),
+      notReady.join('\n'),
+    ).toEqual([]);
   }, 120_000);
 
   it('a transaction the server cannot read (-32015, garbage) is set aside after its retries; the cursor passes; the order says so', async () => {
@@ -341,6 +348,9 @@ describe('version 1 transactions on the localnet with the public limits', () => 
         await inject('GET', `/api/seller/orders/${c.order.orderId}`, { cookie })
       ).json<SellerOrderDetail>();
       expect(detail.exceptions).toContain('unreadable_payment');
+      expect(detail.unreadablePayments.map((u) => [u.signature, u.reason])).toEqual([
+        [signature, c.how === 'garbage' ? 'malformed' : 'unsupported_version'],
+      ]);
       expect(EXCEPTION_LABEL.unreadable_payment).toBe('A payment the store could not read: check it by hand');
       await new Promise((r) => setTimeout(r, 1_000));
       expect(stub.attempts(signature)).toBe(attempts);
@@ -349,7 +359,10 @@ describe('version 1 transactions on the localnet with the public limits', () => 
       parts: { unreadable: { ok: boolean; count: number } };
     };
     expect(ready.parts.unreadable).toMatchObject({ ok: true, count: 2 });
-    expect(readiness.slice(from).filter((s) => s !== 200)).toEqual([]);
+    expect(
+      readiness.slice(from).filter((s) => s !== 200),
+      notReady.join('\n'),
+    ).toEqual([]);
   }, 90_000);
 
   it('a refund sent as v1 is recorded', async () => {

@@ -1,12 +1,16 @@
 /**
  * Is the Solana RPC reachable? One `getSlot` JSON-RPC call, cached for `cacheMs` (default 5 s) so health checks
  * and scrapes cost at most one request per window, with a timeout. Concurrent callers share the call in flight.
+ * A call our own side refused before asking the RPC (`notAsked`: the process's RPC budget had no slot in time,
+ * e.g. while the watcher works through a dust burst) says nothing about the RPC: the last answer stands.
  */
 export interface RpcProbeOptions {
   cacheMs?: number;
   timeoutMs?: number;
   fetch?: typeof fetch;
   now?: () => number;
+  /** True for an error of `fetch` that means the request was never sent (the last known answer stands). */
+  notAsked?: (err: unknown) => boolean;
 }
 
 export function createRpcProbe(rpcUrl: string, opts: RpcProbeOptions = {}): () => Promise<boolean> {
@@ -33,7 +37,8 @@ export function createRpcProbe(rpcUrl: string, opts: RpcProbeOptions = {}): () =
       if (!res.ok) return false;
       const body = (await res.json()) as { result?: unknown };
       return typeof body.result === 'number';
-    } catch {
+    } catch (err) {
+      if (opts.notAsked?.(err)) return last?.ok ?? true;
       return false;
     }
   }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { OrderService } from '../orders/service';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
-import { budgetedFetch, RpcBudget, type RpcStats } from './budget';
+import { budgetedFetch, RpcBudget, RpcBudgetExhaustedError, rpcPriority, type RpcStats } from './budget';
 import { budgetedConnection } from './connection';
 import { WsLogsFeed } from './feed';
 import { connectionPaymentRpc } from './rpc-adapter';
@@ -217,10 +217,16 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     isWatching: () => watcher.isWatching(),
     rpcStats: () => budget.stats(),
     probes: {
-      // Readiness asks the RPC through the process's budget too (one getSlot per 5 s at most).
-      rpcReachable: createRpcProbe(deps.settings.solana.rpcUrl, {
-        fetch: budgetedFetch(budget, { attempts: 1, deadlineMs: 2_000 }),
-      }),
+      // Readiness asks the RPC through the process's budget too (one getSlot per 5 s at most), ahead of the
+      // queue (a backlog judging a dust burst must not make the RPC look down); when even so no slot frees in
+      // time, the RPC was not asked and its last answer stands.
+      rpcReachable: (() => {
+        const probe = createRpcProbe(deps.settings.solana.rpcUrl, {
+          fetch: budgetedFetch(budget, { attempts: 1, deadlineMs: 2_000 }),
+          notAsked: (err) => err instanceof RpcBudgetExhaustedError,
+        });
+        return () => rpcPriority.run(true, probe);
+      })(),
       watcherLag,
       rpcStats: () => {
         const st = budget.stats();

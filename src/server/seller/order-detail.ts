@@ -13,6 +13,7 @@ import { owedOf } from '../../core/refunds';
 import { owedInputOf } from '../orders/money';
 import { countedUsdCents } from '../orders/ledger';
 import { itemsOf, orderNumberOf } from '../orders/rows';
+import { unreadablePaymentsOf } from '../orders/unreadable';
 import type { PaymentRpc } from '../payments/rpc';
 import type { ReferenceConfig } from '../price/reference';
 import { openActionDetail, openError, openMail } from '../privacy/order-data';
@@ -75,7 +76,7 @@ export async function orderDetail(
   const trackingAction = latest(TRACKING_ACTIONS);
   const noteAction = latest(['note']);
   const explorer = { cluster: deps.solana.cluster, rpcUrl: deps.solana.rpcUrl };
-  const [senders, refunds, paidLateUsdCents, facts] = await Promise.all([
+  const [senders, refunds, paidLateUsdCents, facts, unreadable] = await Promise.all([
     sendersOf(
       deps.rpc,
       deps.payers,
@@ -87,6 +88,7 @@ export async function orderDetail(
       ? countedUsdCents(db, payments, deps.reference)
       : Promise.resolve(undefined),
     exceptionFactsOf(db, [o]),
+    unreadablePaymentsOf(db, [o.id]),
   ]);
   // What is owed, in all and to each payer: the rule the refund check applies (src/core/refunds.ts).
   const input = await owedInputOf(
@@ -153,6 +155,12 @@ export async function orderDetail(
       role: p.role,
       at: p.block_time !== null ? new Date(p.block_time * 1000).toISOString() : p.recorded_at,
       confirmation: p.confirmation,
+    })),
+    unreadablePayments: (unreadable.get(o.id) ?? []).map((u) => ({
+      signature: u.signature,
+      reason: u.reason,
+      at: u.at,
+      transactionUrl: explorerTxUrl(u.signature, explorer),
     })),
     history: history.map((h) => ({ status: h.status, event: h.event, at: h.at })),
     emails: emails.map((e) => {

@@ -16,7 +16,7 @@ import { NOTE_MAX_LENGTH } from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
 import { sellerApi } from './api';
 import { EXCEPTION_LABEL, message, STATUS_LABEL, when } from './labels';
-import { emailWords, eventWords, MAIL_STATE, PAYMENT_ROLE } from './order-words';
+import { emailWords, eventWords, MAIL_STATE, PAYMENT_ROLE, UNREADABLE_REASON } from './order-words';
 import { MoneyBack, ResolveForm } from './OrderMoneyBack';
 import { claimText, short, type Act } from './order-view-lib';
 import { PackingSlip } from './PackingSlip';
@@ -179,6 +179,22 @@ export function OrderView(props: { orderId: string; config: ConfigState; onBack:
               </li>
             ))}
           </ul>
+        )}
+        {(order.unreadablePayments ?? []).length > 0 && (
+          <>
+            <h3>Transactions the store could not read</h3>
+            <p>They may pay this order: check each in the explorer, then record what you did.</p>
+            <ul className="seller-rows" data-testid="order-unreadable">
+              {(order.unreadablePayments ?? []).map((u) => (
+                <li key={u.signature}>
+                  {UNREADABLE_REASON[u.reason] ?? u.reason}, {when(u.at)} —{' '}
+                  <a href={u.transactionUrl} target="_blank" rel="noopener noreferrer">
+                    view transaction {short(u.signature)}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </>
         )}
 
         <h3>History</h3>

@@ -61,3 +61,10 @@ export const REFUNDABLE: readonly SellerException[] = [
   'underpaid',
   'paid_late',
 ];
+
+/** Why the payment watcher could not read a transaction (docs/decisions/transaction-versions.md). */
+export const UNREADABLE_REASON: Record<string, string> = {
+  unsupported_version: 'A transaction in a newer format than the store reads',
+  malformed: 'A transaction the node described in a form the store could not read',
+  rpc_error: 'A transaction the node kept failing to return',
+};
