@@ -298,11 +298,11 @@ describe('version 1 transactions on the localnet with the public limits', () => 
       { how: 'unsupported_version' as const, order: await qrOrder() },
       { how: 'garbage' as const, order: await qrOrder() },
     ];
-    // The buyer's page is open: it polls the order, as the QR page does.
+    // The buyer's order page is open: it polls with its page token, which makes the order awaited.
     let open = true;
     const pages = (async () => {
       while (open) {
-        for (const c of cases) await statusOf(c.order.orderId);
+        for (const c of cases) await pageOf(c.order);
         await new Promise((r) => setTimeout(r, 500));
       }
     })();
