@@ -15,7 +15,7 @@ import { buildApp, listenAt } from './app';
 import { createMailTransport } from './mail/index';
 import { createOutboxWorker, type OutboxWorker, type OutboxWorkerOptions } from './mail/outbox';
 import type { MailTransport } from './mail/types';
-import { createOrderService, type OrderService, type PaymentHintHandler } from './orders/service';
+import { createOrderService, type OrderService } from './orders/service';
 import type { PriceSource } from './orders/quotes';
 import { createDemoMarket, type PriceService } from './price/index';
 import { createShopPrice } from './price/shop-price';
@@ -37,6 +37,7 @@ import type { WalletBalances } from './payments/wallet-balances';
 import { createChainReads } from './payments/chain-reads';
 import { createStockRepository, type StockRepository } from './stock/repository';
 import type { PayoutAccounts } from './payments/payout-accounts';
+import type { WatchLanes } from './payments/lanes';
 
 export interface ServerOverrides {
   catalog?: Catalog;
@@ -63,7 +64,6 @@ export interface ServerOverrides {
   /** Interval of the housekeeping (expire orders, missing details, QR records, expired seller sessions and
    * nonces), ms. Default 30 s; 0 disables. */
   expireEveryMs?: number;
-  onPaymentHint?: PaymentHintHandler;
   /** More route plugins (payments, …). They get the order service. */
   plugins?: ((
     app: FastifyInstance,
@@ -83,6 +83,8 @@ export interface ServerOverrides {
     url: string;
     /** The process's Solana RPC budget: pass it to startPayments so the watcher and the console share it. */
     budget: RpcBudget;
+    /** The watcher's lanes the order service and the hint route use: the payment watcher serves them. */
+    lanes: WatchLanes;
   }) => Promise<RunningService | void>)[];
   /** Health and metrics providers known up front (tests); services may add theirs (RunningService.probes). */
   probes?: OpsProbes;
@@ -121,6 +123,11 @@ export interface RunningServer {
   connection: Connection;
   /** Whether each vendor can receive by QR (its $CLAIM token account exists), cached. */
   payoutAccounts: PayoutAccounts;
+  /**
+   * The payment watcher's lanes (payments/lanes.ts): the chain clock, the awaited and the hint lane, served by the
+   * watcher service; tests serve them themselves.
+   */
+  lanes: WatchLanes;
   close(): Promise<void>;
 }
 
@@ -149,7 +156,7 @@ export async function startServer(
     await stock.seed(catalog, now().toISOString());
 
     // The chain reads outside the watcher, on one RPC budget for the process (payments/chain-reads.ts).
-    const { budget, connection, rpc, payoutAccounts, balances } = createChainReads(settings, {
+    const { budget, connection, rpc, payoutAccounts, balances, lanes } = createChainReads(settings, {
       ...(overrides.payoutAccounts ? { payoutAccounts: overrides.payoutAccounts } : {}),
       ...(overrides.walletBalances ? { walletBalances: overrides.walletBalances } : {}),
     });
@@ -187,7 +194,7 @@ export async function startServer(
       onOutboxChange: () => outbox.nudge(),
       // PUBLIC_URL on port 0 (tests) names no real address: the order page links then use the bound URL.
       publicUrl: () => (boundUrl && /:0$/.test(settings.publicUrl) ? boundUrl : settings.publicUrl),
-      ...(overrides.onPaymentHint ? { onPaymentHint: overrides.onPaymentHint } : {}),
+      lanes,
       onError: (err) => console.error('order service:', redactError(err)),
     });
     const sealedAtStart = await orders.sealStoredData({ onlyPlain: true });
@@ -240,7 +247,7 @@ export async function startServer(
       plugins: [
         ...apiRoutes({
           settings,
-          orders: { orders, stock, payoutAccounts, quotes: { catalog, settings, priceSource, now } },
+          orders: { orders, stock, payoutAccounts, lanes, quotes: { catalog, settings, priceSource, now } },
           seller: {
             store,
             orders,
@@ -284,7 +291,7 @@ export async function startServer(
       cleanups.push(() => w.stop());
     }
     for (const startService of overrides.services ?? []) {
-      const running = await startService({ settings, orders, store, now, url, budget });
+      const running = await startService({ settings, orders, store, now, url, budget, lanes });
       if (running) {
         cleanups.push(() => running.stop());
         mergeProbes(probes, running.probes);
@@ -320,6 +327,7 @@ export async function startServer(
       transport,
       connection,
       payoutAccounts,
+      lanes,
       close: closeAll,
     };
   } catch (err) {

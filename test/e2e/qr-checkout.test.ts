@@ -55,6 +55,7 @@ beforeAll(async () => {
           startPayments({
             settings: ctx.settings,
             orders: ctx.orders,
+            lanes: ctx.lanes,
             now: ctx.now,
             watcher: {
               refreshIntervalMs: 200,

@@ -225,7 +225,7 @@ describe.each(backends)('holds on $name', (backend: Backend) => {
     it("a hold is released on its own deadline whatever the watcher's lag; a payment after that is judged by the sale rule", async () => {
       // The payment watcher is stalled: it has judged nothing after the start (expiry of orders waits for it).
       const stalledAt = clock.now();
-      server.orders.setChainClock(async () => stalledAt);
+      server.lanes.serve({ chainClock: async () => stalledAt });
       const first = (await buyNow({ productId: LILAC })).json<OrderCreated>();
       expect(await line(LILAC)).toMatchObject({ available: 0, held: 1 });
       clock.advance(5 * 60_000 + 1000);

@@ -58,7 +58,10 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
         listen: false,
         startOutbox: false,
         expireEveryMs: 0,
-        onPaymentHint: (order, signature) => {
+      });
+      // The hint route hands the wallet's hint to the watcher's hint lane: served here by the test.
+      server.lanes.serve({
+        hint: (order, signature) => {
           hints.push({ orderId: order.orderId, signature });
         },
       });
@@ -805,7 +808,8 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
       it('expiry follows the payment watcher: nothing expires before it has judged past the expiry', async () => {
         const o = await walletOrder();
         const judgedUntil: { at: Date | null } = { at: null };
-        server.orders.setChainClock(async () => judgedUntil.at);
+        // The watcher's chain clock, served on the lanes the order service was handed at construction.
+        const unserve = server.lanes.serve({ chainClock: async () => judgedUntil.at });
         try {
           clock.advance(16 * 60_000);
           expect(await server.orders.expireOrders()).toBe(0);
@@ -815,14 +819,14 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           expect(await server.orders.expireOrders()).toBe(1);
           expect((await getOrder(o.orderId)).status).toBe('expired');
         } finally {
-          server.orders.setChainClock(undefined);
+          unserve();
         }
       });
 
       it('expiry never waits on the watcher longer than MAX_EXPIRY_WAIT_MS (5 min by default)', async () => {
         const o = await walletOrder();
         // The watcher has judged nothing (stalled, flooded, catching up): expiry waits for it, 5 minutes at most.
-        server.orders.setChainClock(async () => null);
+        const unserve = server.lanes.serve({ chainClock: async () => null });
         try {
           clock.advance(15 * 60_000 + 4 * 60_000);
           expect(await server.orders.expireOrders()).toBe(0);
@@ -830,13 +834,13 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           expect(await server.orders.expireOrders()).toBe(1);
           expect((await getOrder(o.orderId)).status).toBe('expired');
         } finally {
-          server.orders.setChainClock(undefined);
+          unserve();
         }
       });
 
       it('only a poll with the page token makes an order awaited by the watcher (an id is not a capability)', async () => {
         const noted: [string, { client: string; stake: string }][] = [];
-        server.orders.setAwaitedHandler((id, waiter) => noted.push([id, waiter]));
+        const unserve = server.lanes.serve({ awaited: (id, waiter) => noted.push([id, waiter]) });
         try {
           const wallet = await walletOrder();
           const q = await quote([{ productId: 'honey-dew-papaya-live-rosin', quantity: 1 }]);
@@ -861,7 +865,7 @@ describe.each(backends)('order API on $name', (backend: Backend) => {
           // The poller's client is its hashed hold key, never its address.
           expect(noted[0]?.[1].client).not.toContain('127.0.0.1');
         } finally {
-          server.orders.setAwaitedHandler(undefined);
+          unserve();
         }
       });
 

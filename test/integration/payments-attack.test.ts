@@ -61,6 +61,7 @@ describe('payments under attack, within the public endpoint limits', () => {
     payments = await startPayments({
       settings: orders.settings,
       orders: orders.service,
+      lanes: orders.lanes,
       store: orders.store,
     });
     await waitFor('feed healthy', () => (payments?.feed.healthy() ? true : undefined));
@@ -148,8 +149,12 @@ describe('payments under attack, within the public endpoint limits', () => {
     for (let i = 0; i < 100; i++) hinted.push(await orders.place());
     const fetchedBefore = net.rpcStats().byMethod.getTransaction ?? 0;
     // Each order hints an unrelated signature (free for the attacker); the hints queue in their own lane.
-    for (const [i, o] of hinted.entries())
-      await orders.service.paymentHint(o.orderId, unrelated[i % unrelated.length]!);
+    // As the hint route does: the order service checks the hint, the watcher's hint lane gets it (unawaited).
+    for (const [i, o] of hinted.entries()) {
+      const signature = unrelated[i % unrelated.length]!;
+      const { watched } = await orders.service.paymentHint(o.orderId, signature);
+      void orders.lanes.hint(watched, signature);
+    }
     const victim = await orders.place();
     const t0 = Date.now();
     await payFor(victim);

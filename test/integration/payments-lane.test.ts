@@ -182,6 +182,7 @@ describe('the payment lane cannot be bought with free records', () => {
     payments = await startPayments({
       settings: orders.settings,
       orders: orders.service,
+      lanes: orders.lanes,
       store: orders.store,
     });
     await waitFor('feed healthy', () => (payments?.feed.healthy() ? true : undefined));
@@ -214,7 +215,12 @@ describe('the payment lane cannot be bought with free records', () => {
     const buyerRecord = await qrRecord(fresh, `fresh-buyer-${Date.now()}`);
 
     const t0 = Date.now();
-    payments = await startPayments({ settings: fresh.settings, orders: fresh.service, store: fresh.store });
+    payments = await startPayments({
+      settings: fresh.settings,
+      orders: fresh.service,
+      lanes: fresh.lanes,
+      store: fresh.store,
+    });
     const startMs = Date.now() - t0;
     console.info(`fresh instance started in ${startMs} ms`);
     // Start-up does not wait for the catch-up (1,000 signatures to judge at the public limits: minutes).

@@ -12,7 +12,12 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { catalog } from '../../catalog/index.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { createOrderService } from '../../src/server/orders/service.js';
-import { startPayments, type RunningPayments, type WatcherEvent } from '../../src/server/payments/index.js';
+import {
+  createWatchLanes,
+  startPayments,
+  type RunningPayments,
+  type WatcherEvent,
+} from '../../src/server/payments/index.js';
 import { openStore, type Store } from '../../src/server/store/store.js';
 import { PG_URL } from './orders-support.js';
 import {
@@ -85,6 +90,7 @@ describe('payment watching at scale, within the public endpoint limits', () => {
     payments = await startPayments({
       settings: orders.settings,
       orders: orders.service,
+      lanes: orders.lanes,
       store: orders.store,
       onEvent: (e) => events.push(e),
     });
@@ -191,8 +197,9 @@ describe.runIf(PG_URL)('one watcher across instances on PostgreSQL', () => {
       const instance = async () => {
         const store = await openStore({ kind: 'postgres', url: PG_URL ?? '', schema });
         stores.push(store);
-        const service = createOrderService({ store, catalog, settings, now: () => new Date() });
-        const p = await startPayments({ settings, orders: service, store, leaseMs: 1_500 });
+        const lanes = createWatchLanes();
+        const service = createOrderService({ store, catalog, settings, now: () => new Date(), lanes });
+        const p = await startPayments({ settings, orders: service, lanes, store, leaseMs: 1_500 });
         running.push(p);
         return { service, payments: p };
       };

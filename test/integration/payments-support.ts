@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalog } from '../../catalog/index.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
+import { createWatchLanes, type WatchLanes } from '../../src/server/payments/lanes.js';
 import { createOrderService, type OrderService, type WatchedOrder } from '../../src/server/orders/service.js';
 import { loadSettings, type Settings } from '../../src/server/settings/index.js';
 import { openStore, type Store } from '../../src/server/store/store.js';
@@ -200,6 +201,8 @@ export async function waitFor<T>(
 
 export interface ServiceOrders {
   service: OrderService;
+  /** The lanes the service was made with: a watcher started on it serves them (`startPayments({ lanes })`). */
+  lanes: WatchLanes;
   store: Store;
   settings: Settings;
   /** The store's stock (seeded from the catalogue), as `npm run stock` and the seller console set it. */
@@ -266,7 +269,9 @@ export async function serviceOrders(
   // Stock as the server has it (seeded from the catalogue); each placed order restocks its piece first.
   const stock = createStockRepository(store, catalog);
   await stock.seed(catalog, now().toISOString());
-  const service = createOrderService({ store, catalog, settings, now, stock });
+  // The watcher's lanes, handed to the order service at construction (startPayments serves them: pass `lanes`).
+  const lanes = createWatchLanes();
+  const service = createOrderService({ store, catalog, settings, now, stock, lanes });
   let n = 0;
   const get = async (orderId: string) => {
     const o = await service.findOrder({ orderId });
@@ -275,6 +280,7 @@ export async function serviceOrders(
   };
   return {
     service,
+    lanes,
     store,
     settings,
     stock,

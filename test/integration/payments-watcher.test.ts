@@ -4,6 +4,7 @@ import { Connection, Keypair, PublicKey, Transaction, type TransactionInstructio
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
+import { createWatchLanes } from '../../src/server/payments/lanes.js';
 import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import type { PaymentRpc } from '../../src/server/payments/rpc.js';
 import {
@@ -315,11 +316,13 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       reason: 'reference_missing',
     });
     expect(await orders.status(other.orderId)).toBe('awaiting_payment');
-    // Through the service's hook, as the HTTP route calls it.
-    orders.service.setPaymentHintHandler(w.hintHandler());
-    await orders.service.paymentHint(o.orderId, signature);
+    // As the HTTP route does it: the order service checks the hint, the watcher's hint lane (served) verifies it.
+    const lanes = createWatchLanes();
+    const unserve = lanes.serve({ hint: w.hintHandler() });
+    const { watched } = await orders.service.paymentHint(o.orderId, signature);
+    await lanes.hint(watched, signature);
     await waitFor('paid by hint', statusIs(o.orderId, 'paid', 'final'));
-    orders.service.setPaymentHintHandler(undefined);
+    unserve();
   });
   describe('payment ledger', () => {
     it('pay twice: the second transfer is recorded as extra, the order stays paid then final, the seller is told', async () => {
@@ -490,7 +493,8 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       const { watcher: w, events, feed } = watcher({ pollIntervalMs: 100, sweepIntervalMs: 100 });
       await w.start();
       await waitFor('feed healthy', () => (feed?.healthy() ? true : undefined));
-      orders.service.setPaymentHintHandler(w.hintHandler());
+      const lanes = createWatchLanes();
+      const unserve = lanes.serve({ hint: w.hintHandler() });
       net.pause(); // no slot passes: what lands now stays processed
       let signature = '';
       try {
@@ -516,7 +520,8 @@ describe('PaymentWatcher against the localnet and the order service', () => {
           kind: 'NotFound',
           reason: 'not_confirmed',
         });
-        await orders.service.paymentHint(o.orderId, signature);
+        const { watched } = await orders.service.paymentHint(o.orderId, signature);
+        await lanes.hint(watched, signature);
         await w.reconcile();
         await w.reconcile();
         expect(await ledger(o.orderId)).toEqual([]);
@@ -534,7 +539,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
       expect((await ledger(o.orderId)).map((p) => [p.signature, p.role])).toEqual([[signature, 'payment']]);
       expect(recordedFor(events, o.orderId)).toHaveLength(1);
       expect(errors(events)).toEqual([]);
-      orders.service.setPaymentHintHandler(undefined);
+      unserve();
     });
 
     it('getTransaction returning null for a listed signature: not recorded, not judged, the cursor waits; recorded once served', async () => {

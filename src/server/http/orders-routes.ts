@@ -13,6 +13,8 @@ import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
 import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';
+import type { WatchLanes } from '../payments/lanes';
+import { redactError } from '../redact';
 import { payoutRefusal } from '../../core/payout-account';
 import { optionalBody, orderIdParam, pageTokenParam, parseWith } from './validate';
 
@@ -22,6 +24,8 @@ export interface OrderRoutesDeps {
   stock: StockRepository;
   /** Whether a vendor's $CLAIM token account exists: no QR or payment link otherwise. */
   payoutAccounts: PayoutAccounts;
+  /** The payment watcher's hint lane (payments/lanes.ts): the wallet's "I sent it" goes straight to it. */
+  lanes: Pick<WatchLanes, 'hint'>;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -146,7 +150,11 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
           field: 'signature',
         }),
     });
-    const order = await deps.orders.paymentHint(id, signature);
+    const { order, watched } = await deps.orders.paymentHint(id, signature);
+    // The verifier decides; its work must not hold the request.
+    void Promise.resolve()
+      .then(() => deps.lanes.hint(watched, signature))
+      .catch((err: unknown) => console.error('payment hint:', redactError(err)));
     return reply.header('cache-control', 'no-store').status(202).send(order);
   });
 }

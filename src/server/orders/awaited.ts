@@ -30,7 +30,7 @@ export async function noteAwaited(
   client: string | undefined,
   orderId?: string,
 ): Promise<void> {
-  const awaited = ctx.awaited;
+  const awaited = ctx.deps.lanes?.awaitedLane();
   if (!awaited || !client || typeof pageToken !== 'string' || !ORDER_TOKEN.test(pageToken)) return;
   const o = await ctx.db
     .selectFrom('orders')

@@ -26,7 +26,7 @@ import {
   toWatched,
 } from './rows';
 import { isSignature } from '../payments/signature';
-import type { OrderContext, StoredItem } from './types';
+import type { OrderContext, StoredItem, WatchedOrder } from './types';
 
 const capabilityRequired = (what: string) =>
   new DomainError(
@@ -236,8 +236,7 @@ export async function paymentHint(
   ctx: OrderContext,
   orderId: string,
   signature: string,
-): Promise<OrderPublic> {
-  const handler = ctx.hintHandler;
+): Promise<{ order: OrderPublic; watched: WatchedOrder }> {
   checkOrderId(orderId);
   if (!isSignature(signature)) {
     throw new DomainError(
@@ -258,12 +257,7 @@ export async function paymentHint(
       'This order was placed without a price; the seller arranges its payment.',
     );
   }
-  if (handler) {
-    // The verifier decides; its work must not hold the request.
-    const ledger = await ledgerOf(ctx.db, o.id);
-    void Promise.resolve()
-      .then(() => handler(toWatched(o, ledger), signature))
-      .catch((err: unknown) => ctx.deps.onError?.(err));
-  }
-  return publicOf(ctx, ctx.db, o);
+  // The verifier decides (the route hands `watched` to the watcher's hint lane): nothing changes here.
+  const watched = toWatched(o, await ledgerOf(ctx.db, o.id));
+  return { order: await publicOf(ctx, ctx.db, o), watched };
 }

@@ -250,7 +250,7 @@ export function expiryCutoff(now: Date, judgedUntil: Date | null | undefined, ma
 /**
  * awaiting_payment orders past their expiry → expired (or underpaid). Returns how many changed.
  *
- * Time is the chain's: the chain clock (ctx.chainClock, set by the payment watcher) is the time up to which the
+ * Time is the chain's: the chain clock (deps.lanes, served by the payment watcher) is the time up to which the
  * watcher has judged every transfer to the vendors (its last complete pass); an order expires only once that is past its expiry, so a payment that
  * landed before the expiry but is not judged yet (a backlog, a flood of dust) never finds its order expired and
  * its piece sold. Undefined: no watcher runs in this process (the wall clock decides); null: the watcher has not
@@ -266,7 +266,7 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
   const balances = ctx.deps.balances;
   if (balances) await ctx.stock.releaseOverBalance(now.toISOString(), (w) => balances.balanceOf(w));
   await expireUnpriced(ctx, now);
-  const judgedUntil = ctx.chainClock ? await ctx.chainClock() : undefined;
+  const judgedUntil = await ctx.deps.lanes?.chainClock();
   const cutoff = expiryCutoff(
     now,
     judgedUntil,

@@ -41,6 +41,7 @@ export type {
   OrderService,
   OrderServiceDeps,
   ChainClock,
+  OrderLanes,
   PaymentHintHandler,
   PaymentReport,
   PaymentTarget,
@@ -97,7 +98,6 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     db: deps.store.db,
     isPg: deps.store.dialect === 'postgres',
     stock: deps.stock ?? createStockRepository(deps.store, deps.catalog),
-    hintHandler: deps.onPaymentHint,
     sealer: deps.sealer ?? createSealer(deps.settings.privacy.dataKeys),
   };
   const bound = Object.fromEntries(
@@ -108,9 +108,6 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
   ) as Bound<typeof OPERATIONS>;
   return {
     ...bound,
-    setPaymentHintHandler(handler) {
-      ctx.hintHandler = handler;
-    },
     async getOrder(orderId, poll) {
       const order = await bound.getOrder(orderId);
       // Someone with the page token waits on this order: the payment watcher checks its reference first (the id
@@ -123,12 +120,6 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
       const view = await bound.getOrderPage(token);
       if (view && client) await noteAwaited(ctx, token, client);
       return view;
-    },
-    setChainClock(clock) {
-      ctx.chainClock = clock;
-    },
-    setAwaitedHandler(handler) {
-      ctx.awaited = handler;
     },
   };
 }

@@ -108,21 +108,10 @@ export interface OrderService {
   /** Deletes expired QR records with nothing paid and no details, past the cleanup delay. Returns how many. */
   cleanupRecords(now?: Date): Promise<number>;
   /**
-   * awaiting_payment orders past their expiry → expired. Returns how many changed. With a chain clock set
-   * (setChainClock), only orders whose expiry the payment watcher has judged past (ledger.ts expireOrders).
+   * awaiting_payment orders past their expiry → expired. Returns how many changed. While a watcher serves the
+   * chain clock (deps.lanes), only orders whose expiry the payment watcher has judged past (ledger.ts expireOrders).
    */
   expireOrders(now?: Date): Promise<number>;
-  /**
-   * The payment watcher's progress: the time up to which it has judged every transfer to the vendors (null:
-   * nothing yet). Set by the payments service; without one the wall clock decides expiry.
-   */
-  setChainClock(clock: ChainClock | undefined): void;
-  /**
-   * Told when someone waits on an awaiting_payment order (its page polls with its page token), by which client
-   * and with what at stake: the watcher checks such orders' references first while it has a backlog, bounded
-   * per client (payments/watch/waiting.ts).
-   */
-  setAwaitedHandler(handler: AwaitedHandler | undefined): void;
   /**
    * Orders whose reference the watcher should follow: awaiting payment, any status until `expiredWithinMs`
    * (24 h) after the quote expiry (later transfers are recorded as top-ups or extras), and fully paid orders
@@ -143,9 +132,11 @@ export interface OrderService {
   unfinalizedPayments(
     limit: number,
   ): Promise<{ orderId: string; signature: string; receivedBaseUnits: bigint }[]>;
-  /** The wallet page's "I sent it" hint: hands it to the verifier; never marks anything paid. */
-  paymentHint(orderId: string, signature: string): Promise<OrderPublic>;
-  setPaymentHintHandler(handler: PaymentHintHandler | undefined): void;
+  /**
+   * The wallet page's "I sent it" hint, checked: the order as the buyer sees it, and as the verifier reads it
+   * (the route hands `watched` to the watcher's hint lane, payments/lanes.ts). Never marks anything paid.
+   */
+  paymentHint(orderId: string, signature: string): Promise<{ order: OrderPublic; watched: WatchedOrder }>;
 
   // Fulfilment, by the signed-in seller on its own orders (./fulfilment.ts). Each checks, then writes the order,
   // its history, the seller's action and the e-mails it causes in one transaction; a refusal changes nothing.
@@ -194,6 +185,21 @@ export interface OrderService {
 /** Time up to which the payment watcher has judged the chain; null when it has judged nothing yet. */
 export type ChainClock = () => Promise<Date | null>;
 
+/**
+ * The payment watcher's lanes the order module reads (payments/lanes.ts makes them; the watcher serves them):
+ * handed in at construction, so the order module never calls into payments and payments never sets a hook on it.
+ */
+export interface OrderLanes {
+  /** The watcher's chain clock; undefined while no watcher serves it (the wall clock decides expiry). */
+  chainClock(): Promise<Date | null | undefined>;
+  /**
+   * Told when someone waits on an awaiting_payment order (its page polls with its page token), by which client
+   * and with what at stake: the watcher checks such orders' references first while it has a backlog, bounded
+   * per client (payments/watch/waiting.ts). Undefined while no watcher serves it.
+   */
+  awaitedLane(): AwaitedHandler | undefined;
+}
+
 export interface OrderServiceDeps {
   store: Store;
   catalog: Catalog;
@@ -209,7 +215,8 @@ export interface OrderServiceDeps {
   now: () => Date;
   /** Called after a commit that added outbox rows (wakes the worker). */
   onOutboxChange?: () => void;
-  onPaymentHint?: PaymentHintHandler;
+  /** The payment watcher's chain clock and awaited lane (payments/lanes.ts); without them no watcher is heard. */
+  lanes?: OrderLanes;
   onError?: (err: unknown) => void;
   /** The stock repository (server.ts shares its own); made from the store and catalogue when omitted. */
   stock?: StockRepository;
@@ -241,12 +248,6 @@ export interface OrderContext {
   isPg: boolean;
   /** Every personal value is sealed before it reaches the store (src/server/privacy/order-data.ts). */
   sealer: Sealer;
-  /** Who hears of the wallet's "I sent it" hints (the payment watcher, once it runs). */
-  hintHandler: PaymentHintHandler | undefined;
-  /** The payment watcher's progress (expiry follows it: ledger.ts expireOrders); unset without a watcher. */
-  chainClock?: ChainClock | undefined;
-  /** Told of awaiting_payment orders someone polls with their page token (the payment watcher's priority checks). */
-  awaited?: AwaitedHandler | undefined;
 }
 
 /** What is at stake on an awaited order (orders/awaited.ts stakeOf). */

@@ -3,7 +3,8 @@
  * (main.ts's start-up check of the vendors' token accounts, the readiness probe), the payments' RPC port over it
  * (the seller console's refund check), whether each vendor's $CLAIM token account exists (no QR or payment link
  * otherwise; cached) and a paying wallet's $CLAIM balance (a wallet hold needs the money; cached 10 s). The
- * payment watcher, a service, is handed the same `budget`.
+ * payment watcher, a service, is handed the same `budget`, and serves the `lanes` made here (./lanes.ts: the
+ * chain clock, the awaited and the hint lane) that the order service and the hint route are handed.
  */
 import type { Connection } from '@solana/web3.js';
 import { redactError } from '../redact';
@@ -13,6 +14,7 @@ import { budgetedConnection } from './connection';
 import { createPayoutAccounts, type PayoutAccounts } from './payout-accounts';
 import type { PaymentRpc } from './rpc';
 import { connectionPaymentRpc } from './rpc-adapter';
+import { createWatchLanes, type WatchLanes } from './lanes';
 import { createWalletBalances, type WalletBalances } from './wallet-balances';
 
 export interface ChainReads {
@@ -21,6 +23,7 @@ export interface ChainReads {
   rpc: PaymentRpc;
   payoutAccounts: PayoutAccounts;
   balances: WalletBalances;
+  lanes: WatchLanes;
 }
 
 export function createChainReads(
@@ -45,5 +48,5 @@ export function createChainReads(
       mint: settings.claimMint,
       onError: (err) => console.warn(`Could not read a buyer's $CLAIM balance: ${redactError(err)}`),
     });
-  return { budget, connection, rpc, payoutAccounts, balances };
+  return { budget, connection, rpc, payoutAccounts, balances, lanes: createWatchLanes() };
 }

@@ -1,7 +1,8 @@
 /**
  * Payments: verification (verify.ts), the RPC port (rpc.ts), budgeted Connections (connection.ts, budget.ts),
  * the WebSocket feed (feed.ts) and the watcher (watcher.ts and its parts in watch/). `startPayments` is the
- * composition the server uses: its own budgeted Connection, one feed, one watcher, the order service's hint hook.
+ * composition the server uses: its own budgeted Connection, one feed, one watcher serving the server's lanes
+ * (./lanes.ts: the chain clock, the awaited and the hint lane).
  * The process has two budgeted Connections (this one, and startServer's for the refund check, the readiness probe
  * and the payout-account reads), both drawing on the one RPC budget the server hands in (`budget`).
  */
@@ -15,6 +16,7 @@ import { budgetedFetch, RpcBudget, RpcBudgetExhaustedError, rpcPriority, type Rp
 import { budgetedConnection } from './connection';
 import { WsLogsFeed } from './feed';
 import { connectionPaymentRpc } from './rpc-adapter';
+import type { WatchLanes } from './lanes';
 import { kyselyScanStore, type ScanStore } from './scan-store';
 import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from './watcher';
 
@@ -25,6 +27,7 @@ export * from './verify';
 export * from './signature';
 export * from './feed';
 export * from './scan-store';
+export * from './lanes';
 export * from './watcher';
 
 export interface StartPaymentsDeps {
@@ -38,10 +41,9 @@ export interface StartPaymentsDeps {
     | 'isSignatureUsed'
     | 'recordPayment'
     | 'noteUnreadablePayment'
-    | 'setPaymentHintHandler'
-    | 'setChainClock'
-    | 'setAwaitedHandler'
   >;
+  /** The lanes the order service and the hint route were handed (./lanes.ts): the watcher serves them while it runs. */
+  lanes: Pick<WatchLanes, 'serve'>;
   /**
    * The store: cursors and judged signatures live there (migration 0005), and on PostgreSQL a lease row makes one
    * instance the watcher. Without it (tests of the bare composition) they live in memory.
@@ -143,8 +145,6 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     ...(deps.now ? { now: deps.now } : {}),
     onEvent,
   });
-  deps.orders.setPaymentHintHandler(watcher.hintHandler());
-  deps.orders.setAwaitedHandler(watcher.awaitedHandler());
 
   // Several API instances on one PostgreSQL database: one watches (a lease row renewed every third of its
   // lifetime; when the holder dies another takes over once it expires). The others serve requests and hints.
@@ -186,7 +186,11 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
   };
   // Time is the chain's: orders expire only once the watcher (this instance's, or the lease holder's as stored)
   // has judged every vendor transfer up to a time past their expiry.
-  deps.orders.setChainClock(async () => (await watcherLag()).caughtUpAt);
+  const unserve = deps.lanes.serve({
+    chainClock: async () => (await watcherLag()).caughtUpAt,
+    awaited: watcher.awaitedHandler(),
+    hint: watcher.hintHandler(),
+  });
   const renew = async (): Promise<void> => {
     if (!scanStore || stopped) return;
     try {
@@ -236,9 +240,7 @@ export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPay
     async stop(opts = {}) {
       stopped = true;
       if (leaseTimer) clearTimeout(leaseTimer);
-      deps.orders.setPaymentHintHandler(undefined);
-      deps.orders.setChainClock(undefined);
-      deps.orders.setAwaitedHandler(undefined);
+      unserve();
       await watcher.stop();
       if (leased && opts.releaseLease !== false)
         await scanStore?.releaseLease('payments', holder).catch(() => undefined);
@@ -254,6 +256,7 @@ export interface PaymentsServiceContext {
   store: Store;
   now: () => Date;
   budget: RpcBudget;
+  lanes: WatchLanes;
 }
 
 /**
@@ -262,7 +265,7 @@ export interface PaymentsServiceContext {
  * tests and benches; `onStart` sees the running watcher (its counters).
  */
 export function paymentsService(
-  tuning: Omit<Partial<StartPaymentsDeps>, 'settings' | 'orders' | 'store' | 'now' | 'budget'> = {},
+  tuning: Omit<Partial<StartPaymentsDeps>, 'settings' | 'orders' | 'store' | 'now' | 'budget' | 'lanes'> = {},
   onStart?: (payments: RunningPayments) => void,
 ): (ctx: PaymentsServiceContext) => Promise<RunningPayments> {
   return async (ctx) => {
@@ -272,6 +275,7 @@ export function paymentsService(
       store: ctx.store,
       now: ctx.now,
       budget: ctx.budget,
+      lanes: ctx.lanes,
       ...tuning,
     });
     onStart?.(payments);

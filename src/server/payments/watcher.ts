@@ -297,7 +297,7 @@ export class PaymentWatcher {
     return this.hints.onHint(order, signature);
   }
 
-  /** The order service's hint hook: `orders.setPaymentHintHandler(watcher.hintHandler())`. */
+  /** The hint lane the watcher serves (./lanes.ts; startPayments): the hint route hands it the wallet's hint. */
   hintHandler(): (order: WatchedOrder, signature: string) => Promise<void> {
     return async (order, signature) => {
       if (!this.running) return;
@@ -308,7 +308,7 @@ export class PaymentWatcher {
   }
 
   /**
-   * The order service's awaited hook: `orders.setAwaitedHandler(watcher.awaitedHandler())`. Told when an order
+   * The awaited lane the watcher serves (./lanes.ts; startPayments), which the order service tells when an order
    * page is polled with its page token, by which client and with what at stake (watch/waiting.ts).
    */
   awaitedHandler(): (orderId: string, waiter: Waiter) => void {
