@@ -6,6 +6,7 @@
 import { PayerProofSchema } from './hold-proof';
 import { FORBIDDEN_TEXT, isEmailAddress } from './email-address';
 import { z } from 'zod';
+import { DomainError } from './errors';
 
 export const MAX_TEXT = 200;
 export const MAX_EMAIL = 254;
@@ -221,6 +222,12 @@ export const OrderRequestSchema = z
   })
   .strict();
 
+/** A POST /api/quotes body as the edge parsed it (src/server/http/orders-routes.ts). */
+export type ParsedQuoteRequest = z.output<typeof QuoteRequestSchema>;
+
+/** A POST /api/orders body as the edge parsed it (src/server/http/orders-routes.ts). */
+export type ParsedOrderRequest = z.output<typeof OrderRequestSchema>;
+
 /** Which shipping form a payment mode uses: wallet pages the international one, QR pages the US one. */
 export function shippingSchemaFor(payment: 'wallet' | 'qr') {
   return payment === 'wallet' ? InternationalShippingSchema : UsShippingSchema;
@@ -253,4 +260,24 @@ export function describeIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
       return { path, message: `Unknown field(s): ${i.keys.join(', ')}` };
     return { path, message: i.message };
   });
+}
+
+/** The refusal of a POST /api/quotes body that fails QuoteRequestSchema: 400 invalid_quote_request, first field. */
+export function invalidQuoteRequest(error: z.ZodError): DomainError {
+  const issues = describeIssues(error);
+  return new DomainError('invalid', 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
+    field: issues[0]?.path,
+    issues,
+  });
+}
+
+/** The refusal of a POST /api/orders body that fails OrderRequestSchema: 400 invalid_order_request, first field. */
+export function invalidOrderRequest(error: z.ZodError): DomainError {
+  const issues = describeIssues(error);
+  return new DomainError(
+    'invalid',
+    'invalid_order_request',
+    issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order',
+    { field: issues[0]?.path, issues },
+  );
 }

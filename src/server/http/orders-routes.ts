@@ -1,7 +1,7 @@
 /**
  * Thin routes over the quote and order services. Every param and body is parsed at the edge (./validate.ts)
- * before anything happens; the quote and order bodies by the services' own schemas (src/core/order.ts), which the
- * web app shares. Every refusal is a DomainError (src/core/errors.ts), mapped to its status and ApiError body by
+ * before anything happens, the quote and order bodies by their schemas in src/core/order.ts (which the web app
+ * shares), so the services take parsed requests. Every refusal is a DomainError (src/core/errors.ts), mapped to its status and ApiError body by
  * ./errors.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -16,6 +16,12 @@ import type { PayoutAccounts } from '../payments/payout-accounts';
 import type { WatchLanes } from '../payments/lanes';
 import { redactError } from '../redact';
 import { payoutRefusal } from '../../core/payout-account';
+import {
+  invalidOrderRequest,
+  invalidQuoteRequest,
+  OrderRequestSchema,
+  QuoteRequestSchema,
+} from '../../core/order';
 import { optionalBody, orderIdParam, pageTokenParam, parseWith } from './validate';
 
 export interface OrderRoutesDeps {
@@ -48,7 +54,11 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   // The client's hold key (per-client cap on holds): a keyed hash of its client key (IPv6 by /64), never the address.
   const holder = (req: FastifyRequest) => holderOf(deps.quotes.settings.quote.secret, clientKey(req));
   app.post('/api/quotes', async (req, reply) => {
-    const { quote, response } = issueQuote(deps.quotes, req.body);
+    const body = parseWith(QuoteRequestSchema, req.body, {
+      whole: 'Invalid quote request',
+      refuse: invalidQuoteRequest,
+    });
+    const { quote, response } = issueQuote(deps.quotes, body);
     // More than is available: OutOfStockError → 409 "Sold out" / "Only N left" (a read; the order reserves).
     await deps.stock.assertAvailable(quote.items);
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
@@ -88,7 +98,11 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
         },
       );
     }
-    const result = await deps.orders.createOrder(req.body, key, holder(req));
+    const body = parseWith(OrderRequestSchema, req.body, {
+      whole: 'Invalid order',
+      refuse: invalidOrderRequest,
+    });
+    const result = await deps.orders.createOrder(body, key, holder(req));
     return (
       reply
         .header('cache-control', 'no-store')

@@ -8,8 +8,8 @@ import { formatBaseUnits } from '../../core/money';
 import {
   describeIssues,
   missingShippingMessage,
-  OrderRequestSchema,
   shippingSchemaFor,
+  type ParsedOrderRequest,
   type ShippingInput,
 } from '../../core/order';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
@@ -105,29 +105,17 @@ export function shippingProblem(
 
 export async function createOrder(
   ctx: OrderContext,
-  body: unknown,
+  request: ParsedOrderRequest,
   idempotencyKey: string,
   holder?: string,
 ): Promise<CreateOrderResult> {
-  const hash = createHash('sha256').update(stableStringify(body)).digest('hex');
+  // The key binds the request as parsed at the edge (the same order asked again replays its answer).
+  const hash = createHash('sha256').update(stableStringify(request)).digest('hex');
   const replay = await replayOrConflict(ctx, idempotencyKey, hash);
   if (replay) return replay;
 
-  const req = OrderRequestSchema.safeParse(body);
-  if (!req.success) {
-    const issues = describeIssues(req.error);
-    throw new DomainError(
-      'invalid',
-      'invalid_order_request',
-      issues[0] ? `${issues[0].path ? `${issues[0].path}: ` : ''}${issues[0].message}` : 'Invalid order',
-      {
-        field: issues[0]?.path,
-        issues,
-      },
-    );
-  }
   const now = ctx.deps.now();
-  const check = verifyQuote(req.data.quote, ctx.deps.settings.quote.secret, now);
+  const check = verifyQuote(request.quote, ctx.deps.settings.quote.secret, now);
   if (!check.ok) {
     if (check.reason === 'expired') {
       throw new DomainError(
@@ -145,7 +133,7 @@ export async function createOrder(
     );
   }
   const quote = check.quote;
-  if (req.data.paymentMethod !== quote.payment) {
+  if (request.paymentMethod !== quote.payment) {
     throw new DomainError(
       'invalid',
       'invalid_payment_method',
@@ -157,17 +145,17 @@ export async function createOrder(
   }
   // A QR page records its payment target before it shows the QR: a priced QR quote without shipping details
   // is a record the details attach to later (POST /api/orders/:id/confirmation).
-  const record = req.data.shipping === undefined && quote.payment === 'qr' && quote.amountBaseUnits !== null;
+  const record = request.shipping === undefined && quote.payment === 'qr' && quote.amountBaseUnits !== null;
   let shipping: ShippingInput | null = null;
   if (!record) {
-    const ship = shippingProblem(quote, req.data.shipping);
+    const ship = shippingProblem(quote, request.shipping);
     if (ship instanceof DomainError) throw ship;
     shipping = ship.ok;
   }
   // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
   // brings the wallet's balance (read now, outside the transaction).
   const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;
-  const payer = walletOrder ? await checkPayer(ctx, req.data.payer, quote.reference) : undefined;
+  const payer = walletOrder ? await checkPayer(ctx, request.payer, quote.reference) : undefined;
   const publicToken = randomBytes(16).toString('hex');
 
   const orderId = randomUUID();
@@ -208,7 +196,7 @@ export async function createOrder(
           payment_method: quote.payment,
           // Sealed before it reaches the store, bound to this order (src/server/privacy).
           shipping_json: shipping === null ? null : sealShipping(ctx.sealer, orderId, shipping),
-          referrer: req.data.referrer ?? null,
+          referrer: request.referrer ?? null,
           status: 'awaiting_payment',
           expires_at: quote.expiresAt,
           signature: null,

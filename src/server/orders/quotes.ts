@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { AnyQuoteResponse, QuoteResponse } from '../../core/api';
 import { unitPriceCents, type Catalog } from '../../core/catalog';
 import { formatBaseUnits, MoneyError, parsePriceUsd, tokenBaseUnitsForCents } from '../../core/money';
-import { describeIssues, QuoteRequestSchema } from '../../core/order';
+import type { ParsedQuoteRequest } from '../../core/order';
 import { encodeTransferRequestUrl, quantityMessage } from '../../core/solana-pay';
 import type { Settings } from '../settings';
 import { DomainError } from '../../core/errors';
@@ -154,7 +154,7 @@ function renewedReference(
 /** A priced quote (wallet and QR pages with a known price); refuses `unpriced` requests. */
 export function createQuote(
   deps: QuoteDeps,
-  body: unknown,
+  body: ParsedQuoteRequest,
 ): { quote: SignedQuote; token: string; response: QuoteResponse } {
   const issued = issueQuote(deps, body);
   const { response } = issued;
@@ -166,22 +166,14 @@ export function createQuote(
 /** POST /api/quotes: a priced quote, or (QR products, no fresh price, `unpriced: true`) an unpriced one. */
 export function issueQuote(
   deps: QuoteDeps,
-  body: unknown,
+  request: ParsedQuoteRequest,
 ): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
-  const req = QuoteRequestSchema.safeParse(body);
-  if (!req.success) {
-    const issues = describeIssues(req.error);
-    throw new DomainError('invalid', 'invalid_quote_request', issues[0]?.message ?? 'Invalid quote request', {
-      field: issues[0]?.path,
-      issues,
-    });
-  }
   const now = deps.now();
   const items: SignedQuote['items'] = [];
   let vendorId: string | undefined;
   let payment: 'wallet' | 'qr' | undefined;
   const seen = new Set<string>();
-  for (const [i, it] of req.data.items.entries()) {
+  for (const [i, it] of request.items.entries()) {
     const field = `items.${i}`;
     const product = deps.catalog.products.find((p) => p.id === it.productId);
     if (!product)
@@ -254,8 +246,8 @@ export function issueQuote(
   if (!vendor || !payment) throw new DomainError('invalid', 'unknown_vendor', 'The product has no vendor.');
 
   const reference =
-    req.data.renew !== undefined
-      ? renewedReference(req.data.renew, deps.settings.quote.secret, now, vendor.id, payment)
+    request.renew !== undefined
+      ? renewedReference(request.renew, deps.settings.quote.secret, now, vendor.id, payment)
       : (deps.newReference?.() ?? newReference());
   const recipient = deps.settings.recipients[vendor.payoutGroup];
   // Settings are validated against the catalogue's payout groups at start, so this is a configuration bug.
@@ -267,7 +259,7 @@ export function issueQuote(
   const fresh = freshPrice(deps, now);
   const price = fresh && 'refusal' in fresh ? undefined : fresh;
   let priced: { priceUsd: string; amount: bigint; solanaPayUrl: string } | null = null;
-  if (req.data.unpriced === true) {
+  if (request.unpriced === true) {
     // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
     // a price, and with a price the payment link must be used.
     if (payment !== 'qr') {

@@ -10,6 +10,7 @@ import type {
   PaymentRole,
 } from '../../core/api';
 import type { Catalog } from '../../core/catalog';
+import type { ParsedOrderRequest } from '../../core/order';
 import type { SellerException } from '../../core/seller-api';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
@@ -74,10 +75,14 @@ export type PaymentHintHandler = (order: WatchedOrder, signature: string) => voi
 
 export interface OrderService {
   /**
-   * POST /api/orders. Throws DomainError for every refusal. `holder`: the client's hold key (stock/holds.ts),
+   * POST /api/orders, its body parsed at the edge (OrderRequestSchema). Throws DomainError for every refusal. `holder`: the client's hold key (stock/holds.ts),
    * for the per-client cap on holds.
    */
-  createOrder(body: unknown, idempotencyKey: string, holder?: string): Promise<CreateOrderResult>;
+  createOrder(
+    request: ParsedOrderRequest,
+    idempotencyKey: string,
+    holder?: string,
+  ): Promise<CreateOrderResult>;
   /**
    * GET /api/orders/:id; undefined when unknown. Throws DomainError (invalid) on a malformed id. With `poll`, the
    * order's page token and the poller's client (hashed client key): the payment watcher is told someone waits on
