@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { catalog } from '../../catalog/index.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { PUBLIC_LIMITS } from '../../src/localnet/rate-limit.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { readiness } from '../../src/server/ops/health.js';
 import { createMetrics } from '../../src/server/ops/metrics.js';
@@ -213,6 +214,10 @@ describe('the payment lane cannot be bought with free records', () => {
     const records = [];
     for (let i = 0; i < 100; i++) records.push(await qrRecord(fresh, `fresh-spam-${i}-${Date.now()}`));
     const buyerRecord = await qrRecord(fresh, `fresh-buyer-${Date.now()}`);
+    // The fresh instance is alone on the endpoint: the previous test's watcher (stopped after it) spent its budget
+    // as the same client within the last window, and one instance's budget does not know another's (a fleet sharing
+    // one budget is the deploy issue's). Let that window pass, or the fresh catch-up's first burst meets a 429.
+    await new Promise((r) => setTimeout(r, PUBLIC_LIMITS.windowMs));
 
     const t0 = Date.now();
     payments = await startPayments({
