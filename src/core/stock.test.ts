@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  reservedText,
   assertInStock,
   availableOf,
   isSoldOut,
@@ -181,5 +182,15 @@ describe('holds on intent', () => {
     expect(unavailableText({ available: 0, held: 0 })).toBe('Sold out');
     expect(unavailableText({ available: 2, held: 1 })).toBe('Only 2 left');
     expect(formatTimeUtc('2026-11-24T09:05:59Z')).toBe('09:05 UTC');
+  });
+});
+
+describe('reservedText', () => {
+  it('"Reserved: may come back in N minutes", N rounded up to the first hold\'s deadline, at least 1', () => {
+    const now = Date.parse('2026-11-24T16:30:00Z');
+    expect(reservedText('2026-11-24T16:35:00Z', now)).toBe('Reserved: may come back in 5 minutes');
+    expect(reservedText('2026-11-24T16:30:01Z', now)).toBe('Reserved: may come back in 1 minute');
+    expect(reservedText('2026-11-24T16:29:00Z', now)).toBe('Reserved: may come back in 1 minute');
+    expect(reservedText('2026-11-24T16:34:01Z', now)).toBe('Reserved: may come back in 5 minutes');
   });
 });

@@ -112,6 +112,33 @@ export class OutOfStockError extends DomainError {
   }
 }
 
+/** "Reserved: may come back in N minutes": nothing free now, but an unpaid hold lapses at `heldUntil`. */
+export function reservedText(heldUntil: string, nowMs: number): string {
+  const minutes = Math.max(1, Math.ceil((Date.parse(heldUntil) - nowMs) / 60_000));
+  return `Reserved: may come back in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+}
+
+/**
+ * The refusal for a line with nothing free while unpaid holds may come back (409, code `reserved`): "Reserved: may
+ * come back in N minutes" (N: until the first hold's own deadline, at least 1).
+ */
+export function reservedRefusal(
+  productId: string,
+  variantId: string | undefined,
+  productName: string,
+  heldUntil: string,
+  nowMs: number,
+): DomainError {
+  return new DomainError(
+    'conflict',
+    'reserved',
+    `${reservedText(heldUntil, nowMs)}. Someone has ${productName} in an unpaid order.`,
+    {
+      field: 'items',
+    },
+  );
+}
+
 export function assertInStock(lines: readonly StockRequest[], available: (k: StockKey) => number): void {
   const short = shortfall(lines, available);
   if (short)

@@ -59,8 +59,9 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
       refuse: invalidQuoteRequest,
     });
     const { quote, response } = issueQuote(deps.quotes, body);
-    // More than is available: OutOfStockError → 409 "Sold out" / "Only N left" (a read; the order reserves).
-    await deps.stock.assertAvailable(quote.items);
+    // More than is available: 409 "Sold out" / "Reserved: may come back in N minutes" / "Only N left" (from memory
+    // or one read without a lock, stock/sold-out.ts; the order reserves).
+    await deps.stock.assertNotSoldOut(quote.items, deps.quotes.now().getTime());
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
     // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
     // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.

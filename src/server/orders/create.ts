@@ -14,6 +14,7 @@ import {
 } from '../../core/order';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
+import { OutOfStockError } from '../../core/stock';
 import { checkPayer, hold, mayHold } from './holds';
 import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
@@ -152,6 +153,12 @@ export async function createOrder(
     if (ship instanceof DomainError) throw ship;
     shipping = ship.ok;
   }
+  // Sold out costs nothing (stock/sold-out.ts): an order the transaction would refuse for want of stock (it would
+  // hold, or it is payable and checked) is refused in words first, from memory or one read without a lock, before
+  // the balance is read and before any write transaction. A QR record and an unpriced order are not checked here,
+  // as below.
+  const checked = !record && quote.amountBaseUnits !== null;
+  if (checked) await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
   // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
   // brings the wallet's balance (read now, outside the transaction).
   const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;
@@ -247,6 +254,9 @@ export async function createOrder(
       else if (!record && quote.amountBaseUnits !== null) await ctx.stock.assertAvailable(quote.items, trx);
     });
   } catch (err) {
+    // Lost the race for the last unit: the words say whether it may come back (and the line is remembered).
+    if (checked && err instanceof OutOfStockError && err.available === 0)
+      await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
     if (!isUniqueViolation(err)) throw err;
     const again = await replayOrConflict(ctx, idempotencyKey, hash);
     if (again) return again;

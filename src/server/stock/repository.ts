@@ -7,25 +7,74 @@
  *   with OutOfStockError (PostgreSQL re-checks the WHERE after the first commit; SQLite runs one writer at a time).
  * - release (expiry), sell (payment) and restock (a paid order cancelled) move the order's reservations and the stock lines in the caller's
  *   transaction, so the order's status and its stock never disagree.
+ * - sold out costs nothing (./sold-out.ts): a line with nothing free is refused before any write transaction, from
+ *   memory for half a second once seen; every path here that gives units back drops that memory at once.
  *
  * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
  *
  * The parts: ./reads.ts (lines, availability, the change log), ./reservations.ts (an order's holds, sale and
- * restock), ./stock-counts.ts (the catalogue's seed and the seller's counts), ./lines.ts (the row helpers they share).
+ * restock), ./stock-counts.ts (the catalogue's seed and the seller's counts), ./sold-out.ts (the refusal before
+ * any write), ./lines.ts (the row helpers they share).
  */
 import type { Catalog } from '../../core/catalog';
+import type { DomainError } from '../../core/errors';
+import type { StockRequest } from '../../core/stock';
 import type { Store } from '../store/store';
 import { createStockReads, type StockReads } from './reads';
 import { createReservations, type Reservations } from './reservations';
 import { createStockCounts, type StockCounts } from './stock-counts';
+import { createSoldOutGate } from './sold-out';
+import type { Db } from './lines';
 
 export type { StockChange } from './reads';
 export type { SaleResult } from './reservations';
 export type { SetStockOptions } from './stock-counts';
 
+export interface SoldOutChecks {
+  /**
+   * Before any write transaction (quotes and orders): throws the refusal in words ("Sold out", "Reserved: may come
+   * back in N minutes", "Only N left") when a line has too few free. From memory when the line was seen with
+   * nothing free in the last half second, else one read without a lock (./sold-out.ts).
+   */
+  assertNotSoldOut(lines: readonly StockRequest[], nowMs: number, q?: Db): Promise<void>;
+  /** The refusal from memory only (no I/O), or undefined. */
+  soldOutKnown(lines: readonly StockRequest[], nowMs: number): DomainError | undefined;
+}
+
 /** The stock lines, their reservations and change log; each part documents its methods. */
-export interface StockRepository extends StockReads, StockCounts, Reservations {}
+export interface StockRepository extends StockReads, StockCounts, Reservations, SoldOutChecks {}
 
 export function createStockRepository(store: Store, catalog: Catalog): StockRepository {
-  return { ...createStockReads(store), ...createStockCounts(store, catalog), ...createReservations(store) };
+  const gate = createSoldOutGate();
+  const reservations = createReservations(store);
+  const counts = createStockCounts(store, catalog);
+  /** Runs a path that may give units back; the memory of sold-out lines is dropped before and after it. */
+  const givesBack =
+    <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      gate.forget();
+      try {
+        return await f(...a);
+      } finally {
+        gate.forget();
+      }
+    };
+  return {
+    ...createStockReads(store),
+    ...counts,
+    set: givesBack(counts.set),
+    seed: givesBack(counts.seed),
+    ...reservations,
+    release: givesBack(reservations.release),
+    releaseLapsed: givesBack(reservations.releaseLapsed),
+    releaseHoldsOf: givesBack(reservations.releaseHoldsOf),
+    releaseOverBalance: givesBack(reservations.releaseOverBalance),
+    sell: givesBack(reservations.sell),
+    restock: givesBack(reservations.restock),
+    async assertNotSoldOut(lines, nowMs, q = store.db) {
+      const refusal = gate.known(lines, nowMs) ?? (await gate.check(q, lines, nowMs));
+      if (refusal) throw refusal;
+    },
+    soldOutKnown: (lines, nowMs) => gate.known(lines, nowMs),
+  };
 }
