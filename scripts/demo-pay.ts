@@ -4,7 +4,7 @@
  * TransferChecked of exactly the requested amount to the recipient's token account, with the reference attached
  * as a read-only key (creating the recipient's token account when missing). LOCALNET_PORT picks the network.
  */
-import { parseURL } from '@solana/pay';
+import { parseURL } from 'solana-pay-client';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseURL, encodeURL } from '@solana/pay';
+import { parseURL, encodeURL } from 'solana-pay-client';
 import { encodeTransferRequestUrl, quantityMessage, SolanaPayUrlError } from './solana-pay';
 
 const recipient = 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj';

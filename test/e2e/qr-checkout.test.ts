@@ -7,7 +7,7 @@
  * (also after a reload), the details complete the order, and every buyer e-mail links the order page.
  */
 import { ordersOfBuyer } from '../support/sealed';
-import { parseURL, type TransferRequestURL } from '@solana/pay';
+import { parseURL, type TransferRequestURL } from 'solana-pay-client';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
 import jsQR from 'jsqr';

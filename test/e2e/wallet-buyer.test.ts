@@ -5,7 +5,7 @@
  * screen without a wallet. Full stack: built app, real server, localnet, SMTP sink, headless Chromium.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { parseURL } from '@solana/pay';
+import { parseURL } from 'solana-pay-client';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

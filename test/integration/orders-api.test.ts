@@ -3,7 +3,7 @@
  * TEST_DATABASE_URL is set. One suite, both dialects.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseURL } from '@solana/pay';
+import { parseURL } from 'solana-pay-client';
 import type {
   AnyOrderCreated,
   OrderCreated,

@@ -89,7 +89,7 @@ describe('production-only install (the Dockerfile without Docker)', () => {
     for (const p of ['better-sqlite3', 'pg', 'fastify', 'litesvm', 'kysely'])
       expect(existsSync(join(dir, 'node_modules', p)), p).toBe(true);
     // (typescript stays: @solana/codecs, under @solana/spl-token, names it as a peer dependency.)
-    for (const p of ['vite', 'vitest', 'eslint', '@solana/pay', 'playwright-core'])
+    for (const p of ['vite', 'vitest', 'eslint', 'solana-pay-client', '@solana/pay', 'playwright-core'])
       expect(existsSync(join(dir, 'node_modules', p)), p).toBe(false);
   });
 

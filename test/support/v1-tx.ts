@@ -1,6 +1,6 @@
 /**
  * Version 1 transactions (SIMD-0385: `0x81`, the compute budget in the message, no lookup tables) built and signed
- * with @solana/kit 8.4 (devDependency alias `solana-kit-8`), the way a kit-based wallet builds them. The limits are
+ * with @solana/kit 8.4 (the store's own kit), the way a kit-based wallet builds them. The limits are
  * set in the message: a v1 transaction that leaves them unset is budgeted zero compute units and zero loaded bytes.
  */
 import type { Keypair, TransactionInstruction } from '@solana/web3.js';
@@ -20,7 +20,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransaction,
   type Instruction,
-} from 'solana-kit-8';
+} from '@solana/kit';
 
 export interface V1Options {
   computeUnitLimit?: number;

@@ -8,7 +8,7 @@
  * amount text in the URL (what a wallet reads) as a BigNumber against an independently computed value.
  */
 import { PRICE_GUARD_DEFAULTS } from '../../src/server/settings';
-import { parseURL, type TransferRequestURL } from '@solana/pay';
+import { parseURL, type TransferRequestURL } from 'solana-pay-client';
 import { Keypair } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
 import { describe, expect, it } from 'vitest';
