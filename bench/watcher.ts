@@ -245,18 +245,21 @@ async function flood(priceUrl: string, seconds: number, rate: number): Promise<v
         await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
       }
     })();
-    // Readiness every second: the backlog it reports and whether it stayed ready.
+    // The dependency report every second: the backlog it reports and whether the watcher part stayed out of
+    // 'failing' (readiness no longer depends on the watcher: GET /api/health/deps reports it).
     let maxBehind = 0;
     let lastBehind = 0;
     let notReady = 0;
     let probes = 0;
     const readiness = (async () => {
       while (flooding) {
-        const r = await httpCall({ port: server.port, path: '/api/health/ready', agent, readBody: true });
+        const r = await httpCall({ port: server.port, path: '/api/health/deps', agent, readBody: true });
         probes++;
-        if (r.status !== 200) notReady++;
-        const behind = /behind by (\d+) transfers/.exec(r.body);
-        lastBehind = behind ? Number(behind[1]) : 0;
+        const watcher = (
+          JSON.parse(r.body) as { parts?: { watcher?: { status?: string; behindTransfers?: number | null } } }
+        ).parts?.watcher;
+        if (r.status !== 200 || watcher?.status === 'failing') notReady++;
+        lastBehind = watcher?.behindTransfers ?? 0;
         maxBehind = Math.max(maxBehind, lastBehind);
         await new Promise((res) => setTimeout(res, 1000));
       }
@@ -282,7 +285,7 @@ async function flood(priceUrl: string, seconds: number, rate: number): Promise<v
       `  payment → paid: p50 ${f(percentile(seen, 50))}, p95 ${f(percentile(seen, 95))}, max ${f(seen[seen.length - 1] ?? NaN)}`,
     );
     console.log(
-      `  server RPC: ${(((s1.requests - s0.requests) / elapsed) * 60).toFixed(0)} requests/min, ${s1.throttled - s0.throttled} × 429, ${s1.shed - s0.shed} shed, ${s1.deferred - s0.deferred} deferred; backlog max ${maxBehind}, at the end ${lastBehind}; readiness not ready ${notReady} of ${probes} probes`,
+      `  server RPC: ${(((s1.requests - s0.requests) / elapsed) * 60).toFixed(0)} requests/min, ${s1.throttled - s0.throttled} × 429, ${s1.shed - s0.shed} shed, ${s1.deferred - s0.deferred} deferred; backlog max ${maxBehind}, at the end ${lastBehind}; watcher failing in ${notReady} of ${probes} dependency reports`,
     );
   } finally {
     agent.destroy();

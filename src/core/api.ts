@@ -260,6 +260,11 @@ export interface OrderPublic {
    * a malformed answer): the seller has been told and checks them by hand. Absent when none.
    */
   unreadablePayments?: { signature: string; at: string }[];
+  /**
+   * Present while the store cannot see payments arrive (its Solana RPC does not answer, or the payment watcher is
+   * far behind) and the order awaits payment: the page says so in plain words (PAYMENT_CHECK_DELAYED).
+   */
+  paymentCheck?: 'delayed';
 }
 
 export type ShippingDetailsState = 'given' | 'awaiting' | 'missing';
@@ -310,6 +315,8 @@ export interface OrderPageView {
    * a malformed answer): the seller has been told and checks them by hand. Absent when none.
    */
   unreadablePayments?: { signature: string; at: string }[];
+  /** As OrderPublic.paymentCheck: present while the store cannot see payments arrive and the order awaits one. */
+  paymentCheck?: 'delayed';
 }
 
 export interface OrderPagePrivacy {

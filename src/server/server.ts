@@ -26,7 +26,7 @@ import { openStore, type Store, type StoreConfig } from './store/store';
 import { databaseRateLimitStore } from './ops/rate-limit-store';
 import { mergeProbes, type OpsProbes } from './ops/probes';
 import { createRpcProbe } from './ops/rpc-probe';
-import { DEFAULT_SERVE_MAX_AGE_MS } from './price/service';
+import { createPaymentCheck } from './ops/dependencies';
 import { redactError } from './redact';
 import { createSealer } from './privacy/seal';
 import { startRetentionJob, type RetentionJob } from './privacy/retention-job';
@@ -128,6 +128,13 @@ export interface RunningServer {
    * watcher service; tests serve them themselves.
    */
   lanes: WatchLanes;
+  /**
+   * Start draining (SIGTERM, main.ts): /api/health/ready answers 503 from now on so the load balancer stops
+   * sending traffic, while every request that still comes is served as before. `close()` ends it.
+   */
+  drain(): void;
+  /** True once drain() was called. */
+  draining(): boolean;
   close(): Promise<void>;
 }
 
@@ -227,15 +234,17 @@ export async function startServer(
       }),
     };
     mergeProbes(probes, overrides.probes);
+    let draining = false;
     const app = await buildApp({
       settings,
       ops: {
         store,
         probes,
         priceSource,
-        priceMaxAgeMs: DEFAULT_SERVE_MAX_AGE_MS,
+        priceMaxAgeMs: settings.price.maxAgeMs,
         watcherMaxLagSeconds: settings.watcherMaxLagS,
         now,
+        draining: () => draining,
       },
       // Several instances share one PostgreSQL database: their rate-limit counters live there too.
       ...(store.dialect === 'postgres' ? { rateLimitStore: databaseRateLimitStore(store.db) } : {}),
@@ -247,7 +256,15 @@ export async function startServer(
       plugins: [
         ...apiRoutes({
           settings,
-          orders: { orders, stock, payoutAccounts, lanes, quotes: { catalog, settings, priceSource, now } },
+          orders: {
+            orders,
+            stock,
+            payoutAccounts,
+            lanes,
+            quotes: { catalog, settings, priceSource, now },
+            // Reads `probes` at each check: the watcher's probes join them once it starts.
+            paymentCheck: createPaymentCheck(probes, { watcherMaxLagSeconds: settings.watcherMaxLagS }),
+          },
           seller: {
             store,
             orders,
@@ -328,6 +345,10 @@ export async function startServer(
       connection,
       payoutAccounts,
       lanes,
+      drain: () => {
+        draining = true;
+      },
+      draining: () => draining,
       close: closeAll,
     };
   } catch (err) {

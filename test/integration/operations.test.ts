@@ -1,6 +1,7 @@
 /**
  * Operations against the real server (startServer: SQLite file or PostgreSQL, the localnet as the RPC, the price
- * service on the demo feed): health (live, ready turning 503 when the RPC stops and 200 when it returns),
+ * service on the demo feed): health (live; ready = the database and not draining, 200 while the RPC is stopped
+ * and buyers still quote and order; the dependency report saying the RPC and the watcher are failing),
  * Prometheus metrics (text format, token outside demo mode), /_prerender/* answering 404, the QR route's byte
  * check and rate limit, rate limits on writing routes with 429 + Retry-After (shared by two instances on
  * PostgreSQL; client IP behind a proxy with TRUST_PROXY), the slow-body timeout, and no key in /api/config.
@@ -82,48 +83,105 @@ async function until<T>(fn: () => Promise<T | undefined>, ms = 30_000): Promise<
   }
 }
 
+interface DepsBody {
+  status: 'ok' | 'degraded' | 'failing';
+  parts: Record<
+    'rpc' | 'watcher' | 'price' | 'mail',
+    { status: string; detail: string } & Record<string, unknown>
+  >;
+}
+async function depsBody(url: string): Promise<DepsBody> {
+  const r = await fetch(`${url}/api/health/deps`);
+  expect(r.status).toBe(200);
+  return (await r.json()) as DepsBody;
+}
+
 describe('health', () => {
-  it('live answers; ready is 200 with every part, 503 naming the RPC when it stops, 200 when it returns', async () => {
+  it('ready is the database and draining only: the RPC stopped keeps it 200 while deps says rpc failing, and buyers still quote and order', async () => {
     const net = await localnet();
     const port = net.port;
     const s = await server(demoSettings(net));
     const ready = () => fetch(`${s.url}/api/health/ready`);
 
-    const first = await until(async () => {
-      const r = await ready();
-      return r.status === 200 ? r : undefined; // the first price refresh may still be in flight
+    const first = await ready();
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({
+      ok: true,
+      parts: { database: { ok: true }, draining: { ok: true } },
     });
-    const body = (await first.json()) as { ok: boolean; parts: Record<string, { ok: boolean }> };
-    expect(body.ok).toBe(true);
-    expect(Object.keys(body.parts).sort()).toEqual([
-      'database',
-      'outbox',
-      'price',
-      'rpc',
-      'unreadable',
-      'watcher',
-    ]);
-    expect(body.parts.outbox).toMatchObject({ ok: true, backlog: 0, oldestAgeSeconds: null });
-    expect(body.parts.unreadable).toEqual({ ok: true, count: 0, lastAt: null });
+    // Every outside service, part by part, with a status and a plain detail.
+    const up = await until(async () => {
+      const d = await depsBody(s.url);
+      return d.parts.price.status === 'ok' ? d : undefined; // the first price refresh may still be in flight
+    });
+    expect(Object.keys(up.parts).sort()).toEqual(['mail', 'price', 'rpc', 'watcher']);
+    expect(up.status).toBe('ok');
+    expect(up.parts.rpc).toEqual({ status: 'ok', detail: 'The Solana RPC answers.' });
+    expect(up.parts.mail).toMatchObject({ status: 'ok', backlog: 0, detail: 'No e-mail waiting.' });
+    expect(up.parts.watcher).toMatchObject({ status: 'ok', lagSeconds: null, unreadable: { count: 0 } });
 
     await net.close();
     const down = await until(async () => {
-      const r = await ready();
-      return r.status === 503 ? ((await r.json()) as Record<string, unknown>) : undefined;
+      const d = await depsBody(s.url);
+      return d.parts.rpc.status === 'failing' ? d : undefined;
     });
-    expect(down).toMatchObject({
-      ok: false,
-      error: 'not_ready',
-      failing: ['rpc'],
-      parts: { rpc: { ok: false } },
-    });
-    expect(String(down.message)).toContain('rpc');
-    // Liveness does not depend on the RPC.
+    expect(down.status).toBe('failing');
+    expect(down.parts.rpc.detail).toMatch(/does not answer.*Buyers can still browse and order/);
+    // Readiness and liveness do not depend on the RPC: the instance stays in rotation.
+    for (let i = 0; i < 5; i++) {
+      expect((await ready()).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 200));
+    }
     expect((await fetch(`${s.url}/api/health/live`)).status).toBe(200);
+    // Buyers keep browsing and ordering: the catalogue, a quote at the stored price, an order.
+    expect((await fetch(`${s.url}/api/catalog`)).status).toBe(200);
+    const q = await fetch(`${s.url}/api/quotes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ productId: 'lilac-tiptop', quantity: 1 }] }),
+    });
+    expect(q.status).toBe(200);
+    const { quote } = (await q.json()) as { quote: string };
+    const o = await fetch(`${s.url}/api/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'rpc-down-1' },
+      body: JSON.stringify({ quote, shipping: INTERNATIONAL_SHIPPING, paymentMethod: 'wallet' }),
+    });
+    expect(o.status, await o.clone().text()).toBe(201);
+    const { orderId } = (await o.json()) as { orderId: string };
+    // The order's status says in plain words that payments cannot be seen right now.
+    const status = await until(async () => {
+      const r = (await (await fetch(`${s.url}/api/orders/${orderId}`)).json()) as Record<string, unknown>;
+      return r.paymentCheck === 'delayed' ? r : undefined;
+    });
+    expect(status.status).toBe('awaiting_payment');
 
     await localnet(port);
-    await until(async () => ((await ready()).status === 200 ? true : undefined));
+    await until(async () => ((await depsBody(s.url)).parts.rpc.status === 'ok' ? true : undefined));
+    const after = await until(async () => {
+      const r = (await (await fetch(`${s.url}/api/orders/${orderId}`)).json()) as Record<string, unknown>;
+      return r.paymentCheck === undefined ? r : undefined;
+    });
+    expect(after.status).toBe('awaiting_payment');
   }, 60_000);
+
+  it('draining turns ready 503 at once, naming it, while every other route still answers', async () => {
+    const net = await localnet();
+    const s = await server(demoSettings(net));
+    expect((await fetch(`${s.url}/api/health/ready`)).status).toBe(200);
+    s.drain();
+    const r = await fetch(`${s.url}/api/health/ready`);
+    expect(r.status).toBe(503);
+    expect(await r.json()).toEqual({
+      ok: false,
+      error: 'not_ready',
+      message: 'Not ready: this instance is shutting down.',
+      failing: ['draining'],
+      parts: { database: { ok: true }, draining: { ok: false } },
+    });
+    expect((await fetch(`${s.url}/api/health/live`)).status).toBe(200);
+    expect((await fetch(`${s.url}/api/catalog`)).status).toBe(200);
+  });
 });
 
 /** The payment watcher as main.ts starts it, sweeping every 300 ms (so a 2 s lag threshold means a real stall). */
@@ -136,22 +194,18 @@ const watching: NonNullable<Parameters<typeof startServer>[1]>['services'] = [
 ];
 
 interface WatcherPart {
-  ok: boolean;
+  status: 'ok' | 'degraded' | 'failing';
+  detail: string;
   lagSeconds: number | null;
   maxLagSeconds: number;
   watching: boolean | null;
   caughtUpAt: string | null;
 }
-interface ReadyBody {
-  ok: boolean;
-  failing?: string[];
-  parts: { watcher: WatcherPart; rpc: { ok: boolean } };
-}
 
-async function readyBody(url: string): Promise<{ status: number; body: ReadyBody }> {
-  const r = await fetch(`${url}/api/health/ready`);
-  return { status: r.status, body: (await r.json()) as ReadyBody };
+async function watcherPart(url: string): Promise<WatcherPart> {
+  return (await depsBody(url)).parts.watcher as unknown as WatcherPart;
 }
+const readyStatus = async (url: string) => (await fetch(`${url}/api/health/ready`)).status;
 
 /** /metrics read by an independent Prometheus text-format parser. */
 async function scrape(url: string): Promise<Map<string, PromFamily>> {
@@ -174,17 +228,18 @@ const metric = async (url: string, name: string): Promise<number> => {
 };
 
 describe('watcher lag', () => {
-  it('ready turns 503 naming the watcher when it stops catching up (RPC stopped), 200 when it catches up again; the lag is a metric', async () => {
+  it('deps says the watcher is failing when it stops catching up (RPC stopped) while ready stays 200, ok when it catches up again; the lag is a metric', async () => {
     const net = await localnet();
     const port = net.port;
     const s = await server(demoSettings(net, { WATCHER_MAX_LAG_S: '2' }), undefined, { services: watching });
 
     const up = await until(async () => {
-      const r = await readyBody(s.url);
-      return r.status === 200 && r.body.parts.watcher.caughtUpAt ? r.body : undefined;
+      const w = await watcherPart(s.url);
+      return w.status === 'ok' && w.caughtUpAt ? w : undefined;
     });
-    expect(up.parts.watcher).toMatchObject({ ok: true, watching: true, maxLagSeconds: 2 });
-    expect(up.parts.watcher.lagSeconds).toBeLessThanOrEqual(2);
+    expect(up).toMatchObject({ watching: true, maxLagSeconds: 2 });
+    expect(up.detail).toMatch(/^Caught up \d+ s ago\.$/);
+    expect(up.lagSeconds).toBeLessThanOrEqual(2);
     expect(await metric(s.url, 'claim_watcher_watching')).toBe(1);
     const lagUp = await metric(s.url, 'claim_watcher_lag_seconds');
     expect(lagUp).toBeGreaterThanOrEqual(0);
@@ -192,52 +247,51 @@ describe('watcher lag', () => {
 
     await net.close();
     const down = await until(async () => {
-      const r = await readyBody(s.url);
-      return r.status === 503 && r.body.failing?.includes('watcher') ? r.body : undefined;
+      const w = await watcherPart(s.url);
+      return w.status === 'failing' ? w : undefined;
     });
-    expect(down.parts.watcher.ok).toBe(false);
-    expect(down.parts.watcher.lagSeconds).toBeGreaterThan(2);
+    expect(down.lagSeconds).toBeGreaterThan(2);
+    expect(down.detail).toMatch(
+      /^Last caught up \d+ s ago \(the limit is 2 s\): payments are not being seen/,
+    );
+    expect(await readyStatus(s.url)).toBe(200);
     // The last catch-up stays where it was: nothing new was judged while the RPC was away.
-    expect(down.parts.watcher.caughtUpAt).not.toBeNull();
-    expect(Date.parse(down.parts.watcher.caughtUpAt ?? '')).toBeLessThan(Date.now() - 2_000);
+    expect(down.caughtUpAt).not.toBeNull();
+    expect(Date.parse(down.caughtUpAt ?? '')).toBeLessThan(Date.now() - 2_000);
     expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBeGreaterThan(2);
     // Passes keep failing (each within about a second): the lag keeps growing from the same last catch-up.
     const later = await until(async () => {
-      const r = await readyBody(s.url);
-      const w = r.body.parts.watcher;
-      return w.lagSeconds !== null && w.lagSeconds >= (down.parts.watcher.lagSeconds ?? 0) + 4
-        ? w
-        : undefined;
+      const w = await watcherPart(s.url);
+      return w.lagSeconds !== null && w.lagSeconds >= (down.lagSeconds ?? 0) + 4 ? w : undefined;
     });
-    expect(later.ok).toBe(false);
-    expect(later.caughtUpAt).toBe(down.parts.watcher.caughtUpAt);
+    expect(later.status).toBe('failing');
+    expect(later.caughtUpAt).toBe(down.caughtUpAt);
+    expect(await readyStatus(s.url)).toBe(200);
 
     await localnet(port);
     const back = await until(async () => {
-      const r = await readyBody(s.url);
-      return r.status === 200 ? r.body : undefined;
+      const w = await watcherPart(s.url);
+      return w.status === 'ok' ? w : undefined;
     });
-    expect(back.parts.watcher.ok).toBe(true);
-    expect(back.parts.watcher.lagSeconds).toBeLessThanOrEqual(2);
-    expect(Date.parse(back.parts.watcher.caughtUpAt ?? '')).toBeGreaterThan(
-      Date.parse(down.parts.watcher.caughtUpAt ?? ''),
-    );
+    expect(back.lagSeconds).toBeLessThanOrEqual(2);
+    expect(Date.parse(back.caughtUpAt ?? '')).toBeGreaterThan(Date.parse(down.caughtUpAt ?? ''));
     expect(await metric(s.url, 'claim_watcher_lag_seconds')).toBeLessThanOrEqual(2);
   }, 90_000);
 
   it('without a payment watcher in the process the part is ok with no lag, and the lag gauge has no sample', async () => {
     const net = await localnet();
     const s = await server(demoSettings(net));
-    const r = await until(async () => {
-      const x = await readyBody(s.url);
-      return x.status === 200 ? x.body : undefined;
-    });
-    expect(r.parts.watcher).toEqual({
-      ok: true,
+    expect(await watcherPart(s.url)).toEqual({
+      status: 'ok',
+      detail: 'No payment watcher runs in this process.',
       lagSeconds: null,
       maxLagSeconds: 60,
       watching: null,
       caughtUpAt: null,
+      behindTransfers: null,
+      catchingUp: null,
+      catchUpBehindSeconds: null,
+      unreadable: { count: 0, lastAt: null },
     });
     // No watcher progress to report: the series is there without a sample (no -1 sentinel).
     expect(await sample(s.url, 'claim_watcher_lag_seconds')).toBeUndefined();
@@ -584,7 +638,7 @@ describe('the HTTP edge', () => {
 });
 
 describe.skipIf(!postgres.enabled)('two instances on PostgreSQL', () => {
-  it("watcher lag: the instance that does not watch reports the holder's stored progress; both turn 503 when it stalls", async () => {
+  it("watcher lag: the instance that does not watch reports the holder's stored progress; both report it failing when it stalls, and both stay ready", async () => {
     const net = await localnet();
     const port = net.port;
     const store = await postgres.fresh();
@@ -593,12 +647,9 @@ describe.skipIf(!postgres.enabled)('two instances on PostgreSQL', () => {
     const b = await server(settings, store, { services: watching });
 
     const both = await until(async () => {
-      const [ra, rb] = [await readyBody(a.url), await readyBody(b.url)];
-      return ra.status === 200 &&
-        rb.status === 200 &&
-        ra.body.parts.watcher.caughtUpAt &&
-        rb.body.parts.watcher.caughtUpAt
-        ? [ra.body.parts.watcher, rb.body.parts.watcher]
+      const [wa, wb] = [await watcherPart(a.url), await watcherPart(b.url)];
+      return wa.status === 'ok' && wb.status === 'ok' && wa.caughtUpAt && wb.caughtUpAt
+        ? [wa, wb]
         : undefined;
     });
     // Exactly one watches; the other's figures come from the database.
@@ -606,24 +657,27 @@ describe.skipIf(!postgres.enabled)('two instances on PostgreSQL', () => {
     const [holder, other] = both[0]?.watching ? [a, b] : [b, a];
     expect(await metric(holder.url, 'claim_watcher_watching')).toBe(1);
     expect(await metric(other.url, 'claim_watcher_watching')).toBe(0);
-    const otherLag = (await readyBody(other.url)).body.parts.watcher;
-    expect(otherLag).toMatchObject({ ok: true, watching: false });
+    const otherLag = await watcherPart(other.url);
+    expect(otherLag).toMatchObject({ status: 'ok', watching: false });
+    expect(otherLag.detail).toContain('(another instance holds the watch)');
     expect(otherLag.lagSeconds).toBeLessThanOrEqual(2);
 
     // The RPC stops: the holder cannot catch up, and the other instance sees the stored progress go stale.
     await net.close();
     for (const s of [other, holder]) {
       const down = await until(async () => {
-        const r = await readyBody(s.url);
-        return r.status === 503 && r.body.failing?.includes('watcher') ? r.body.parts.watcher : undefined;
+        const d = await depsBody(s.url);
+        return d.parts.watcher.status === 'failing' && d.parts.rpc.status === 'failing' ? d : undefined;
       });
-      expect(down.lagSeconds).toBeGreaterThan(2);
+      expect(down.parts.watcher.lagSeconds).toBeGreaterThan(2);
     }
-    expect((await readyBody(other.url)).body.parts.watcher.watching).toBe(false);
+    expect((await watcherPart(other.url)).watching).toBe(false);
+    // Neither instance leaves the rotation: the RPC is the same for both.
+    for (const s of [other, holder]) expect(await readyStatus(s.url)).toBe(200);
 
     await localnet(port);
     for (const s of [other, holder])
-      await until(async () => ((await readyBody(s.url)).status === 200 ? true : undefined));
+      await until(async () => ((await watcherPart(s.url)).status === 'ok' ? true : undefined));
   }, 90_000);
 
   it('share one rate limit: the 5th request of a 4/min limit is refused whichever instance gets it', async () => {

@@ -4,7 +4,8 @@
  * budget, e-mail over real SMTP on loopback) watches the localnet with the public endpoint's limits, through a
  * JSON-RPC stub that passes everything through except `getTransaction` for the signatures a test poisons. Buyers
  * and attackers build v1 transfers with @solana/kit 8.4 and name themselves to the localnet (`x-localnet-client`),
- * so only the server's own requests count against its address. Readiness is polled throughout.
+ * so only the server's own requests count against its address. Readiness and the dependency report's `rpc` and
+ * `watcher` parts are polled throughout: neither may fail while the watcher works through v1 transactions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,9 +53,12 @@ describe('version 1 transactions on the localnet with the public limits', () => 
   const buyer = Keypair.generate();
   const attacker = Keypair.generate();
   const vendors = demoRecipientKeypairs();
-  /** Every readiness status seen since the server started (polled every 200 ms). */
+  /**
+   * Every health sample since the server started (polled every 200 ms): 200 when readiness answered 200 and the
+   * dependency report's `rpc` and `watcher` parts were not failing, else 503.
+   */
   const readiness: number[] = [];
-  /** The answers of readiness when it was not 200 (which part failed). */
+  /** The answers when a sample was not 200 (which part failed). */
   const notReady: string[] = [];
   let polling = true;
   let poller: Promise<void> | undefined;
@@ -110,8 +114,11 @@ describe('version 1 transactions on the localnet with the public limits', () => 
     poller = (async () => {
       while (polling) {
         const r = await fetch(`${server.url}/api/health/ready`);
-        readiness.push(r.status);
-        if (r.status !== 200) notReady.push(await r.text());
+        const deps = await (await fetch(`${server.url}/api/health/deps`)).text();
+        const parts = (JSON.parse(deps) as { parts: Record<string, { status: string }> }).parts;
+        const ok = r.status === 200 && parts.rpc?.status !== 'failing' && parts.watcher?.status !== 'failing';
+        readiness.push(ok ? 200 : 503);
+        if (!ok) notReady.push(`${r.status} ${await r.text()} ${deps}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
@@ -253,7 +260,7 @@ describe('version 1 transactions on the localnet with the public limits', () => 
     expect(events.some((e) => e.type === 'recorded' && e.orderId === o.orderId)).toBe(true);
   }, 60_000);
 
-  it('a v1 dust transfer, then a v0 payment: both judged, the cursor passes both, readiness 200 throughout', async () => {
+  it('a v1 dust transfer, then a v0 payment: both judged, the cursor passes both, readiness 200 and rpc/watcher not failing throughout', async () => {
     const o = await qrOrder();
     const from = readiness.length;
     const dust = await sendV1('attacker', attacker, [stripRefs(payIx(o, attacker, 1n))]);
@@ -265,7 +272,7 @@ describe('version 1 transactions on the localnet with the public limits', () => 
     expect(readiness.filter((s) => s !== 200)).toEqual([]);
   }, 60_000);
 
-  it('50 v1 dust transfers in a burst, then a v0 payment: all judged, the cursor passes them, readiness 200 throughout', async () => {
+  it('50 v1 dust transfers in a burst, then a v0 payment: all judged, the cursor passes them, readiness 200 and rpc/watcher not failing throughout', async () => {
     const o = await qrOrder();
     const from = readiness.length;
     const t0 = Date.now();
@@ -355,10 +362,12 @@ describe('version 1 transactions on the localnet with the public limits', () => 
       await new Promise((r) => setTimeout(r, 1_000));
       expect(stub.attempts(signature)).toBe(attempts);
     }
-    const ready = (await (await fetch(`${server.url}/api/health/ready`)).json()) as {
-      parts: { unreadable: { ok: boolean; count: number } };
+    const deps = (await (await fetch(`${server.url}/api/health/deps`)).json()) as {
+      parts: { watcher: { status: string; detail: string; unreadable: { count: number } } };
     };
-    expect(ready.parts.unreadable).toMatchObject({ ok: true, count: 2 });
+    // Set aside within the last day: the watcher part says so (degraded: the seller checks them by hand).
+    expect(deps.parts.watcher).toMatchObject({ status: 'degraded', unreadable: { count: 2 } });
+    expect(deps.parts.watcher.detail).toContain('2 transactions could not be read');
     expect(
       readiness.slice(from).filter((s) => s !== 200),
       notReady.join('\n'),

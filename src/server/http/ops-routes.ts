@@ -1,10 +1,15 @@
 /**
- * The store's own routes: health (GET /api/health, /api/health/live, /api/health/ready), Prometheus metrics
- * (GET /metrics, with the request-latency hook), the catalogue and the browser's configuration.
+ * The store's own routes: health (GET /api/health, /api/health/live, /api/health/ready, /api/health/deps),
+ * Prometheus metrics (GET /metrics, with the request-latency hook), the catalogue and the browser's configuration.
+ *
+ * Which probe is which (docs/deploy.md): live = the process answers (restart it otherwise); ready = the database
+ * answers and the instance is not draining (route to it otherwise not); deps = the outside services per part
+ * (alert on it, never route on it).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { readiness, type ReadinessDeps } from '../ops/health';
+import { notReadyMessage, readiness, type ReadinessDeps } from '../ops/health';
+import { dependencyReport, type DependencyDeps } from '../ops/dependencies';
 import { createMetrics } from '../ops/metrics';
 import type { Catalog } from '../../core/catalog';
 import { publicConfig, type Settings } from '../settings';
@@ -14,8 +19,11 @@ export interface OpsRouteDeps {
   catalog: Catalog;
   /** Readiness for GET /api/health (store open and migrated). Omitted: always ready. */
   health?: () => Promise<boolean> | boolean;
-  /** Operations: /api/health/ready and /metrics read the store, the price and these probes (all optional). */
-  ops?: ReadinessDeps;
+  /**
+   * Operations: /api/health/ready reads the store and the draining flag; /api/health/deps and /metrics read the
+   * store, the price and the probes.
+   */
+  ops?: ReadinessDeps & DependencyDeps;
 }
 
 function timingSafeEqualText(a: string, b: string): boolean {
@@ -38,14 +46,19 @@ export function opsRoutes(app: FastifyInstance, deps: OpsRouteDeps): void {
   if (ops) {
     app.get('/api/health/ready', async (_req, reply) => {
       const r = await readiness(ops);
-      return reply.status(r.ready ? 200 : 503).send({
-        ok: r.ready,
-        ...(r.ready
-          ? {}
-          : { error: 'not_ready', message: `Not ready: ${r.failing.join(', ')}.`, failing: r.failing }),
-        parts: r.parts,
-      });
+      return reply
+        .status(r.ready ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({
+          ok: r.ready,
+          ...(r.ready ? {} : { error: 'not_ready', message: notReadyMessage(r), failing: r.failing }),
+          parts: r.parts,
+        });
     });
+    // Always 200: a report to alert on, not a probe to route on.
+    app.get('/api/health/deps', async (_req, reply) =>
+      reply.header('cache-control', 'no-store').send(await dependencyReport(ops)),
+    );
 
     const metrics = createMetrics(ops);
     app.addHook('onResponse', async (req, reply) => {

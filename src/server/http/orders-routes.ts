@@ -32,7 +32,15 @@ export interface OrderRoutesDeps {
   payoutAccounts: PayoutAccounts;
   /** The payment watcher's hint lane (payments/lanes.ts): the wallet's "I sent it" goes straight to it. */
   lanes: Pick<WatchLanes, 'hint'>;
+  /**
+   * Can the store see payments arrive right now (ops/dependencies.ts createPaymentCheck: the RPC answers and the
+   * watcher is not failing)? While 'delayed', an order awaiting payment says so on the buyer's pages. Absent: 'ok'.
+   */
+  paymentCheck?: () => 'ok' | 'delayed';
 }
+
+/** Statuses in which a buyer waits for the store to see a payment. */
+const AWAITING: ReadonlySet<string> = new Set(['awaiting_payment', 'underpaid']);
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 const HintSchema = z
@@ -51,6 +59,12 @@ const VendorParams = z.object({ vendorId: z.string().max(100) });
 const noSuchVendor = () => new DomainError('not_found', 'vendor_not_found', 'No such vendor.');
 
 export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): Promise<void> {
+  // The buyer's pages say so in plain words while the store cannot see payments arrive (the RPC or the watcher is
+  // down): the order stands, a payment sent is safe and shows once the store sees the chain again.
+  const withPaymentCheck = <T extends { status: string }>(order: T): T & { paymentCheck?: 'delayed' } =>
+    AWAITING.has(order.status) && deps.paymentCheck?.() === 'delayed'
+      ? { ...order, paymentCheck: 'delayed' }
+      : order;
   // The client's hold key (per-client cap on holds): a keyed hash of its client key (IPv6 by /64), never the address.
   const holder = (req: FastifyRequest) => holderOf(deps.quotes.settings.quote.secret, clientKey(req));
   app.post('/api/quotes', async (req, reply) => {
@@ -124,7 +138,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
       typeof token === 'string' ? { pageToken: token, client: holder(req) } : undefined,
     );
     if (!order) throw new DomainError('not_found', 'order_not_found', 'No such order.');
-    return reply.header('cache-control', 'no-store').send(order);
+    return reply.header('cache-control', 'no-store').send(withPaymentCheck(order));
   });
 
   app.post('/api/orders/:id/confirmation', async (req, reply) => {
@@ -152,7 +166,10 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
   app.get('/api/order-pages/:token', async (req, reply) => {
     const view = await deps.orders.getOrderPage(pageTokenParam(req.params), holder(req));
     if (!view) throw new DomainError('not_found', 'order_not_found', 'No such order.');
-    return reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').send(view);
+    return reply
+      .header('cache-control', 'no-store')
+      .header('x-robots-tag', 'noindex')
+      .send(withPaymentCheck(view));
   });
 
   app.post('/api/orders/:id/payment', async (req, reply) => {

@@ -2,7 +2,7 @@ import { registerSecrets } from '../redact';
 import { section } from './schema';
 import type { Settings } from './types';
 
-/** Running the store: metrics access, readiness, the operator key of `npm run vendor:setup`. */
+/** Running the store: metrics access, the dependency report, the operator key of `npm run vendor:setup`. */
 export const operationsSection = section({
   title: 'Operations',
   settings: {
@@ -11,7 +11,7 @@ export const operationsSection = section({
       defaultDoc: 'unset (demo mode: /metrics is open)',
     },
     WATCHER_MAX_LAG_S: {
-      doc: "GET /api/health/ready fails `watcher` when the payment watcher last caught up with the vendors' token accounts more than this many seconds ago (not while payments are still seen on time, nor while a fresh watcher's catch-up moves).",
+      doc: "GET /api/health/deps reports `watcher` failing when the payment watcher last caught up with the vendors' token accounts more than this many seconds ago (degraded, not failing, while payments are still seen on time or a fresh watcher's catch-up moves); readiness never depends on it.",
       default: 60,
       int: [2, 86_400],
     },

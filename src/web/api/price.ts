@@ -7,7 +7,13 @@ import type { PriceHistory, PriceOk, PriceUntrusted } from '../../core/api';
  */
 export type PriceState =
   | { status: 'loading' }
-  | { status: 'known'; priceUsd: string; fetchedAt: string }
+  | {
+      status: 'known';
+      priceUsd: string;
+      fetchedAt: string;
+      /** Seconds since the server last got a good price (GET /api/price's ageSeconds); absent: not said. */
+      ageSeconds?: number;
+    }
   | {
       status: 'unavailable';
       /** The server's reason when it does not trust the price (GET /api/price 503). */ message?: string;
@@ -34,7 +40,14 @@ export async function fetchPrice(signal?: AbortSignal): Promise<PriceState> {
   try {
     const body: unknown = await res.json();
     if (!isPriceOk(body)) return { status: 'unavailable' };
-    return { status: 'known', priceUsd: body.priceUsd, fetchedAt: String(body.fetchedAt ?? '') };
+    return {
+      status: 'known',
+      priceUsd: body.priceUsd,
+      fetchedAt: String(body.fetchedAt ?? ''),
+      ...(typeof body.ageSeconds === 'number' && Number.isFinite(body.ageSeconds)
+        ? { ageSeconds: body.ageSeconds }
+        : {}),
+    };
   } catch {
     return { status: 'unavailable' };
   }
@@ -50,6 +63,19 @@ async function untrustedMessage(res: Response): Promise<{ message?: string }> {
   } catch {
     return {};
   }
+}
+
+/** Quotes take a price at most this old (the server's price.maxAgeMs); an older one is shown with a note. */
+const FRESH_S = 60;
+
+/**
+ * The plain note under a price the server still shows but no longer quotes with (its source stopped answering):
+ * null while the price is fresh.
+ */
+export function stalePriceNote(price: PriceState): string | null {
+  if (price.status !== 'known' || price.ageSeconds === undefined || price.ageSeconds <= FRESH_S) return null;
+  const minutes = Math.max(1, Math.round(price.ageSeconds / 60));
+  return `Last updated ${minutes === 1 ? '1 minute' : `${minutes} minutes`} ago: the price source is not answering right now, so this price is only a guide until it updates.`;
 }
 
 let lastKnown: PriceState | undefined;

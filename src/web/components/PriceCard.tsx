@@ -1,10 +1,11 @@
-import { usePrice, usePriceHistory } from '../api/price';
+import { stalePriceNote, usePrice, usePriceHistory } from '../api/price';
 import { Sparkline } from './Sparkline';
 
 /** The live $CLAIM price (GET /api/price) with a 24 h sparkline (GET /api/price/history). */
 export function PriceCard() {
   const price = usePrice();
   const history = usePriceHistory();
+  const stale = stalePriceNote(price);
   return (
     <section className="card price-card" aria-labelledby="price-card-title">
       <h2 id="price-card-title">$CLAIM price</h2>
@@ -16,6 +17,11 @@ export function PriceCard() {
               ${price.priceUsd}
             </strong>{' '}
             <span className="muted">USD per $CLAIM</span>
+          </p>
+        )}
+        {stale && (
+          <p className="note" data-testid="price-stale">
+            {stale}
           </p>
         )}
         {price.status === 'unavailable' && (

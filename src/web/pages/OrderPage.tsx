@@ -4,6 +4,7 @@ import type { OrderPageView, OrderStatus, PaymentRole } from '../../core/api';
 import { explorerTxUrl } from '../../core/explorer';
 import { formatCents } from '../../core/money';
 import { unreadablePaymentNote } from '../../core/unreadable-payment';
+import { PAYMENT_CHECK_DELAYED } from '../../core/payment-check';
 import { formatClaim, groupThousands } from '../lib/claim-amount';
 import { paths } from '../../core/routes';
 import { useConfig } from '../api/config';
@@ -221,6 +222,11 @@ export default function OrderPage({ token }: { token: string }) {
       {v.unreadablePayments && (
         <p className="note" data-testid="unreadable-payment">
           {unreadablePaymentNote(v.unreadablePayments.map((u) => u.signature))}
+        </p>
+      )}
+      {v.paymentCheck === 'delayed' && (
+        <p className="note" data-testid="payment-check">
+          {PAYMENT_CHECK_DELAYED}
         </p>
       )}
       {v.topUp && (

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { isEmailAddress } from '../../core/email-address';
-import { usePrice, type PriceState } from '../api/price';
+import { stalePriceNote, usePrice, type PriceState } from '../api/price';
 import { useStock } from '../api/stock';
 import { hasStoredOrder, useHasStoredOrder } from '../lib/stored-order';
 import { stockText } from '../../core/stock';
@@ -176,6 +176,12 @@ export default function ProductPage({ productId }: { productId: string }) {
   const totalCents = quantity === null ? null : unit * quantity;
   const units = claimBaseUnits(totalCents, price.status === 'known' ? price.priceUsd : undefined);
   const error = priceError(price, qr);
+  const stale = stalePriceNote(price);
+  const staleNote = stale && (
+    <p className="note" data-testid="price-stale">
+      {stale}
+    </p>
+  );
   const onField = (field: ShippingField, value: string) => {
     setValues((v) => ({ ...v, [field]: value }));
     // A field filled in is no longer marked (the others stay marked until the next check).
@@ -302,6 +308,7 @@ export default function ProductPage({ productId }: { productId: string }) {
             <p className="claim-price" role="status">
               Approximate price: <strong data-testid="claim-amount">{claimText(price, units)}</strong>
             </p>
+            {staleNote}
             {stockNote}
           </div>
         </section>
@@ -347,6 +354,7 @@ export default function ProductPage({ productId }: { productId: string }) {
             </span>
           </p>
           {error && <p className="error">{error}</p>}
+          {staleNote}
           {badge}
           {stockNote}
           {variants}

@@ -251,6 +251,11 @@ export default function QrPay({
                 {s.unreadableNote}
               </p>
             )}
+            {s.paymentCheckNote && (
+              <p className="note" data-testid="payment-check">
+                {s.paymentCheckNote}
+              </p>
+            )}
             {s.paidLate && (
               <p className="note">
                 The payment arrived after the payment window closed: the seller will confirm.

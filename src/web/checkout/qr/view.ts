@@ -12,6 +12,7 @@
  *   record ──another status (expired, underpaid, paid late, …)──▶ its status sentence, no QR
  *   record unknown to the server, or expired with nothing paid and no details ──▶ stale: forgotten, start again
  */
+import { PAYMENT_CHECK_DELAYED } from '../../../core/payment-check';
 import type { OrderPublic } from '../../../core/api';
 import { FULLY_PAID } from '../../../core/order-status';
 import { orderNumberOf } from '../../../core/order-number';
@@ -81,6 +82,8 @@ export interface QrStatusBlock {
   paidLate: boolean;
   /** A transaction for the order the store could not read (docs/decisions/transaction-versions.md). */
   unreadableNote: string | null;
+  /** The store cannot see payments arrive right now (its RPC or watcher is down): PAYMENT_CHECK_DELAYED. */
+  paymentCheckNote: string | null;
   signature: string | null;
   /** The buyer's order page, once the details are in or something arrived. */
   orderPageLink: string | null;
@@ -260,6 +263,7 @@ function statusBlock(
     unreadableNote: known?.unreadablePayments
       ? unreadablePaymentNote(known.unreadablePayments.map((u) => u.signature))
       : null,
+    paymentCheckNote: known?.paymentCheck === 'delayed' ? PAYMENT_CHECK_DELAYED : null,
     signature: known?.signature ?? null,
     orderPageLink: order.orderUrl && (order.detailsSent || s.settled) ? order.orderUrl : null,
     quantityChangedNote: quantityChanged

@@ -6,6 +6,7 @@ import { TimeLeft } from '../shared/TimeLeft';
 import { TIME_UP } from './messages';
 import { mailsDelivered } from './api';
 import { unreadablePaymentNote } from '../../../core/unreadable-payment';
+import { PAYMENT_CHECK_DELAYED } from '../../../core/payment-check';
 
 const POLL_MS = 1_500;
 
@@ -135,6 +136,11 @@ export function OrderStatusPanel({
       {o.unreadablePayments && (
         <p className="note" data-testid="unreadable-payment">
           {unreadablePaymentNote(o.unreadablePayments.map((u) => u.signature))}
+        </p>
+      )}
+      {o.paymentCheck === 'delayed' && (
+        <p className="note" data-testid="payment-check">
+          {PAYMENT_CHECK_DELAYED}
         </p>
       )}
       {payLink && o.status === 'awaiting_payment' && !paymentSent && (
