@@ -28,10 +28,12 @@ export const TABLE_OWNERS = {
     seller_nonces: ['src/server/seller'],
     seller_sessions: ['src/server/seller'],
     rate_limits: ['src/server/ops/rate-limit-store.ts'],
+    rpc_budget_slots: ['src/server/payments/fleet-budget.ts'],
   },
   anyTable: [
     'src/server/store/migrations.ts',
     'src/server/store/migrations-early.ts',
     'src/server/store/migrations-later.ts',
+    'src/server/store/migrations-fleet.ts',
   ],
 };

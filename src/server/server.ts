@@ -121,6 +121,8 @@ export interface RunningServer {
   transport: MailTransport;
   /** The process's budgeted Solana Connection (payments/connection.ts): every server RPC call shares its budget. */
   connection: Connection;
+  /** That budget (the fleet's on PostgreSQL: payments/fleet-budget.ts). */
+  budget: RpcBudget;
   /** Whether each vendor can receive by QR (its $CLAIM token account exists), cached. */
   payoutAccounts: PayoutAccounts;
   /**
@@ -162,8 +164,10 @@ export async function startServer(
     const stock = createStockRepository(store, catalog);
     await stock.seed(catalog, now().toISOString());
 
-    // The chain reads outside the watcher, on one RPC budget for the process (payments/chain-reads.ts).
+    // The chain reads outside the watcher, on one RPC budget for the process (the fleet's on PostgreSQL:
+    // payments/chain-reads.ts).
     const { budget, connection, rpc, payoutAccounts, balances, lanes } = createChainReads(settings, {
+      store,
       ...(overrides.payoutAccounts ? { payoutAccounts: overrides.payoutAccounts } : {}),
       ...(overrides.walletBalances ? { walletBalances: overrides.walletBalances } : {}),
     });
@@ -343,6 +347,7 @@ export async function startServer(
       ...(price ? { price } : {}),
       transport,
       connection,
+      budget,
       payoutAccounts,
       lanes,
       drain: () => {

@@ -8,9 +8,14 @@
  * backoff when absent), a 5xx or a transport failure backs the request off with jitter; each is retried a few
  * times, never in a tight loop, and counted (`stats()`). A request that cannot get a slot before its deadline
  * fails at once (`RpcBudgetExhaustedError`) rather than queueing without end.
+ *
+ * On PostgreSQL the budget is the fleet's: `shared` (fleet-budget.ts) grants each request a slot of one budget
+ * every instance on the store spends from; this process's queue, lanes and priority reserve decide the order in
+ * which its own requests ask. On SQLite (one instance) the process's window is the whole budget.
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SharedBudget, SharedBudgetStats } from './fleet-budget';
 
 /**
  * Requests made inside `rpcPriority.run(true, …)` take the next free slot without queueing behind the others (the
@@ -49,6 +54,8 @@ export interface RpcStats {
   windowMs: number;
   /** Requests sent in the last window. */
   inWindow: number;
+  /** The fleet's budget (PostgreSQL): its claims in the store. Absent when the budget is the process's own. */
+  shared?: SharedBudgetStats;
 }
 
 export interface RpcBudgetOptions {
@@ -59,6 +66,11 @@ export interface RpcBudgetOptions {
   /** Requests of one method in any window. Default 40 % of perWindow (the public endpoint's 40 of 100). */
   perMethod?: number;
   now?: () => number;
+  /**
+   * The budget several instances share (fleet-budget.ts, on PostgreSQL): every request also takes a grant from it,
+   * within the same limits (`perWindow`, `perMethod`, less the priority reserve for others).
+   */
+  shared?: SharedBudget;
 }
 
 export class RpcBudgetExhaustedError extends Error {
@@ -103,6 +115,7 @@ export class RpcBudget {
   readonly windowMs: number;
   readonly perMethod: number;
   private readonly now: () => number;
+  private readonly shared: SharedBudget | undefined;
   private sent: Sent[] = [];
   private pausedUntil = 0;
   private chain: Promise<void> = Promise.resolve();
@@ -116,6 +129,7 @@ export class RpcBudget {
     this.windowMs = options.windowMs ?? 10_000;
     this.perMethod = Math.max(1, Math.floor(options.perMethod ?? this.perWindow * 0.4));
     this.now = options.now ?? Date.now;
+    this.shared = options.shared;
   }
 
   /**
@@ -140,7 +154,8 @@ export class RpcBudget {
     this.counters.waiting++;
     const turn = this.chain.then(async () => {
       for (;;) {
-        const wait = this.waitFor(methods, false);
+        let wait = this.waitFor(methods, false);
+        if (wait <= 0) wait = await this.takeShared(methods, false);
         if (wait <= 0) break;
         if (this.now() + wait > deadline) {
           if (background) this.counters.deferred++;
@@ -169,7 +184,9 @@ export class RpcBudget {
     for (const m of methods) this.priorityWaiting.set(m, (this.priorityWaiting.get(m) ?? 0) + 1);
     try {
       for (;;) {
-        const wait = this.waitFor(methods, true);
+        const local = this.waitFor(methods, true);
+        // The fleet's answer is a time to ask again (not polled every 50 ms: each ask is a claim in the store).
+        const wait = local > 0 ? local : await this.takeShared(methods, true);
         if (wait <= 0) break;
         if (this.now() + wait > deadline) {
           this.counters.shed++;
@@ -178,7 +195,7 @@ export class RpcBudget {
             wait,
           );
         }
-        await sleep(Math.min(wait, 50));
+        await sleep(local > 0 ? Math.min(local, 50) : wait);
       }
       const at = this.now();
       for (const method of methods) this.sent.push({ at, method });
@@ -191,6 +208,18 @@ export class RpcBudget {
         else this.priorityWaiting.delete(m);
       }
     }
+  }
+
+  /** A grant from the fleet's budget (0: taken; else ms until asking again), within this request's limits. */
+  private takeShared(methods: string[], priority: boolean): Promise<number> {
+    if (!this.shared) return Promise.resolve(0);
+    return this.shared.take(
+      methods,
+      priority
+        ? { total: this.perWindow, perMethod: this.perMethod }
+        : { total: this.perWindow - this.reserve.total, perMethod: this.perMethod - this.reserve.perMethod },
+      priority,
+    );
   }
 
   /** A 429: nobody sends before `until` (epoch ms). */
@@ -213,6 +242,7 @@ export class RpcBudget {
       perWindow: this.perWindow,
       windowMs: this.windowMs,
       inWindow: this.sent.length,
+      ...(this.shared ? { shared: this.shared.stats() } : {}),
     };
   }
 

@@ -5,12 +5,17 @@
  * otherwise; cached) and a paying wallet's $CLAIM balance (a wallet hold needs the money; cached 10 s). The
  * payment watcher, a service, is handed the same `budget`, and serves the `lanes` made here (./lanes.ts: the
  * chain clock, the awaited and the hint lane) that the order service and the hint route are handed.
+ *
+ * On PostgreSQL (several instances on one store) the budget is the fleet's: every instance takes its grants from
+ * the store (fleet-budget.ts), so together they stay within SOLANA_RPC_BUDGET. On SQLite it is the process's own.
  */
 import type { Connection } from '@solana/web3.js';
 import { redactError } from '../redact';
 import type { Settings } from '../settings';
+import type { Store } from '../store/store';
 import { RpcBudget } from './budget';
 import { budgetedConnection } from './connection';
+import { createFleetBudget } from './fleet-budget';
 import { createPayoutAccounts, type PayoutAccounts } from './payout-accounts';
 import type { PaymentRpc } from './rpc';
 import { connectionPaymentRpc } from './rpc-adapter';
@@ -28,9 +33,20 @@ export interface ChainReads {
 
 export function createChainReads(
   settings: Pick<Settings, 'rpcBudget' | 'solana' | 'claimMint' | 'recipients'>,
-  given: { payoutAccounts?: PayoutAccounts; walletBalances?: WalletBalances } = {},
+  given: { payoutAccounts?: PayoutAccounts; walletBalances?: WalletBalances; store?: Store } = {},
 ): ChainReads {
-  const budget = new RpcBudget({ perWindow: settings.rpcBudget.per10s });
+  const store = given.store;
+  const budget = new RpcBudget({
+    perWindow: settings.rpcBudget.per10s,
+    ...(store?.dialect === 'postgres'
+      ? {
+          shared: createFleetBudget({
+            db: store.db,
+            onError: (err) => console.warn(`RPC budget: the store did not answer: ${redactError(err)}`),
+          }),
+        }
+      : {}),
+  });
   const connection = budgetedConnection(settings.solana, budget);
   const rpc = connectionPaymentRpc(connection, { timeoutMs: 5_000 });
   const payoutAccounts =

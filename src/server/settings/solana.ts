@@ -46,7 +46,7 @@ export const solanaSection = section({
       defaultDoc: 'none',
     },
     SOLANA_RPC_BUDGET: {
-      doc: "The server's Solana JSON-RPC requests per 10 s, all callers together (40 % of it per method).",
+      doc: "The shop's Solana JSON-RPC requests per 10 s, all callers together (40 % of it per method): on PostgreSQL the whole fleet's (every instance on the store spends from it), on SQLite the one process's.",
       default: 60,
       int: [5, 100_000],
     },

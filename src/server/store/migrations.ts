@@ -7,6 +7,11 @@
 import type { Migration } from 'kysely';
 import { earlyMigrations } from './migrations-early';
 import { laterMigrations } from './migrations-later';
+import { fleetMigrations } from './migrations-fleet';
 
 /** Every migration by name; each file holds a range of them, in order. */
-export const migrations: Record<string, Migration> = { ...earlyMigrations, ...laterMigrations };
+export const migrations: Record<string, Migration> = {
+  ...earlyMigrations,
+  ...laterMigrations,
+  ...fleetMigrations,
+};

@@ -244,6 +244,7 @@ export interface RefundsTable {
 
 export interface Database {
   rate_limits: RateLimitsTable;
+  rpc_budget_slots: RpcBudgetSlotsTable;
   price_history: PriceHistoryTable;
   price_alerts: PriceAlertsTable;
   orders: OrdersTable;
@@ -336,4 +337,16 @@ export interface OrderUnreadablePaymentsTable {
   signature: string;
   reason: string;
   noted_at: string;
+}
+
+/**
+ * Migration 0025: the fleet's Solana RPC budget on PostgreSQL (payments/fleet-budget.ts): requests granted in one
+ * time slot, per method and in all (method '*').
+ */
+export interface RpcBudgetSlotsTable {
+  scope: string;
+  /** Unix ms / slot length (bigint: pg returns it as a string). */
+  slot: number | string;
+  method: string;
+  used: number;
 }
