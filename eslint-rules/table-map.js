@@ -29,11 +29,13 @@ export const TABLE_OWNERS = {
     seller_sessions: ['src/server/seller'],
     rate_limits: ['src/server/ops/rate-limit-store.ts'],
     rpc_budget_slots: ['src/server/payments/fleet-budget.ts'],
+    drop_line: ['src/server/stock'],
   },
   anyTable: [
     'src/server/store/migrations.ts',
     'src/server/store/migrations-early.ts',
     'src/server/store/migrations-later.ts',
     'src/server/store/migrations-fleet.ts',
+    'src/server/store/migrations-drops.ts',
   ],
 };

@@ -378,6 +378,23 @@ export interface ApiError {
 }
 
 /** GET /api/stock: units available now, one line per product (or per variant of a product with variants). */
+/** POST /api/drops/:productId/line: where this buyer stands in a drop's line (docs/decisions/drops.md). */
+export interface DropLineResponse {
+  productId: string;
+  /** When buying opens (ISO), by the server's clock. */
+  startsAt: string;
+  /** The server's clock now (the page counts down against it, not the device's). */
+  serverTime: string;
+  place:
+    | { state: 'before_start'; inLine: number }
+    | { state: 'waiting'; ahead: number }
+    | { state: 'through'; until: string }
+    | { state: 'done' };
+  available: number;
+  held: number;
+  heldUntil?: string;
+}
+
 export interface StockResponse {
   /** `held`/`heldUntil`: units held by unpaid orders and when the first comes back if unpaid (absent: none). */
   lines: { productId: string; variantId?: string; available: number; held?: number; heldUntil?: string }[];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DropSchema } from './drop';
 
 /**
  * The catalogue is data: vendors and products live in `catalog/` and are validated by this schema at build
@@ -79,6 +80,12 @@ export const ProductSchema = z
     gridOrder: z.number().int().nonnegative().optional(),
     /** Where the original data disagreed with itself; kept for the record. */
     notes: z.string().optional(),
+    /**
+     * A drop (src/core/drop.ts, docs/decisions/drops.md): on sale from `startsAt` to the second, each piece held
+     * `holdMinutes` (default 5) for a buyer who has not paid, at most `perBuyer` (default 1) to one buyer. Wallet
+     * products only (a drop's piece is sold only to an order that holds it).
+     */
+    drop: DropSchema.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -89,6 +96,12 @@ export const ProductSchema = z
         message: 'retail price is below the sale price',
       });
     }
+    if (p.drop && p.payment !== 'wallet')
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['drop'],
+        message: 'a drop is sold by wallet (payment "wallet"): its pieces are held at Buy Now',
+      });
     if (p.variants) {
       const ids = new Set<string>();
       for (const [i, v] of p.variants.entries()) {

@@ -5,6 +5,11 @@
  *
  * - Sold out costs nothing: once nothing is free, quotes and orders on either instance are refused in words
  *   ("Reserved: may come back in N minutes" while a hold is open, "Sold out" after) without a write transaction.
+ * - Drops as data: a catalogue product with a drop is refused before its start (to the second, the server's clock),
+ *   its quote lasts its hold, one buyer (client or wallet) has at most `perBuyer`.
+ * - Fair when busy: those in line before the start are let through in a random order, later ones after them by
+ *   arrival, as pieces are free; the others are refused with their place; a lapsed hold lets the next one through.
+ * - No oversell: a crowd ordering at once on two instances holds exactly the drop's pieces.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QuoteResponse } from '../../src/core/api';
@@ -21,9 +26,35 @@ import {
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 import { balancesAssumed, proofOf, TEST_PAYER } from '../support/hold-proof';
 import type { StoreConfig } from '../../src/server/store/store';
+import { Keypair } from '@solana/web3.js';
+import { catalog as shopCatalog } from '../../catalog';
+import type { Catalog } from '../../src/core/catalog';
+import type { DropLineResponse } from '../../src/core/api';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const LILAC = 'lilac-tiptop'; // wallet, glass: one of a kind
+const DROP = 'opal-drop';
+const START = Date.parse('2030-01-01T12:10:00.000Z'); // the Clock starts at 12:00:00
+
+/** The shop's catalogue with one drop: a wallet glass product of `units` pieces on sale from START. */
+function dropCatalog(units: number, drop: { holdMinutes?: number; perBuyer?: number } = {}): Catalog {
+  const lilac = shopCatalog.products.find((p) => p.id === LILAC)!;
+  return {
+    vendors: shopCatalog.vendors,
+    products: [
+      ...shopCatalog.products,
+      {
+        ...lilac,
+        id: DROP,
+        name: 'Opal Drop',
+        routes: ['/vendors/coopersglass/opal-drop'],
+        initialStock: units,
+        quantity: false,
+        drop: { startsAt: new Date(START).toISOString(), ...drop },
+      },
+    ],
+  };
+}
 
 describe.each(backends)('drops on $name', (backend: Backend) => {
   describe.runIf(backend.enabled)(`${backend.name} store`, () => {
@@ -33,8 +64,9 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
     let keyN = 0;
 
     /** One instance on the shared store; `transactions()` counts the write transactions it has begun. */
-    async function instance(env: Record<string, string> = {}) {
-      const server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '0', ...env }), {
+    async function instance(cat?: Catalog) {
+      const server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '0' }), {
+        ...(cat ? { catalog: cat } : {}),
         payoutAccounts: payoutAccountsAssumedToExist,
         walletBalances: balancesAssumed(),
         store: config,
@@ -63,7 +95,7 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
       ) => server.app.inject({ method, url, remoteAddress: ip, headers, ...(payload ? { payload } : {}) });
       const quote = (productId: string, ip?: string) =>
         inject('POST', '/api/quotes', { items: [{ productId, quantity: 1 }] }, {}, ip);
-      const order = (q: QuoteResponse, ip?: string) =>
+      const order = (q: QuoteResponse, ip?: string, wallet = TEST_PAYER) =>
         inject(
           'POST',
           '/api/orders',
@@ -71,12 +103,29 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
             quote: q.quote,
             shipping: intlShipping,
             paymentMethod: 'wallet',
-            payer: proofOf(TEST_PAYER, q.reference),
+            payer: proofOf(wallet, q.reference),
           },
           { 'idempotency-key': `d-${++keyN}` },
           ip,
         );
-      return { server, inject, quote, order, transactions: () => begun };
+      const line = async (productId: string, ip: string) => {
+        const r = await inject('POST', `/api/drops/${productId}/line`, undefined, {}, ip);
+        expect(r.statusCode, r.body).toBe(200);
+        return r.json<DropLineResponse>();
+      };
+      /** Quote then order, as Buy Now does, from its own client and wallet. */
+      const buy = async (ip: string, wallet = Keypair.generate()) => {
+        const q = await quote(DROP, ip);
+        if (q.statusCode !== 200) return q;
+        return order(q.json<QuoteResponse>(), ip, wallet);
+      };
+      const held = async () =>
+        server.store.db
+          .selectFrom('reservations')
+          .select(['order_id', 'state', 'holder'])
+          .where('product_id', '=', DROP)
+          .execute();
+      return { server, inject, quote, order, line, buy, held, transactions: () => begun };
     }
 
     beforeEach(async () => {
@@ -152,6 +201,137 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
         expect(o.json<{ error: string }>().error).toBe('sold_out');
       }
       expect({ a: a.transactions(), b: b.transactions() }).toEqual(after);
+    });
+
+    it('a drop is data: refused before its start to the second, its quote lasts its hold, one piece per buyer', async () => {
+      const a = await instance(dropCatalog(3, { holdMinutes: 2 }));
+      clock.advance(START - clock.ms - 1_000); // one second before the start
+      const early = await a.quote(DROP, '198.51.100.1');
+      expect(early.statusCode, early.body).toBe(409);
+      expect(early.json()).toMatchObject({
+        error: 'drop_not_open',
+        message: 'Not on sale yet: Opal Drop goes on sale at 12:10 UTC on 1 Jan 2030.',
+      });
+      expect((await a.line(DROP, '198.51.100.1')).place).toEqual({ state: 'before_start', inLine: 1 });
+      clock.advance(1_000); // the start
+      const q = await a.quote(DROP, '198.51.100.1');
+      expect(q.statusCode, q.body).toBe(200);
+      expect(Date.parse(q.json<QuoteResponse>().expiresAt) - clock.ms).toBe(2 * 60_000);
+      const wallet = Keypair.generate();
+      const first = await a.order(q.json<QuoteResponse>(), '198.51.100.1', wallet);
+      expect(first.statusCode, first.body).toBe(201);
+      expect(first.json<{ held: boolean }>().held).toBe(true);
+      // The same client again: had their turn. The same wallet from another client: the per-buyer limit.
+      const again = await a.buy('198.51.100.1', wallet);
+      expect(again.json<{ error: string }>().error).toBe('drop_turn_passed');
+      const otherClient = await a.buy('198.51.100.2', wallet);
+      expect(otherClient.statusCode, otherClient.body).toBe(409);
+      expect(otherClient.json()).toMatchObject({
+        error: 'drop_limit',
+        message:
+          'One buyer can have at most 1 piece of Opal Drop, and you already have it reserved or bought.',
+      });
+      // Without the wallet's proof a drop piece is not sold (it could not be held).
+      const q2 = (await a.quote(DROP, '198.51.100.3')).json<QuoteResponse>();
+      const noProof = await a.inject(
+        'POST',
+        '/api/orders',
+        { quote: q2.quote, shipping: intlShipping, paymentMethod: 'wallet' },
+        { 'idempotency-key': 'no-proof' },
+        '198.51.100.3',
+      );
+      expect(noProof.statusCode, noProof.body).toBe(409);
+      expect(noProof.json<{ error: string }>().error).toBe('drop_needs_hold');
+      expect((await a.held()).map((r) => r.state)).toEqual(['held']);
+      // The hold lasts the drop's 2 minutes: then the piece is free again.
+      clock.advance(2 * 60_000);
+      expect(await a.server.stock.releaseLapsed(clock.now().toISOString())).toBe(1);
+    });
+
+    it('fair when busy: early arrivals are let through in a random order, later ones after them, as pieces are free', async () => {
+      const a = await instance(dropCatalog(3));
+      const b = await instance(dropCatalog(3));
+      const ipOf = (i: number) => `10.0.${Math.floor(i / 200)}.${i % 200}`;
+      clock.advance(START - clock.ms - 60_000);
+      // 30 buyers join before the start (on either instance), one of them asking 20 times.
+      for (let i = 0; i < 30; i++)
+        expect((await (i % 2 ? b : a).line(DROP, ipOf(i))).place.state).toBe('before_start');
+      for (let k = 0; k < 20; k++) await a.line(DROP, ipOf(29));
+      expect((await a.line(DROP, ipOf(0))).place).toEqual({ state: 'before_start', inLine: 30 });
+      clock.advance(60_000);
+      // Two come after the start.
+      const late = [ipOf(100), ipOf(101)];
+      for (const ip of late) {
+        await b.line(DROP, ip);
+        clock.advance(1); // by arrival, to the millisecond
+      }
+      const places = new Map<string, DropLineResponse['place']>();
+      for (let i = 0; i < 30; i++) places.set(ipOf(i), (await (i % 2 ? a : b).line(DROP, ipOf(i))).place);
+      for (const ip of late) places.set(ip, (await a.line(DROP, ip)).place);
+      const through = [...places].filter(([, p]) => p.state === 'through').map(([ip]) => ip);
+      expect(through).toHaveLength(3);
+      const waiting = [...places]
+        .filter(([, p]) => p.state === 'waiting')
+        .sort(([, x], [, y]) => (x as { ahead: number }).ahead - (y as { ahead: number }).ahead);
+      // Everyone waiting has their own place: 0 … 28 ahead, the late ones last in order of arrival.
+      expect(waiting.map(([, p]) => (p as { ahead: number }).ahead)).toEqual([...Array(29).keys()]);
+      expect(waiting.slice(-2).map(([ip]) => ip)).toEqual(late);
+      // The early ones are not in the order they came (a random draw: 27! orders, this one has chance 1/27!).
+      const earlyOrder = waiting
+        .slice(0, -2)
+        .map(([ip]) => Number(ip.split('.')[3]) + 200 * Number(ip.split('.')[2]));
+      expect(earlyOrder).not.toEqual([...earlyOrder].sort((x, y) => x - y));
+
+      // Those waiting are refused in words with their place, on either instance, and hold nothing.
+      const next = waiting[0]![0];
+      const refused = await b.buy(next);
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.json()).toMatchObject({
+        error: 'drop_in_line',
+        message: expect.stringMatching(/^You are in line: 0 buyers are ahead of you\./),
+      });
+      // The three let through buy; one of them will not pay.
+      for (const [i, ip] of through.entries()) {
+        const r = await (i % 2 ? a : b).buy(ip);
+        expect(r.statusCode, r.body).toBe(201);
+      }
+      expect((await a.held()).filter((r) => r.state === 'held')).toHaveLength(3);
+      expect((await a.buy(next)).json<{ error: string }>().error).toBe('reserved');
+      // The holds lapse unpaid (5 minutes); the next in line is let through, and only they.
+      clock.advance(5 * 60_000);
+      expect(await a.server.stock.releaseLapsed(clock.now().toISOString())).toBe(3);
+      await new Promise((r) => setTimeout(r, 600)); // B's memory of the sold-out line lapses
+      const secondWave = waiting.slice(0, 3).map(([ip]) => ip);
+      const hammer = await b.buy(waiting[5]![0]);
+      expect(hammer.json<{ error: string }>().error).toBe('drop_in_line');
+      for (const ip of secondWave) expect((await b.line(DROP, ip)).place.state).toBe('through');
+      for (const ip of secondWave) expect((await a.buy(ip)).statusCode).toBe(201);
+      const rows = await a.held();
+      expect(rows.filter((r) => r.state === 'held')).toHaveLength(3);
+      expect(rows.filter((r) => r.state === 'released')).toHaveLength(3);
+      const line = await a.server.stock.dropLine.stats(DROP, clock.now());
+      expect(line).toMatchObject({ joined: 32, held: 6, waiting: 26 });
+    });
+
+    it('no oversell: 40 buyers ordering at once on two instances hold exactly the 5 pieces, and the counts agree', async () => {
+      const cat = dropCatalog(5);
+      const a = await instance(cat);
+      const b = await instance(cat);
+      clock.advance(START - clock.ms);
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).buy(`10.1.0.${i + 1}`)),
+      );
+      const statuses = results.map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(35);
+      for (const r of results.filter((x) => x.statusCode === 409))
+        expect(['drop_in_line', 'reserved', 'sold_out']).toContain(r.json<{ error: string }>().error);
+      const [stock] = await a.server.stock.levels().then((l) => l.filter((x) => x.productId === DROP));
+      expect(stock).toMatchObject({ onHand: 5, reserved: 5 });
+      expect((await a.held()).filter((r) => r.state === 'held')).toHaveLength(5);
+      const log = await a.server.stock.changes({ productId: DROP });
+      expect(log.filter((c) => c.kind === 'reserve')).toHaveLength(5);
+      expect(log.at(-1)).toMatchObject({ onHandAfter: 5, reservedAfter: 5 });
     });
   });
 });

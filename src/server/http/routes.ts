@@ -17,6 +17,7 @@ import { qrRoute } from './qr-route';
 import type { QrLinkCheck } from '../orders/shop-links';
 import { sellerRoutes, type SellerRoutesDeps } from './seller-routes';
 import { stockRoutes } from './stock-routes';
+import { dropRoutes } from './drop-routes';
 
 export type RoutePlugin = (app: FastifyInstance) => Promise<void> | void;
 
@@ -43,6 +44,14 @@ export function apiRoutes(deps: ApiRouteDeps): RoutePlugin[] {
     // The buyer's personal data from the order page: download, delete, cancel instead.
     (a) => privacyRoutes(a, { orders: deps.orders.orders }),
     (a) => stockRoutes(a, { stock: deps.orders.stock }),
+    // A drop's line from the product page (POST /api/drops/:productId/line).
+    (a) =>
+      dropRoutes(a, {
+        catalog: deps.orders.quotes.catalog,
+        stock: deps.orders.stock,
+        secret: deps.orders.quotes.settings.quote.secret,
+        now: deps.orders.quotes.now,
+      }),
     // GET /api/qr.svg: the payment QR of the QR pages and the wallet's payment link, drawn here instead of in the
     // browser; only the shop's own payment links.
     (a) => qrRoute(a, deps.shopLinks),

@@ -15,9 +15,11 @@ import {
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
 import { OutOfStockError } from '../../core/stock';
-import { checkPayer, hold, mayHold } from './holds';
+import { checkPayer, dropLinesOf, hold, mayHold } from './holds';
+import { dropNeedsHold, dropNotOpen, dropOpen } from '../../core/drop';
 import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
+import { lineRefusal } from '../stock/drop-line';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
 import type { CreateOrderResult, OrderContext } from './types';
@@ -157,12 +159,28 @@ export async function createOrder(
   // hold, or it is payable and checked) is refused in words first, from memory or one read without a lock, before
   // the balance is read and before any write transaction. A QR record and an unpriced order are not checked here,
   // as below.
+  // A drop (core/drop.ts) is on sale from its start by this server's clock (its quote was refused before it).
+  const drops = dropLinesOf(ctx, quote.items);
+  for (const d of drops) if (!dropOpen(d.rules, now)) throw dropNotOpen(d.name, d.rules);
   const checked = !record && quote.amountBaseUnits !== null;
   if (checked) await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
+  // A drop's line (stock/drop-line.ts): only a buyer let through may try for a piece (one who never asked joins
+  // at the back and may be let through at once); the others are refused in words with their place, by reads.
+  if (holder)
+    for (const d of drops) {
+      const refusal = lineRefusal(await ctx.stock.dropLine.place(d.productId, d.rules, holder, now));
+      if (refusal) throw refusal;
+    }
   // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
   // brings the wallet's balance (read now, outside the transaction).
   const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;
   const payer = walletOrder ? await checkPayer(ctx, request.payer, quote.reference) : undefined;
+  // A drop's piece is sold only to an order that holds it: without the wallet's proof or a readable balance the
+  // order is refused in words before the transaction (a buyer who cannot hold would be oversold and refunded).
+  if (drops.length > 0) {
+    if (!payer) throw dropNeedsHold('no_proof');
+    if (payer.balance === undefined) throw dropNeedsHold('unchecked');
+  }
   const publicToken = randomBytes(16).toString('hex');
 
   const orderId = randomUUID();
@@ -227,6 +245,8 @@ export async function createOrder(
         walletOrder && quote.amountBaseUnits !== null
           ? await mayHold(ctx, trx, orderId, BigInt(quote.amountBaseUnits), payer, at)
           : undefined;
+      // Too little $CLAIM for a drop: refused, the order rolls back.
+      if (noHold && drops.length > 0) throw dropNeedsHold(noHold === 'balance' ? 'balance' : 'unchecked');
       if (walletOrder)
         created = noHold
           ? { ...created, held: false, holdNote: noHoldNote(noHold, BigInt(quote.amountBaseUnits ?? '0')) }

@@ -5,16 +5,33 @@
  * holds (src/server/stock/wallet-holds.ts), within the per-client cap, all checked in the reservation's
  * transaction. Anything else holds nothing and stays payable: the payment sells the piece if it is still free,
  * else the order is oversold and refunded. A QR record, QR details and an order without a price hold nothing.
- * This is the one place that decides whether an order holds (the drop builds on it).
+ * This is the one place that decides whether an order holds. A drop (core/drop.ts, docs/decisions/drops.md) holds
+ * through the same functions, with its per-buyer limit here; its shorter hold is its quote's life.
  */
 import { verifyMessageSignature } from '@solana/wallet-standard-util';
 import bs58 from 'bs58';
 import type { Transaction } from 'kysely';
 import { DomainError } from '../../core/errors';
+import { dropLimitRefusal, dropRules, type DropRules } from '../../core/drop';
 import { holdProofMessage, type NoHoldReason, type PayerProof } from '../../core/hold-proof';
 import type { StockRequest } from '../../core/stock';
 import type { Database } from '../store/schema';
+import { leaveLine } from '../stock/drop-line';
 import type { OrderContext } from './types';
+
+/** The drops among an order's lines (core/drop.ts), one per product. */
+export function dropLinesOf(
+  ctx: OrderContext,
+  lines: readonly StockRequest[],
+): { productId: string; name: string; rules: DropRules }[] {
+  const out: { productId: string; name: string; rules: DropRules }[] = [];
+  for (const id of new Set(lines.map((l) => l.productId))) {
+    const product = ctx.deps.catalog.products.find((p) => p.id === id);
+    const rules = product ? dropRules(product) : undefined;
+    if (product && rules) out.push({ productId: id, name: product.name, rules });
+  }
+  return out;
+}
 
 /** When a hold made at `at` lapses: `holdMs` later, or the quote's expiry if sooner. */
 export function holdDeadline(ctx: OrderContext, at: string, quoteExpiresAt: string): string {
@@ -97,6 +114,20 @@ export async function hold(
   holder: string | undefined,
   wallet: string,
 ): Promise<void> {
+  // A drop's per-buyer limit (core/drop.ts): this client or this wallet has at most `perBuyer` of it.
+  for (const d of dropLinesOf(ctx, lines)) {
+    const asking = lines.filter((l) => l.productId === d.productId).reduce((n, l) => n + l.quantity, 0);
+    await ctx.stock.assertBuyerLimit(
+      trx,
+      { holder, payer: wallet },
+      d.productId,
+      d.rules.perBuyer,
+      asking,
+      () => dropLimitRefusal(d.name, d.rules.perBuyer),
+    );
+  }
+  // The buyer had their turn in the drop's line (stock/drop-line.ts): they leave it with this hold.
+  if (holder) for (const d of dropLinesOf(ctx, lines)) await leaveLine(trx, d.productId, holder, at);
   await ctx.stock.reserve(
     trx,
     orderId,

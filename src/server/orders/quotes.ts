@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { newReference } from './reference';
 import { z } from 'zod';
+import { dropNotOpen, dropOpen, dropRules } from '../../core/drop';
 import type { AnyQuoteResponse, QuoteResponse } from '../../core/api';
 import { unitPriceCents, type Catalog } from '../../core/catalog';
 import { formatBaseUnits, MoneyError, parsePriceUsd, tokenBaseUnitsForCents } from '../../core/money';
@@ -173,6 +174,7 @@ export function issueQuote(
   let vendorId: string | undefined;
   let payment: 'wallet' | 'qr' | undefined;
   const seen = new Set<string>();
+  let ttlMs = deps.settings.quote.ttlMs;
   for (const [i, it] of request.items.entries()) {
     const field = `items.${i}`;
     const product = deps.catalog.products.find((p) => p.id === it.productId);
@@ -210,6 +212,13 @@ export function issueQuote(
           field: `${field}.productId`,
         },
       );
+    }
+    // A drop (core/drop.ts) is on sale from its start, to the second, by this server's clock; its quote lasts as
+    // long as its hold, so every timer that follows the quote (QR and wallet pages) follows the hold.
+    const drop = dropRules(product);
+    if (drop) {
+      if (!dropOpen(drop, now)) throw dropNotOpen(product.name, drop);
+      ttlMs = Math.min(ttlMs, drop.holdMs);
     }
     vendorId = product.vendorId;
     payment = product.payment;
@@ -313,7 +322,7 @@ export function issueQuote(
     mint,
     solanaPayUrl: priced?.solanaPayUrl ?? null,
     issuedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + deps.settings.quote.ttlMs).toISOString(),
+    expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
   };
   const token = signQuote(quote, deps.settings.quote.secret);
   const common = {

@@ -56,6 +56,44 @@ export async function assertUnderCap(
   if (refusal) throw refusal;
 }
 
+/**
+ * A drop's per-buyer limit (core/drop.ts), inside the reservation's transaction: the units of `productId` that
+ * this client (`holder`) or this wallet (`payer`) has held or bought, plus `asking`, stay within `limit`; else
+ * the refusal is thrown. On PostgreSQL the client's and the wallet's own locks are taken first (the same locks as
+ * the cap and the balance rule, re-entrant in one transaction), so a burst is counted one order at a time.
+ */
+export async function assertBuyerLimit(
+  trx: Transaction<Database>,
+  isPg: boolean,
+  buyer: { holder: string | undefined; payer: string },
+  productId: string,
+  limit: number,
+  asking: number,
+  refusal: () => Error,
+): Promise<void> {
+  if (isPg) {
+    if (buyer.holder)
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`hold:${buyer.holder}`}::text, 0))`.execute(
+        trx,
+      );
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`wallet:${buyer.payer}`}::text, 0))`.execute(
+      trx,
+    );
+  }
+  const row = await trx
+    .selectFrom('reservations')
+    .select((eb) => eb.fn.sum<number>('quantity').as('units'))
+    .where('product_id', '=', productId)
+    .where('state', 'in', ['held', 'sold'])
+    .where((eb) =>
+      buyer.holder
+        ? eb.or([eb('holder', '=', buyer.holder), eb('payer', '=', buyer.payer)])
+        : eb('payer', '=', buyer.payer),
+    )
+    .executeTakeFirst();
+  if (Number(row?.units ?? 0) + asking > limit) throw refusal();
+}
+
 /** Per stock line: units held by unpaid orders and the earliest expiry among them. */
 export async function heldByLine(q: Db): Promise<Map<string, { units: number; until: string }>> {
   const rows = await q

@@ -15,7 +15,7 @@ import {
 } from '../../core/stock';
 import type { Store } from '../store/store';
 import { heldByLine } from './holds';
-import { availableMap, keyOf, levels, variantOf, type Db } from './lines';
+import { availableMap, keyOf, levels, toLevel, variantOf, type Db } from './lines';
 import type { StockChangeKind, StockChangesTable } from '../store/schema';
 
 /** One entry of the change log. */
@@ -35,6 +35,8 @@ export interface StockReads {
   levels(q?: Db): Promise<StockLevel[]>;
   /** Units available now, per line (GET /api/stock). */
   availability(q?: Db): Promise<StockAvailability[]>;
+  /** One product's lines: units free now, held by unpaid orders, and when the first hold lapses (a drop's page). */
+  productAvailability(productId: string): Promise<{ available: number; held: number; heldUntil?: string }>;
   /** Throws OutOfStockError when a line asks for more than is available now (quotes: a read, no hold). */
   assertAvailable(lines: readonly StockRequest[], q?: Db): Promise<void>;
   /** The change log, newest last (optionally of one line). */
@@ -61,6 +63,29 @@ export function createStockReads(store: Store): StockReads {
           ...(h ? { held: h.units, heldUntil: h.until } : {}),
         };
       });
+    },
+
+    async productAvailability(productId) {
+      const rows = await db
+        .selectFrom('stock')
+        .select(['product_id', 'variant_id', 'on_hand', 'reserved'])
+        .where('product_id', '=', productId)
+        .execute();
+      const held = await db
+        .selectFrom('reservations')
+        .select((eb) => [
+          eb.fn.sum<number>('quantity').as('units'),
+          eb.fn.min<string>('expires_at').as('until'),
+        ])
+        .where('product_id', '=', productId)
+        .where('state', '=', 'held')
+        .executeTakeFirst();
+      const units = Number(held?.units ?? 0);
+      return {
+        available: rows.reduce((n, r) => n + availableOf(toLevel(r)), 0),
+        held: units,
+        ...(units > 0 && held?.until ? { heldUntil: held.until } : {}),
+      };
     },
 
     async assertAvailable(lines, q = db) {

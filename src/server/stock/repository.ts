@@ -14,7 +14,7 @@
  *
  * The parts: ./reads.ts (lines, availability, the change log), ./reservations.ts (an order's holds, sale and
  * restock), ./stock-counts.ts (the catalogue's seed and the seller's counts), ./sold-out.ts (the refusal before
- * any write), ./lines.ts (the row helpers they share).
+ * any write), ./drop-line.ts (a drop's line), ./lines.ts (the row helpers they share).
  */
 import type { Catalog } from '../../core/catalog';
 import type { DomainError } from '../../core/errors';
@@ -24,6 +24,7 @@ import { createStockReads, type StockReads } from './reads';
 import { createReservations, type Reservations } from './reservations';
 import { createStockCounts, type StockCounts } from './stock-counts';
 import { createSoldOutGate } from './sold-out';
+import { createDropLine, type DropLine } from './drop-line';
 import type { Db } from './lines';
 
 export type { StockChange } from './reads';
@@ -42,7 +43,10 @@ export interface SoldOutChecks {
 }
 
 /** The stock lines, their reservations and change log; each part documents its methods. */
-export interface StockRepository extends StockReads, StockCounts, Reservations, SoldOutChecks {}
+export interface StockRepository extends StockReads, StockCounts, Reservations, SoldOutChecks {
+  /** The drops' lines (./drop-line.ts): who may try for a piece, in what order. */
+  dropLine: DropLine;
+}
 
 export function createStockRepository(store: Store, catalog: Catalog): StockRepository {
   const gate = createSoldOutGate();
@@ -76,5 +80,6 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
       if (refusal) throw refusal;
     },
     soldOutKnown: (lines, nowMs) => gate.known(lines, nowMs),
+    dropLine: createDropLine(store.db, store.dialect === 'postgres'),
   };
 }

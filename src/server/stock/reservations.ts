@@ -14,7 +14,7 @@ import {
   type StockRequest,
 } from '../../core/stock';
 import type { Store } from '../store/store';
-import { assertUnderCap, recordUnheld } from './holds';
+import { assertBuyerLimit, assertUnderCap, recordUnheld } from './holds';
 import { releaseHeld, releaseHoldsOf, releaseLapsed } from './hold-release';
 import { fitsBalance, releaseOverBalance, type BalanceOf } from './wallet-holds';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
@@ -53,6 +53,18 @@ export interface Reservations {
     orderId: string,
     at: string,
   ): Promise<boolean>;
+  /**
+   * In the order's transaction, before `reserve`: a drop's per-buyer limit (./holds.ts assertBuyerLimit): throws
+   * `refusal()` when this client or wallet already has `limit` units of the product held or bought.
+   */
+  assertBuyerLimit(
+    trx: Transaction<Database>,
+    buyer: { holder: string | undefined; payer: string },
+    productId: string,
+    limit: number,
+    asking: number,
+    refusal: () => Error,
+  ): Promise<void>;
   /** The expiry timer: held wallets read again; holds beyond a wallet's balance are released. Units released. */
   releaseOverBalance(at: string, balanceOf: BalanceOf): Promise<number>;
   /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
@@ -186,6 +198,9 @@ export function createReservations(store: Store): Reservations {
           await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
       }
     },
+
+    assertBuyerLimit: (trx, buyer, productId, limit, asking, refusal) =>
+      assertBuyerLimit(trx, isPg, buyer, productId, limit, asking, refusal),
 
     async release(trx, orderId, at, actor = 'expiry') {
       const held = await trx

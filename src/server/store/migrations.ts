@@ -8,10 +8,12 @@ import type { Migration } from 'kysely';
 import { earlyMigrations } from './migrations-early';
 import { laterMigrations } from './migrations-later';
 import { fleetMigrations } from './migrations-fleet';
+import { dropMigrations } from './migrations-drops';
 
 /** Every migration by name; each file holds a range of them, in order. */
 export const migrations: Record<string, Migration> = {
   ...earlyMigrations,
   ...laterMigrations,
   ...fleetMigrations,
+  ...dropMigrations,
 };

@@ -242,6 +242,16 @@ export interface RefundsTable {
   payer: string | null;
 }
 
+/** A buyer in a drop's line (migration 0030; src/server/stock/drop-line.ts). */
+export interface DropLineTable {
+  product_id: string;
+  holder: string;
+  rank: number;
+  joined_at: string;
+  through_at: string | null;
+  done_at: string | null;
+}
+
 export interface Database {
   rate_limits: RateLimitsTable;
   rpc_budget_slots: RpcBudgetSlotsTable;
@@ -267,6 +277,7 @@ export interface Database {
   stock: StockTable;
   reservations: ReservationsTable;
   stock_changes: StockChangesTable;
+  drop_line: DropLineTable;
 }
 
 /** Migration 0005: how far the watcher has read each vendor token account's signatures (newest judged). */

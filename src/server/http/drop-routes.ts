@@ -1,0 +1,47 @@
+/**
+ * A drop's line from the product page (docs/decisions/drops.md): `POST /api/drops/:productId/line` joins the
+ * client to the drop's line (once; asking again changes nothing) and answers where they stand, with the drop's
+ * start by the server's clock and its stock now. The page asks every few seconds while the buyer waits.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Catalog } from '../../core/catalog';
+import { dropRules } from '../../core/drop';
+import { DomainError } from '../../core/errors';
+import type { DropLineResponse } from '../../core/api';
+import type { StockRepository } from '../stock/repository';
+import { holderOf } from '../stock/holds';
+import { clientKey } from './security';
+import { parseWith } from './validate';
+
+export interface DropRoutesDeps {
+  catalog: Catalog;
+  stock: StockRepository;
+  /** The hold keys' secret (the client's key in the line is the hold key: a keyed hash, never the address). */
+  secret: string;
+  now: () => Date;
+}
+
+const Params = z.object({ productId: z.string().max(100) });
+const noSuchDrop = () => new DomainError('not_found', 'drop_not_found', 'No such drop.');
+
+export function dropRoutes(app: FastifyInstance, deps: DropRoutesDeps): void {
+  const holder = (req: FastifyRequest) => holderOf(deps.secret, clientKey(req));
+  app.post('/api/drops/:productId/line', async (req, reply) => {
+    const { productId } = parseWith(Params, req.params, { whole: 'No such drop.', refuse: noSuchDrop });
+    const product = deps.catalog.products.find((p) => p.id === productId);
+    const rules = product ? dropRules(product) : undefined;
+    if (!product || !rules) throw noSuchDrop();
+    const now = deps.now();
+    const place = await deps.stock.dropLine.place(product.id, rules, holder(req), now);
+    const stock = await deps.stock.productAvailability(product.id);
+    const body: DropLineResponse = {
+      productId: product.id,
+      startsAt: rules.startsAt.toISOString(),
+      serverTime: now.toISOString(),
+      place,
+      ...stock,
+    };
+    return reply.header('cache-control', 'no-store').send(body);
+  });
+}
