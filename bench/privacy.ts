@@ -192,7 +192,13 @@ async function main(): Promise<void> {
     });
     await withStore(async (store) => {
       const term = await seed(store, sealer, n);
-      const deps = { store, sealer, search: createSearchCache(sealer) };
+      const deps = {
+        store,
+        sealer,
+        search: createSearchCache(sealer),
+        now: () => new Date(),
+        detailsGraceMs: 1_800_000,
+      };
       const t0 = performance.now();
       const first = await listOrders(deps, [vendorId], { search: term });
       const cold = performance.now() - t0;

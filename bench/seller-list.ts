@@ -139,7 +139,13 @@ async function main(): Promise<void> {
     try {
       const nowMs = Date.now();
       const vendorId = await seed(store, n, nowMs);
-      const deps = { store, sealer, search: createSearchCache(sealer) };
+      const deps = {
+        store,
+        sealer,
+        search: createSearchCache(sealer),
+        now: () => new Date(nowMs),
+        detailsGraceMs: 1_800_000,
+      };
       const day = new Date(nowMs - 3 * 86_400_000).toISOString().slice(0, 10);
       const landing = await timed(() => listOrders(deps, [vendorId], { queue: 'to_ship' }));
       const counts = (await listOrders(deps, [vendorId], { queue: 'to_ship' })).counts;
@@ -152,7 +158,7 @@ async function main(): Promise<void> {
       );
       const since = new Date(nowMs - 1_000).toISOString();
       const poll = await timed(() => changesSince(store.db, [vendorId], since, new Date(nowMs)));
-      const summary = await timed(() => salesSummary(store.db, [vendorId], 'UTC', new Date(nowMs)));
+      const summary = await timed(() => salesSummary(deps, [vendorId], 'UTC'));
       console.log(
         `  ${n} orders (to ship ${counts.to_ship}, exceptions ${counts.exceptions}, shipped ${counts.shipped}):` +
           ` To ship page + counts ${fmt(landing)}; one day of All ${fmt(ranged)};` +

@@ -35,6 +35,17 @@ describe('exceptionsOf', () => {
       expect(exceptionsOf(facts({ status, cancelAsked: true }))).not.toContain('cancel_requested');
   });
 
+  it('missing shipping details wait for the grace: no exception while the buyer may still be typing them', () => {
+    expect(exceptionsOf(facts({ hasShipping: false, detailsAwaited: true }))).toEqual([]);
+    expect(exceptionsOf(facts({ hasShipping: false, detailsAwaited: false }))).toEqual([
+      'no_shipping_details',
+    ]);
+    // The grace is about the details only: other exceptions of the same order are open at once.
+    expect(exceptionsOf(facts({ status: 'underpaid', hasShipping: false, detailsAwaited: true }))).toEqual([
+      'underpaid',
+    ]);
+  });
+
   it('a cancelled order without shipping details does not ship: no missing-details exception', () => {
     expect(exceptionsOf(facts({ status: 'cancelled', hasShipping: false }))).toEqual([]);
     expect(exceptionsOf(facts({ status: 'paid', hasShipping: false }))).toEqual(['no_shipping_details']);

@@ -21,13 +21,22 @@ export interface ExceptionFacts {
   cancelAsked?: boolean;
   /** A transaction the store could not read may pay the order (the order module's note). Default false. */
   unreadablePayment?: boolean;
+  /**
+   * Paid without shipping details less than the grace ago (QR_DETAILS_GRACE_MS from its first transfer): the buyer
+   * may still be typing them, so the missing details are no exception yet. Default false.
+   */
+  detailsAwaited?: boolean;
+}
+
+/** Money arrived for an order that has no shipping details (a QR record paid first) and is to ship. */
+export function detailsMissing(o: Pick<ExceptionFacts, 'status' | 'hasShipping'>): boolean {
+  // A cancelled order does not ship: its missing details are nothing to look at.
+  return !o.hasShipping && HAS_PAYMENT.has(o.status) && o.status !== 'cancelled';
 }
 
 export function exceptionsOf(o: ExceptionFacts): SellerException[] {
   const out: SellerException[] = [];
-  // A cancelled order does not ship: its missing details are nothing to look at.
-  if (!o.hasShipping && HAS_PAYMENT.has(o.status) && o.status !== 'cancelled')
-    out.push('no_shipping_details');
+  if (detailsMissing(o) && !o.detailsAwaited) out.push('no_shipping_details');
   if (o.status === 'underpaid') out.push('underpaid');
   if (o.status === 'paid_late') out.push('paid_late');
   // Paid after the reservation lapsed and the stock went to someone else: refund the buyer.

@@ -93,6 +93,16 @@ export interface SellerOrderSummary {
   exceptions: SellerException[];
   /** Exceptions the seller has recorded an action for. */
   resolved: SellerException[];
+  /**
+   * A refund closed the order: everything it owed went back (a cancelled, oversold, underpaid or late order
+   * refunded in full). It is done: nothing to ship, nothing to refund.
+   */
+  closedByRefund: boolean;
+  /**
+   * Paid without shipping details less than QR_DETAILS_GRACE_MS ago: the buyer may still be typing them (not an
+   * exception yet; it becomes "Paid without shipping details" after the grace).
+   */
+  awaitingDetails: boolean;
 }
 
 /**
@@ -123,8 +133,10 @@ export interface SellerSummaryPeriod {
   from: string;
   /** Orders placed in the period and paid in full (held-but-unpaid ones are not orders). */
   orders: number;
-  /** $CLAIM base units received in the period (every transfer recorded in it, extras included). */
+  /** $CLAIM base units received in the period (every transfer recorded in it, extras and overpayments included). */
   receivedBaseUnits: string;
+  /** Received less refunded in the period (base units; negative when the period refunded more than it received). */
+  netBaseUnits: string;
   /** Their USD value, each transfer at its own time (cents); transfers without a known value are left out... */
   receivedUsdCents: number;
   /** ...and counted here. */
@@ -132,8 +144,6 @@ export interface SellerSummaryPeriod {
   /** Refunds recorded in the period and their $CLAIM base units. */
   refunds: number;
   refundedBaseUnits: string;
-  /** Orders placed in the period with an exception still open now. */
-  openExceptions: number;
 }
 
 /** GET /api/seller/summary?tz=… → 200 */
@@ -141,6 +151,18 @@ export interface SellerSummary {
   timeZone: string;
   asOf: string;
   periods: SellerSummaryPeriod[];
+  /**
+   * Now, over every order (not a period): the orders with an exception still open — the Exceptions tab's count
+   * without a search or dates, by the same rule and the same grace for shipping details.
+   */
+  openExceptions: number;
+  /**
+   * Now, over every order: what the rule of who is owed what (src/core/refunds.ts) still owes back to payers on
+   * the open exceptions a refund settles (extra payments, overpayments, oversold, cancelled), base units, and in
+   * how many orders. Part of what was received, not the vendor's to keep.
+   */
+  owedBackBaseUnits: string;
+  owedBackOrders: number;
 }
 
 /** Who paid an order: one wallet and what its ledger transfers brought (read from the chain). */

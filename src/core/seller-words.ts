@@ -3,20 +3,48 @@
  * Browser-safe.
  */
 import type { OrderStatus } from './api';
-import type { SellerException, SellerQueue } from './seller-api';
+import type { SellerException, SellerOrderSummary, SellerQueue } from './seller-api';
 
+/**
+ * A status in words, as it was when it was entered (the order view's history). What an order reads as now is
+ * `statusWords`, which follows the money.
+ */
 export const STATUS_LABEL: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',
   paid: 'Paid',
-  final: 'Paid (final)',
+  // Every transfer that paid it is final on chain: nothing can undo it.
+  final: 'Paid and settled',
   expired: 'Expired',
   underpaid: 'Underpaid',
   paid_late: 'Paid late',
   shipped: 'Shipped',
   delivered: 'Delivered',
-  oversold: 'Oversold (refund the buyer)',
-  cancelled: 'Cancelled (refund the buyer)',
+  oversold: 'Oversold',
+  cancelled: 'Cancelled',
 };
+
+/** The exception whose refund the status waits on: while it is open the status asks for the refund. */
+const REFUND_DUE: Partial<Record<OrderStatus, SellerException>> = {
+  cancelled: 'cancel_requested',
+  oversold: 'oversold',
+};
+
+/**
+ * What an order reads as now, in the list, the order view and the CSV: the money decides. A cancelled or
+ * oversold order asks for its refund while it is owed ("Cancelled: refund the buyer") and reads as done once a
+ * refund closed it ("Cancelled and refunded"); so does an underpaid or late order the vendor refunded. A QR
+ * order paid moments ago without details says it waits for them.
+ */
+export function statusWords(
+  o: Pick<SellerOrderSummary, 'status' | 'exceptions' | 'resolved' | 'closedByRefund' | 'awaitingDetails'>,
+): string {
+  const base = STATUS_LABEL[o.status];
+  if (o.closedByRefund) return `${base} and refunded`;
+  const due = REFUND_DUE[o.status];
+  if (due && o.exceptions.includes(due) && !o.resolved.includes(due)) return `${base}: refund the buyer`;
+  if (o.awaitingDetails) return `${base}, waiting for shipping details`;
+  return base;
+}
 
 export const EXCEPTION_LABEL: Record<SellerException, string> = {
   underpaid: 'Underpaid',

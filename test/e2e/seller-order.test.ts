@@ -405,6 +405,18 @@ describe('one order in the seller console', () => {
     await page.getByText('The buyer asked to cancel: resolved').waitFor({ timeout: 30_000 });
     expect((await buyerBalance()) - before).toBe(BigInt(second.amountBaseUnits));
     expect(wallet.sent()).toHaveLength(1);
+    // Refunded means done: the order view and the list read "Cancelled and refunded", and the summary's open
+    // exceptions are the Exceptions tab's count.
+    await page.getByTestId('order-status').getByText('Cancelled and refunded').waitFor();
+    await page.getByRole('button', { name: 'Back to orders' }).click();
+    await page.locator('button[data-queue="all"]').click();
+    await page.locator(`[data-order="${second.orderId}"]`).getByText('Cancelled and refunded').waitFor();
+    const tabCount = async () =>
+      (await page.locator('button[data-queue="exceptions"] .seller-count').innerText()).trim();
+    await until('the summary agrees with the Exceptions tab', async () => {
+      const summary = (await page.getByTestId('summary-open-exceptions').innerText()).trim().split(/\s/)[0];
+      return summary === (await tabCount()) ? true : undefined;
+    });
 
     await buyer.page.reload();
     await buyer.page.getByText('Cancelled and refunded').first().waitFor();

@@ -639,6 +639,17 @@ describe.each(backends)('seller API on $name', (backend: Backend) => {
       await pay(late);
 
       const gorillaCookie = await signInAs(gorilla);
+      // Within the grace for shipping details (QR_DETAILS_GRACE_MS, 30 min; 16 min have passed) its buyer may still
+      // be typing them: listed under All as waiting for them, not an exception yet.
+      const waiting = (
+        await inject('GET', '/api/seller/orders?queue=all', { cookie: gorillaCookie })
+      ).json<SellerOrderList>();
+      expect(waiting.counts.exceptions).toBe(0);
+      expect(waiting.orders.find((o) => o.orderId === noDetails.orderId)).toMatchObject({
+        exceptions: [],
+        awaitingDetails: true,
+      });
+      clock.advance(15 * 60_000);
       const gList = (
         await inject('GET', '/api/seller/orders?status=exceptions', { cookie: gorillaCookie })
       ).json<SellerOrderList>();

@@ -8,9 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail, SellerOrderList, SellerStock } from '../../src/core/seller-api';
+import { statusWords } from '../../src/core/seller-words';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import type { RunningServer } from '../../src/server/server';
@@ -123,6 +125,13 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       (
         await inject('GET', '/api/seller/orders?queue=exceptions&pageSize=100', { cookie })
       ).json<SellerOrderList>();
+    /** The order's status column in the console's CSV export, read back by a CSV parser. */
+    const csvStatus = async (cookie: string, orderId: string) => {
+      const r = await inject('GET', '/api/seller/orders.csv?queue=all', { cookie });
+      expect(r.statusCode).toBe(200);
+      const rows = parse(r.body, { columns: true }) as Record<string, string>[];
+      return rows.find((x) => x.order_id === orderId)?.status;
+    };
     const available = async (cookie: string) => {
       const line = (await inject('GET', '/api/seller/stock', { cookie }))
         .json<SellerStock>()
@@ -239,6 +248,9 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       });
       expect(d.history.at(-1)).toMatchObject({ status: 'cancelled', event: 'cancelled_by_seller' });
       expect(d.actions.map((a) => a.action)).toEqual(['cancelled']);
+      // Until the refund, it asks for one: in the view, the list and the CSV.
+      expect(statusWords(d)).toBe('Cancelled: refund the buyer');
+      expect(await csvStatus(cookie, o.orderId)).toBe('Cancelled: refund the buyer');
       // The piece is back on sale; the order is not to ship; it cannot ship or be cancelled again.
       expect(await available(cookie)).toBe(before + 1);
       const toShip = (
@@ -277,6 +289,14 @@ describe.each(backends)('Refund cases on $name', (backend: Backend) => {
       expect(d.resolved).toContain('cancel_requested');
       expect(d.owed.remainingBaseUnits).toBe('0');
       expect((await exceptionsQueue(cookie)).orders.map((x) => x.orderId)).not.toContain(o.orderId);
+      // Refunded means done: the order view, the list and the CSV read "Cancelled and refunded".
+      expect(d.closedByRefund).toBe(true);
+      expect(statusWords(d)).toBe('Cancelled and refunded');
+      const row = (await inject('GET', '/api/seller/orders?queue=all&pageSize=100', { cookie }))
+        .json<SellerOrderList>()
+        .orders.find((x) => x.orderId === o.orderId);
+      expect(row && statusWords(row)).toBe('Cancelled and refunded');
+      expect(await csvStatus(cookie, o.orderId)).toBe('Cancelled and refunded');
       // The buyer is e-mailed each refund; the page lists them and now lets the buyer delete their details.
       expect(d.emails.filter((e) => e.kind === 'refund_sent').map((e) => e.recipient)).toEqual([
         'buyer',

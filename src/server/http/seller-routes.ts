@@ -121,6 +121,8 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     store: deps.store,
     sealer: deps.sealer,
     search: createSearchCache(deps.sealer),
+    now: deps.now,
+    detailsGraceMs: deps.settings.qr.detailsGraceMs,
   };
   // Who paid each transfer, read once per process (the console's detail and the refund check alike).
   const payers = createPayerCache();
@@ -249,7 +251,7 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
 
     // Today / 7 days / 30 days, from midnight in the vendor's time zone.
     scope.get('/api/seller/summary', async (req) =>
-      salesSummary(deps.store.db, vendorIds(req), parseSummaryQuery(req.query).timeZone, deps.now()),
+      salesSummary(views, vendorIds(req), parseSummaryQuery(req.query).timeZone),
     );
 
     scope.get('/api/seller/orders.csv', async (req, reply) => {

@@ -13,7 +13,7 @@ import { transition } from '../../core/order-status';
 import type { SellerException } from '../../core/seller-api';
 import { isUniqueViolation } from '../store/store';
 import type { OrderRow } from '../store/schema';
-import { exceptionFactsOf, resolvedOf, sellerOrder } from './exceptions';
+import { detailsDueBefore, exceptionFactsOf, resolvedOf, sellerOrder } from './exceptions';
 import { owedInputOf } from './money';
 import { recordAction } from './fulfilment';
 import { queueEmails } from './notifications';
@@ -43,7 +43,7 @@ export async function cancelOrder(ctx: OrderContext, seller: SellerActor, orderI
           : 'Only a paid order that has not shipped can be cancelled here.',
       );
     }
-    await assertOpenExceptionOf(trx, o, 'cancel_requested', { allowResolved: false });
+    await assertOpenExceptionOf(ctx, trx, o, 'cancel_requested', { allowResolved: false });
     const moved = await trx
       .updateTable('orders')
       .set({ status: t.next, updated_at: at })
@@ -68,7 +68,7 @@ export async function resolveException(
   const at = ctx.deps.now().toISOString();
   await ctx.db.transaction().execute(async (trx) => {
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
-    await assertOpenExceptionOf(trx, o, input.exception, { allowResolved: true });
+    await assertOpenExceptionOf(ctx, trx, o, input.exception, { allowResolved: true });
     // "Record action" on the buyer's cancel request of an order still to ship declines it: it ships again.
     if (input.exception === 'cancel_requested' && o.status !== 'cancelled' && o.cancel_declined_at === null)
       await trx.updateTable('orders').set({ cancel_declined_at: at }).where('id', '=', o.id).execute();
@@ -78,6 +78,7 @@ export async function resolveException(
 
 /** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
 async function assertOpenExceptionOf(
+  ctx: OrderContext,
   q: Db,
   o: Pick<
     OrderRow,
@@ -86,7 +87,8 @@ async function assertOpenExceptionOf(
   exception: SellerException,
   opts: { allowResolved: boolean },
 ): Promise<void> {
-  const ledger = (await exceptionFactsOf(q, [o])).get(o.id);
+  const dueBefore = detailsDueBefore(ctx.deps.now(), ctx.deps.settings.qr.detailsGraceMs);
+  const ledger = (await exceptionFactsOf(q, [o], dueBefore)).get(o.id);
   const facts = {
     hasExtra: false,
     ...ledger,
@@ -138,7 +140,7 @@ export async function refundTarget(
   input: { exception: SellerException; signature: string },
 ): Promise<RefundTarget> {
   const o = await sellerOrder(ctx.db, seller.vendorIds, orderId);
-  await assertOpenExceptionOf(ctx.db, o, input.exception, { allowResolved: false });
+  await assertOpenExceptionOf(ctx, ctx.db, o, input.exception, { allowResolved: false });
   assertRefundableNow(o, input.exception);
   if (await refundRecorded(ctx.db, input.signature)) throw alreadyRecorded();
   const payments = await ctx.db
@@ -178,7 +180,7 @@ export async function recordRefund(
     .transaction()
     .execute(async (trx) => {
       const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
-      await assertOpenExceptionOf(trx, o, refund.exception, { allowResolved: false });
+      await assertOpenExceptionOf(ctx, trx, o, refund.exception, { allowResolved: false });
       assertRefundableNow(o, refund.exception);
       if (await refundRecorded(trx, refund.signature)) throw alreadyRecorded();
       // Refunds follow the money (src/core/refunds.ts refundLimits): back to a sender of this order, at most what

@@ -30,7 +30,17 @@ export interface LedgerFacts {
   cancelAsked: boolean;
   /** A transaction the watcher could not read may pay the order (unreadable.ts). */
   unreadablePayment?: boolean;
+  /** Its first transfer was recorded after the grace's cutoff: missing shipping details are not due yet. */
+  detailsAwaited?: boolean;
 }
+
+/**
+ * The cutoff of the grace for shipping details (QR_DETAILS_GRACE_MS): an order paid without them is "Paid without
+ * shipping details" once its first transfer was recorded at or before this instant (ISO-8601 UTC), not before —
+ * its buyer may still be typing them. The same instant for the list, its counts, the summary and one order.
+ */
+export const detailsDueBefore = (now: Date, graceMs: number): string =>
+  new Date(now.getTime() - graceMs).toISOString();
 
 export async function exceptionFactsOf(
   db: Db,
@@ -38,6 +48,8 @@ export async function exceptionFactsOf(
     OrderRow,
     'id' | 'status' | 'amount_base_units' | 'dust_base_units' | 'cancel_requested_at'
   >[],
+  /** ./exceptions.ts detailsDueBefore: the grace for shipping details ends for transfers recorded by then. */
+  dueBefore: string,
 ): Promise<Map<string, LedgerFacts>> {
   const out = new Map<string, LedgerFacts>();
   if (orders.length === 0) return out;
@@ -45,7 +57,7 @@ export async function exceptionFactsOf(
   const [payments, unreadable] = await Promise.all([
     db
       .selectFrom('payments')
-      .select(['order_id', 'role', 'received_base_units'])
+      .select(['order_id', 'role', 'received_base_units', 'recorded_at'])
       .where('order_id', 'in', ids)
       .orderBy('seq')
       .execute(),
@@ -53,11 +65,15 @@ export async function exceptionFactsOf(
   ]);
   const unreadableIds = new Set(unreadable.map((r) => r.order_id));
   const ledgers = new Map<string, { role: PaymentRole; receivedBaseUnits: bigint }[]>();
-  for (const p of payments)
+  const firstAt = new Map<string, string>();
+  for (const p of payments) {
     ledgers.set(p.order_id, [
       ...(ledgers.get(p.order_id) ?? []),
       { role: p.role, receivedBaseUnits: BigInt(p.received_base_units) },
     ]);
+    const first = firstAt.get(p.order_id);
+    if (first === undefined || p.recorded_at < first) firstAt.set(p.order_id, p.recorded_at);
+  }
   for (const o of orders) {
     const mine = ledgers.get(o.id) ?? [];
     // Dust (below the order's threshold) is no exception: an outsider's base unit to a paid order's reference.
@@ -72,6 +88,7 @@ export async function exceptionFactsOf(
       // The buyer's cancel request is the order's own fact (orders.cancel_requested_at, "Cancel instead").
       cancelAsked: o.cancel_requested_at !== null,
       unreadablePayment: unreadableIds.has(o.id),
+      detailsAwaited: (firstAt.get(o.id) ?? '') > dueBefore,
     });
   }
   return out;

@@ -4,7 +4,7 @@
  * Cells starting with = + - @ (or a tab or carriage return) get a leading ' so a spreadsheet does not run them.
  */
 import { formatBaseUnits, formatCents } from '../../core/money';
-import { EXCEPTION_LABEL, PAYMENT_METHOD_LABEL, STATUS_LABEL } from '../../core/seller-words';
+import { EXCEPTION_LABEL, PAYMENT_METHOD_LABEL, statusWords } from '../../core/seller-words';
 import type { SellerExportRow } from './export';
 
 /** The columns, in order (the CSV's header). */
@@ -54,7 +54,7 @@ export function ordersCsv(rows: SellerExportRow[]): string {
       order_number: o.orderNumber,
       order_id: o.orderId,
       placed_at: o.createdAt,
-      status: STATUS_LABEL[o.status],
+      status: statusWords(o),
       vendor: o.vendorId,
       payment_method: PAYMENT_METHOD_LABEL[o.paymentMethod],
       buyer_name: o.buyerName,

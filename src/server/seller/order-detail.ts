@@ -21,7 +21,7 @@ import type { Settings } from '../settings';
 import type { PayerCache } from '../payments/payers';
 import { payerKey } from '../payments/payers';
 import { sellerPayers, sendersOf } from './payers';
-import { detailsOf, summaryOf, type SellerViewDeps } from './views';
+import { detailsOf, dueBeforeOf, NO_FACTS, summaryOf, type SellerViewDeps } from './views';
 
 export interface OrderDetailDeps extends SellerViewDeps {
   /** The payments' RPC port on the process's budget: who paid is read from the ledger's transactions. */
@@ -87,7 +87,7 @@ export async function orderDetail(
     history.some((h) => h.status === 'paid_late')
       ? countedUsdCents(db, payments, deps.reference)
       : Promise.resolve(undefined),
-    exceptionFactsOf(db, [o]),
+    exceptionFactsOf(db, [o], dueBeforeOf(deps)),
     unreadablePaymentsOf(db, [o.id]),
   ]);
   // What is owed, in all and to each payer: the rule the refund check applies (src/core/refunds.ts).
@@ -97,12 +97,7 @@ export async function orderDetail(
     senders ? new Map([...senders].map(([s, p]) => [s, p && payerKey(p)])) : undefined,
   );
   const owed = owedOf(input);
-  const summary = summaryOf(
-    deps.sealer,
-    o,
-    facts.get(o.id) ?? { hasExtra: false, overpaid: false, cancelAsked: false },
-    resolved,
-  );
+  const summary = summaryOf(deps.sealer, o, facts.get(o.id) ?? NO_FACTS, resolved, input.closed ?? false);
   const payers = senders
     ? sellerPayers(
         senders,

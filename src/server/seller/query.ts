@@ -6,7 +6,8 @@
  * - `to_ship`: fully paid (paid, final; paid late once the vendor recorded an action for it), with the buyer's
  *   details, not shipped, not refunded (a refund other than of an extra payment or an over-amount closes the
  *   order), no open cancel request from the buyer (declined, it is to ship again).
- * - `exceptions`: at least one exception not yet resolved.
+ * - `exceptions`: at least one exception not yet resolved (missing shipping details only once the grace for them
+ *   ended: `dueBefore`, src/server/orders/exceptions.ts detailsDueBefore).
  * - `shipped`: shipped or delivered.
  * - `all`: every order.
  */
@@ -88,25 +89,40 @@ function cancelAsked(eb: Eb) {
   ]);
 }
 
-/** The order has at least one exception (src/core/order-exceptions.ts) without a settling action. */
-export function openException(eb: Eb) {
+/**
+ * Paid without shipping details (src/core/order-exceptions.ts detailsMissing), and the grace for them is over:
+ * its first transfer was recorded at or before `dueBefore`.
+ */
+function detailsOverdue(eb: Eb, dueBefore: string) {
+  return eb.and([
+    eb('shipping_json', 'is', null),
+    eb(
+      'status',
+      'in',
+      [...HAS_PAYMENT].filter((x) => x !== 'cancelled'),
+    ),
+    eb.exists(
+      eb
+        .selectFrom('payments')
+        .select('payments.signature')
+        .whereRef('payments.order_id', '=', 'orders.id')
+        .where('payments.recorded_at', '<=', dueBefore),
+    ),
+  ]);
+}
+
+/**
+ * The order has at least one exception (src/core/order-exceptions.ts) without a settling action. `dueBefore`: the
+ * grace for shipping details ends for transfers recorded by then (src/server/orders/exceptions.ts).
+ */
+export function openException(eb: Eb, dueBefore: string) {
   const open = (kind: SellerException, when: ReturnType<Eb['and']> | ReturnType<Eb>) =>
     eb.and([when, eb.not(resolved(eb, kind))]);
   return eb.or([
     open('underpaid', eb('status', '=', 'underpaid')),
     open('paid_late', eb('status', '=', 'paid_late')),
     open('oversold', eb('status', '=', 'oversold')),
-    open(
-      'no_shipping_details',
-      eb.and([
-        eb('shipping_json', 'is', null),
-        eb(
-          'status',
-          'in',
-          [...HAS_PAYMENT].filter((x) => x !== 'cancelled'),
-        ),
-      ]),
-    ),
+    open('no_shipping_details', detailsOverdue(eb, dueBefore)),
     // A cancelled order owes everything back under its cancel request, extras included.
     open('extra_payment', eb.and([hasExtra(eb), eb('status', '!=', 'cancelled')])),
     open('overpaid', overpaid(eb)),
@@ -155,12 +171,12 @@ export function shipped(eb: Eb) {
   return eb('status', 'in', ['shipped', 'delivered']);
 }
 
-export function inQueue(eb: Eb, queue: SellerQueue) {
+export function inQueue(eb: Eb, queue: SellerQueue, dueBefore: string) {
   switch (queue) {
     case 'to_ship':
       return toShip(eb);
     case 'exceptions':
-      return openException(eb);
+      return openException(eb, dueBefore);
     case 'shipped':
       return shipped(eb);
     case 'all':
@@ -199,19 +215,24 @@ export function inRange(db: Db, vendorIds: readonly string[], q: Pick<OrderQuery
 }
 
 /** The seller's orders matching the query's range, queue and status filter (the search is the caller's). */
-export function scoped(db: Db, vendorIds: readonly string[], q: OrderQuery) {
+export function scoped(db: Db, vendorIds: readonly string[], q: OrderQuery, dueBefore: string) {
   let query = inRange(db, vendorIds, q);
   if (q.queue !== undefined && q.queue !== 'all') {
     const queue = q.queue;
-    query = query.where((eb) => inQueue(eb, queue));
+    query = query.where((eb) => inQueue(eb, queue, dueBefore));
   }
-  if (q.status === 'exceptions') query = query.where((eb) => openException(eb));
+  if (q.status === 'exceptions') query = query.where((eb) => openException(eb, dueBefore));
   else if (q.status !== undefined) query = query.where('status', '=', q.status);
   // The search is not SQL: the buyer's details are sealed, so views.ts matches them in the server.
   return query;
 }
 
 /** 1 when the order is in the queue, else 0 (for counting every queue in one pass). */
-export function queueFlag(eb: Eb, queue: Exclude<SellerQueue, 'all'>) {
-  return eb.case().when(inQueue(eb, queue)).then(1).else(0).end();
+export function queueFlag(eb: Eb, queue: Exclude<SellerQueue, 'all'>, dueBefore: string) {
+  return eb
+    .case()
+    .when(inQueue(eb, queue, dueBefore))
+    .then(1)
+    .else(0)
+    .end();
 }

@@ -4,16 +4,15 @@
  * (src/server/orders/fulfilment.ts).
  */
 import { productLine } from '../../core/email-payload';
-import { exceptionsOf } from '../../core/order-exceptions';
+import { detailsMissing, exceptionsOf } from '../../core/order-exceptions';
 import type {
   SellerException,
   SellerOrderList,
   SellerOrderSummary,
   SellerQueue,
 } from '../../core/seller-api';
-import { exceptionFactsOf, resolvedOf, type LedgerFacts } from '../orders/exceptions';
-
-const NO_FACTS: LedgerFacts = { hasExtra: false, overpaid: false, cancelAsked: false };
+import { detailsDueBefore, exceptionFactsOf, resolvedOf, type LedgerFacts } from '../orders/exceptions';
+import { closedByRefund } from '../orders/money';
 import { itemsOf, orderNumberOf } from '../orders/rows';
 import { openShipping } from '../privacy/order-data';
 import type { SearchCache } from '../privacy/search';
@@ -22,13 +21,22 @@ import type { OrderRow } from '../store/schema';
 import type { Store } from '../store/store';
 import { inRange, MAX_PAGE_SIZE, queueFlag, scoped, type OrderQuery } from './query';
 
+export const NO_FACTS: LedgerFacts = { hasExtra: false, overpaid: false, cancelAsked: false };
+
 export interface SellerViewDeps {
   store: Store;
   /** Opens the buyers' sealed details for their own vendor (src/server/privacy). */
   sealer: Sealer;
   /** Opened search text of the vendor's orders, in memory (src/server/privacy/search.ts). */
   search: SearchCache;
+  now: () => Date;
+  /** QR_DETAILS_GRACE_MS: how long a paid order waits for its shipping details before it is an exception. */
+  detailsGraceMs: number;
 }
+
+/** The grace's cutoff now (src/server/orders/exceptions.ts detailsDueBefore): one instant per read. */
+export const dueBeforeOf = (deps: Pick<SellerViewDeps, 'now' | 'detailsGraceMs'>): string =>
+  detailsDueBefore(deps.now(), deps.detailsGraceMs);
 
 /** What the console shows in place of a name when the details are gone or failed their check. */
 export const DETAILS_ERASED = 'details erased';
@@ -49,8 +57,11 @@ export function summaryOf(
   o: OrderRow,
   facts: LedgerFacts,
   resolved: SellerException[],
+  /** A refund closed the order (src/server/orders/money.ts closedByRefund). */
+  closed: boolean,
 ): SellerOrderSummary {
   const { shipping, placeholder, given } = detailsOf(sealer, o);
+  const exceptionFacts = { ...facts, status: o.status, hasShipping: given };
   return {
     orderId: o.id,
     orderNumber: orderNumberOf(o.id),
@@ -64,8 +75,10 @@ export function summaryOf(
     totalCents: o.total_cents,
     amountBaseUnits: o.amount_base_units,
     receivedBaseUnits: o.received_base_units ?? '0',
-    exceptions: exceptionsOf({ ...facts, status: o.status, hasShipping: given }),
+    exceptions: exceptionsOf(exceptionFacts),
     resolved,
+    closedByRefund: closed,
+    awaitingDetails: detailsMissing(exceptionFacts) && (facts.detailsAwaited ?? false),
   };
 }
 
@@ -86,6 +99,7 @@ export async function listOrders(
   q: OrderQuery,
 ): Promise<SellerOrderList> {
   const db = deps.store.db;
+  const dueBefore = dueBeforeOf(deps);
   const page = q.page ?? 1;
   const pageSize = q.pageSize ?? 25;
   // "#1A2B3C4D" is how the order number is written on pages and e-mails.
@@ -117,9 +131,9 @@ export async function listOrders(
         .select((eb) => [
           'orders.id',
           'orders.status',
-          queueFlag(eb, 'to_ship').as('to_ship'),
-          queueFlag(eb, 'exceptions').as('exceptions'),
-          queueFlag(eb, 'shipped').as('shipped'),
+          queueFlag(eb, 'to_ship', dueBefore).as('to_ship'),
+          queueFlag(eb, 'exceptions', dueBefore).as('exceptions'),
+          queueFlag(eb, 'shipped', dueBefore).as('shipped'),
         ])
         .execute();
       for (const r of rows)
@@ -151,15 +165,15 @@ export async function listOrders(
     rows = pageIds.flatMap((id) => byId.get(id) ?? []);
   } else {
     const [count, byQueue] = await Promise.all([
-      scoped(db, vendorIds, q)
+      scoped(db, vendorIds, q, dueBefore)
         .select((eb) => eb.fn.countAll<string | number>().as('n'))
         .executeTakeFirst(),
       inRange(db, vendorIds, q)
         .select((eb) => [
           eb.fn.countAll<string | number>().as('all'),
-          eb.fn.sum<string | number | null>(queueFlag(eb, 'to_ship')).as('to_ship'),
-          eb.fn.sum<string | number | null>(queueFlag(eb, 'exceptions')).as('exceptions'),
-          eb.fn.sum<string | number | null>(queueFlag(eb, 'shipped')).as('shipped'),
+          eb.fn.sum<string | number | null>(queueFlag(eb, 'to_ship', dueBefore)).as('to_ship'),
+          eb.fn.sum<string | number | null>(queueFlag(eb, 'exceptions', dueBefore)).as('exceptions'),
+          eb.fn.sum<string | number | null>(queueFlag(eb, 'shipped', dueBefore)).as('shipped'),
         ])
         .executeTakeFirst(),
     ]);
@@ -170,7 +184,7 @@ export async function listOrders(
       shipped: Number(byQueue?.shipped ?? 0),
       all: Number(byQueue?.all ?? 0),
     };
-    rows = await scoped(db, vendorIds, q)
+    rows = await scoped(db, vendorIds, q, dueBefore)
       .selectAll('orders')
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
@@ -179,9 +193,15 @@ export async function listOrders(
       .execute();
   }
   const ids = rows.map((r) => r.id);
-  const [facts, resolved] = await Promise.all([exceptionFactsOf(db, rows), resolvedOf(db, ids)]);
+  const [facts, resolved, closed] = await Promise.all([
+    exceptionFactsOf(db, rows, dueBefore),
+    resolvedOf(db, ids),
+    closedByRefund(db, ids),
+  ]);
   return {
-    orders: rows.map((o) => summaryOf(deps.sealer, o, facts.get(o.id) ?? NO_FACTS, resolved.get(o.id) ?? [])),
+    orders: rows.map((o) =>
+      summaryOf(deps.sealer, o, facts.get(o.id) ?? NO_FACTS, resolved.get(o.id) ?? [], closed.has(o.id)),
+    ),
     total,
     page,
     pageSize,

@@ -6,7 +6,7 @@ export const paymentsSection = section({
   title: 'QR records and payment notes',
   settings: {
     QR_DETAILS_GRACE_MS: {
-      doc: 'A QR record paid without shipping details: the seller is e-mailed "paid, shipping details missing" after this many ms.',
+      doc: 'A QR record paid without shipping details: after this many ms the seller is e-mailed "paid, shipping details missing" and the console lists it under Exceptions (before that: waiting for shipping details).',
       default: 30 * 60_000,
       int: [0, 7 * 24 * 3600_000],
     },

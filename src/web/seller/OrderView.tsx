@@ -15,7 +15,7 @@ import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { NOTE_MAX_LENGTH } from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
 import { sellerApi } from './api';
-import { EXCEPTION_LABEL, message, STATUS_LABEL, when } from './labels';
+import { EXCEPTION_LABEL, message, STATUS_LABEL, statusWords, when } from './labels';
 import { emailWords, eventWords, MAIL_STATE, PAYMENT_ROLE, UNREADABLE_REASON } from './order-words';
 import { MoneyBack, ResolveForm } from './OrderMoneyBack';
 import { claimText, short, type Act } from './order-view-lib';
@@ -74,8 +74,8 @@ export function OrderView(props: { orderId: string; config: ConfigState; onBack:
         </div>
         <h2>Order {order.orderNumber}</h2>
         <p>
-          <strong data-testid="order-status">{STATUS_LABEL[order.status]}</strong> · placed{' '}
-          {when(order.createdAt)} · {order.paymentMethod === 'qr' ? 'paid by QR code' : 'paid with a wallet'}
+          <strong data-testid="order-status">{statusWords(order)}</strong> · placed {when(order.createdAt)} ·{' '}
+          {order.paymentMethod === 'qr' ? 'paid by QR code' : 'paid with a wallet'}
         </p>
         {error && (
           <p className="error" role="alert">

@@ -16,7 +16,7 @@ import {
 import type { ConfigState } from '../api/config';
 import { fullTitle } from '../lib/title';
 import { sellerApi, type OrderFilter } from './api';
-import { claim, EXCEPTION_LABEL, message, QUEUE_LABEL, STATUS_LABEL, when } from './labels';
+import { claim, EXCEPTION_LABEL, message, QUEUE_LABEL, statusWords, when } from './labels';
 import { useLiveOrders } from './live';
 import { OrderView } from './OrderView';
 import { SessionsPage } from './SessionsPage';
@@ -53,16 +53,25 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
   useEffect(() => {
     void load();
   }, [load, live.version]);
-  // The summary reads 30 days of orders: on opening, then at most every 30 s while orders keep changing.
+  // The summary reads 30 days of orders: on opening, then at most every 30 s while orders keep changing, and at
+  // once after the vendor acted on an order or when the tabs' count of open exceptions no longer matches it.
   const summaryAt = useRef(0);
+  const loadSummary = useCallback(() => {
+    summaryAt.current = Date.now();
+    sellerApi.summary(TIME_ZONE).then(setSummary, () => undefined);
+  }, []);
   useEffect(() => {
     const wait = Math.max(0, summaryAt.current + SUMMARY_EVERY_MS - Date.now());
-    const timer = setTimeout(() => {
-      summaryAt.current = Date.now();
-      sellerApi.summary(TIME_ZONE).then(setSummary, () => undefined);
-    }, wait);
+    const timer = setTimeout(loadSummary, wait);
     return () => clearTimeout(timer);
-  }, [live.version]);
+  }, [live.version, loadSummary]);
+  const unfiltered = !filter.q && !filter.from && !filter.to;
+  const tabExceptions = list && unfiltered ? list.counts.exceptions : undefined;
+  useEffect(() => {
+    if (tabExceptions !== undefined && summary && summary.openExceptions !== tabExceptions) loadSummary();
+    // Only a new count asks again: a summary that still differs (an order changed in between) waits for the next.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [tabExceptions, loadSummary]);
 
   // The tab title counts what the vendor has not seen: "(2) Orders".
   useEffect(() => {
@@ -146,11 +155,17 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
             live.markSeen([openId]);
             setOpenId(null);
             void load();
+            loadSummary();
           }}
         />
       ) : (
         <>
-          {summary && <SummaryCards summary={summary} />}
+          {summary && (
+            <SummaryCards
+              summary={summary}
+              onShowExceptions={() => setFilter((f) => ({ ...f, queue: 'exceptions', page: 1 }))}
+            />
+          )}
           <nav className="seller-queues" aria-label="Queues">
             {SELLER_QUEUES.map((q: SellerQueue) => (
               <button
@@ -278,7 +293,7 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
                         </td>
                         <td data-label="Status">
                           <div>
-                            {STATUS_LABEL[o.status]}
+                            {statusWords(o)}
                             {o.exceptions
                               .filter((x) => !o.resolved.includes(x))
                               .map((x) => (

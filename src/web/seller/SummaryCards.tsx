@@ -1,6 +1,8 @@
 /**
- * The console's sales summary: today, 7 days, 30 days (GET /api/seller/summary), one card each. Folded on a
- * phone (the queue is the landing view there), open on wider screens.
+ * The console's sales summary: what stands open now (orders with an open exception — the Exceptions tab's count —
+ * and what is still owed back to buyers), then today, 7 days, 30 days (GET /api/seller/summary), one card each:
+ * orders, $CLAIM received, refunded, net. Folded on a phone (the queue is the landing view there), open on wider
+ * screens.
  */
 import { useState } from 'react';
 import { formatCents } from '../../core/money';
@@ -15,10 +17,13 @@ const TITLE: Record<SellerSummaryPeriod['period'], string> = {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const wide = () => typeof window === 'undefined' || window.matchMedia('(min-width: 701px)').matches;
+/** A signed amount of base units: "−1,500.000000" when the period refunded more than it received. */
+const signed = (base: string) => (base.startsWith('-') ? `−${claim(base.slice(1))}` : claim(base));
 
-export function SummaryCards(props: { summary: SellerSummary }) {
+export function SummaryCards(props: { summary: SellerSummary; onShowExceptions: () => void }) {
   const [open] = useState(wide);
-  const today = props.summary.periods.find((p) => p.period === 'today');
+  const s = props.summary;
+  const today = s.periods.find((p) => p.period === 'today');
   return (
     <details className="seller-summary" open={open}>
       <summary>
@@ -26,12 +31,36 @@ export function SummaryCards(props: { summary: SellerSummary }) {
         {today && (
           <span className="seller-note-inline">
             {' '}
-            · today {plural(today.orders, 'order')}, {claim(today.receivedBaseUnits)} $CLAIM
+            · today {plural(today.orders, 'order')}, {signed(today.netBaseUnits)} $CLAIM net
           </span>
         )}
+        {s.openExceptions > 0 && (
+          <span className="seller-note-inline"> · {plural(s.openExceptions, 'open exception')}</span>
+        )}
       </summary>
+      <dl className="seller-now" data-testid="summary-now">
+        <div>
+          <dt>Open exceptions</dt>
+          <dd data-testid="summary-open-exceptions">
+            {s.openExceptions}{' '}
+            {s.openExceptions > 0 && (
+              <button type="button" className="button secondary" onClick={props.onShowExceptions}>
+                Show them
+              </button>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Still to refund to buyers</dt>
+          <dd data-testid="summary-owed-back">
+            {s.owedBackOrders === 0
+              ? 'nothing'
+              : `${claim(s.owedBackBaseUnits)} $CLAIM (${plural(s.owedBackOrders, 'order')})`}
+          </dd>
+        </div>
+      </dl>
       <div className="seller-cards">
-        {props.summary.periods.map((p) => (
+        {s.periods.map((p) => (
           <article key={p.period} className="seller-card" data-period={p.period}>
             <h2>{TITLE[p.period]}</h2>
             <dl>
@@ -39,27 +68,28 @@ export function SummaryCards(props: { summary: SellerSummary }) {
               <dd data-testid="summary-orders">{p.orders}</dd>
               <dt>$CLAIM received</dt>
               <dd>{claim(p.receivedBaseUnits)}</dd>
-              <dt>USD at each payment</dt>
+              <dt>Worth in USD when received</dt>
               <dd>${formatCents(p.receivedUsdCents)}</dd>
               {p.paymentsWithoutUsd > 0 && (
                 <dd className="seller-card-note">
                   {plural(p.paymentsWithoutUsd, 'payment')} without a known USD value, not included
                 </dd>
               )}
-              <dt>Refunds</dt>
-              <dd>{p.refunds}</dd>
-              {p.refunds > 0 && (
-                <>
-                  <dt>$CLAIM refunded</dt>
-                  <dd>{claim(p.refundedBaseUnits)}</dd>
-                </>
-              )}
-              <dt>Open exceptions</dt>
-              <dd>{p.openExceptions}</dd>
+              <dt>Refunded</dt>
+              <dd className="seller-wrap">
+                {p.refunds === 0
+                  ? 'nothing'
+                  : `${claim(p.refundedBaseUnits)} $CLAIM (${plural(p.refunds, 'refund')})`}
+              </dd>
+              <dt>$CLAIM received less refunds</dt>
+              <dd data-testid="summary-net">{signed(p.netBaseUnits)}</dd>
             </dl>
           </article>
         ))}
-        <p className="seller-note">Days start at midnight, {props.summary.timeZone} time.</p>
+        <p className="seller-note">
+          Received counts every payment, overpayments and extra payments included; what is still to refund is
+          part of it. Days start at midnight, {s.timeZone} time.
+        </p>
       </div>
     </details>
   );

@@ -3,7 +3,13 @@ import { formatBaseUnits } from '../../core/money';
 import { ApiRequestError } from '../lib/call';
 import { formatLocalDateTime } from '../lib/time';
 
-export { EXCEPTION_LABEL, PAYMENT_METHOD_LABEL, QUEUE_LABEL, STATUS_LABEL } from '../../core/seller-words';
+export {
+  EXCEPTION_LABEL,
+  PAYMENT_METHOD_LABEL,
+  QUEUE_LABEL,
+  STATUS_LABEL,
+  statusWords,
+} from '../../core/seller-words';
 
 /** "11,755.003717": $CLAIM with thousands separators, all six decimals (exact, from base units). */
 export const claim = (base: string | null) => {

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { SellerOrderSummary } from './seller-api';
+import { STATUS_LABEL, statusWords } from './seller-words';
+
+type Words = Parameters<typeof statusWords>[0];
+const order = (more: Partial<Words>): Words => ({
+  status: 'paid',
+  exceptions: [],
+  resolved: [],
+  closedByRefund: false,
+  awaitingDetails: false,
+  ...more,
+});
+
+describe('statusWords: the order as the money leaves it', () => {
+  it('a cancelled order asks for its refund while it is owed, and reads as done once refunded', () => {
+    const asked: Partial<SellerOrderSummary> = { status: 'cancelled', exceptions: ['cancel_requested'] };
+    expect(statusWords(order(asked))).toBe('Cancelled: refund the buyer');
+    expect(statusWords(order({ ...asked, resolved: ['cancel_requested'], closedByRefund: true }))).toBe(
+      'Cancelled and refunded',
+    );
+    // Settled another way ("Record action": e.g. credited): cancelled, nothing asked of the vendor.
+    expect(statusWords(order({ ...asked, resolved: ['cancel_requested'] }))).toBe('Cancelled');
+  });
+
+  it('oversold, underpaid and late orders a refund closed read as refunded', () => {
+    expect(statusWords(order({ status: 'oversold', exceptions: ['oversold'] }))).toBe(
+      'Oversold: refund the buyer',
+    );
+    expect(statusWords(order({ status: 'oversold', closedByRefund: true }))).toBe('Oversold and refunded');
+    expect(statusWords(order({ status: 'underpaid', closedByRefund: true }))).toBe('Underpaid and refunded');
+    expect(statusWords(order({ status: 'paid_late', closedByRefund: true }))).toBe('Paid late and refunded');
+  });
+
+  it('plain words: no "(final)", and a QR order paid moments ago says it waits for the details', () => {
+    expect(Object.values(STATUS_LABEL).join(' ')).not.toMatch(/\(|final/i);
+    expect(statusWords(order({ status: 'final' }))).toBe('Paid and settled');
+    expect(statusWords(order({ awaitingDetails: true }))).toBe('Paid, waiting for shipping details');
+  });
+});
