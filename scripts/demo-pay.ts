@@ -2,7 +2,9 @@
  * `npm run demo:pay -- '<solana: URL>'`: pays a Solana Pay transfer request on the demo localnet, as a wallet
  * that scanned the QR would: a demo buyer (deterministic key, funded from the faucet when short) sends a
  * TransferChecked of exactly the requested amount to the recipient's token account, with the reference attached
- * as a read-only key (creating the recipient's token account when missing). LOCALNET_PORT picks the network.
+ * as a read-only key (creating the recipient's token account when missing). The network is the store's own
+ * localnet: LOCALNET_PORT when set, else the running store (PORT, default 3000, or STORE_URL) names it
+ * (./demo-network.ts); a link for another token than the store's is refused.
  */
 import { parseURL } from 'solana-pay-client';
 import {
@@ -13,6 +15,7 @@ import {
 import { Connection, PublicKey, Transaction, sendAndConfirmTransaction } from '@solana/web3.js';
 import { parseBaseUnitsText } from '../src/core/money';
 import { DEMO_MINT_DECIMALS, demoKeypair } from '../src/localnet/demo-keys';
+import { demoNetwork, DemoNetworkError } from './demo-network';
 
 const link = process.argv[2];
 if (!link?.startsWith('solana:')) {
@@ -24,8 +27,19 @@ if (!('recipient' in parsed) || parsed.amount === undefined || !parsed.splToken)
   console.error('This link is not an SPL-token transfer request with an amount.');
   process.exit(2);
 }
-const port = Number(process.env.LOCALNET_PORT ?? 8899);
-const rpcUrl = `http://127.0.0.1:${port}`;
+const network = await demoNetwork().catch((err: unknown) => {
+  if (!(err instanceof DemoNetworkError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
+if (network.claimMint !== undefined && network.claimMint !== String(parsed.splToken)) {
+  console.error(
+    `This link asks for another token than ${network.how}'s $CLAIM: it is not one of its QR links.`,
+  );
+  process.exit(1);
+}
+const rpcUrl = network.rpcUrl;
+console.log(`local network: ${rpcUrl} (${network.how})`);
 const connection = new Connection(rpcUrl, 'confirmed');
 const buyer = demoKeypair('demo-buyer');
 const recipient = new PublicKey(parsed.recipient);

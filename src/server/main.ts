@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { paymentsService } from './payments/index';
 import { startServer } from './server';
 import { demoKeys } from '../localnet/demo-keys';
+import { catalog } from '../../catalog';
+import { demoBanner } from './demo-banner';
 import { demoDefaults } from './demo-defaults';
 import { warnMissingVendorAccounts } from './ops/vendor-accounts';
 import { isDemoEnv, loadSettings, SettingsError, type DemoDefaults } from './settings';
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
   else console.log(`personal data: sealed with data key '${settings.privacy.dataKeys[0]?.id ?? ''}'`);
 
   let closeLocalnet: (() => Promise<void>) | undefined;
+  let localnetRpcUrl = '';
   if (settings.demo) {
     const { startLocalnet } = await import('../localnet/index');
     const localnet = await startLocalnet({
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
       ),
     );
     closeLocalnet = () => localnet.close();
+    localnetRpcUrl = localnet.rpcUrl;
     console.log(`localnet: ${localnet.rpcUrl} (ws ${localnet.wsUrl}), $CLAIM mint ${settings.claimMint}`);
   }
 
@@ -65,6 +69,8 @@ async function main(): Promise<void> {
   console.log(
     `$CLAIM store on ${server.url}${settings.demo ? ' (demo mode)' : ''}; store: ${settings.database.kind === 'sqlite' ? settings.database.file : 'postgres'}`,
   );
+  if (settings.demo)
+    for (const line of demoBanner({ storeUrl: server.url, localnetRpcUrl, catalog })) console.log(line);
 
   // Start-up warning: a vendor without a $CLAIM token account makes its first buyer create it. Read through the
   // server's budgeted Connection, so it shares the process's RPC budget with the watcher.

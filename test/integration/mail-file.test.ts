@@ -6,6 +6,8 @@ import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMailTransport, readEml } from '../../src/server/mail';
 import { devMailPlugin } from '../../src/server/http/dev-mail-routes';
+import { registerSecurity } from '../../src/server/http/security';
+import { testSettings } from './orders-support';
 import type { Settings } from '../../src/server/settings';
 import { evilFacts, outgoing, SELLER, walletFacts } from '../support/mail-fixtures';
 
@@ -73,15 +75,56 @@ describe('file transport and /dev/mail', () => {
 
     const one = await app.inject(`/dev/mail/${subjects[0]?.[1]}`);
     expect(one.statusCode).toBe(200);
-    expect(one.body).not.toMatch(/<script|<img|<iframe|<b>/i);
+    expect(one.body).not.toMatch(/<script|<img|<b>/i);
+    // The HTML part is shown in one sandboxed frame (no scripts, a unique origin), never in the page itself.
+    const frames = [...one.body.matchAll(/<iframe[^>]*>/gi)].map((m) => m[0]);
+    expect(frames).toEqual([
+      `<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" title="The message's HTML part" src="/dev/mail/${subjects[0]?.[1]}/html">`,
+    ]);
     // The buyer's copy does not quote the address they typed; the seller's shows it escaped.
     expect(one.body).toContain('Shipping address: as given, shown on your order page');
     const seller = await app.inject(`/dev/mail/${subjects[1]?.[1]}`);
-    expect(seller.body).not.toMatch(/<script|<img|<iframe|<b>/i);
+    expect(seller.body).not.toMatch(/<script|<img|<b>/i);
     expect(seller.body).toContain('Shipping address: &lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
 
     for (const bad of ['..%2F..%2Fetc%2Fpasswd', '.hidden.eml', 'x.txt', 'nope.eml']) {
       expect((await app.inject(`/dev/mail/${bad}`)).statusCode).toBe(404);
+    }
+  });
+
+  it("/dev/mail shows the HTML part a buyer gets, alone, sandboxed and without script, under the store's own security headers", async () => {
+    const secured = Fastify();
+    await registerSecurity(secured, testSettings());
+    await secured.register(devMailPlugin, { dir });
+    try {
+      const t = createMailTransport(settings(), { now: () => (clock += 1000) });
+      for (const m of outgoing(evilFacts, 'order_confirmation', 'ord_h')) await t.send(m);
+      const [, buyerFile] = (await readdir(dir)).sort();
+      const parsed = await simpleParser(await readFile(join(dir, buyerFile!)));
+      expect(parsed.html).toBeTruthy();
+
+      const page = await secured.inject(`/dev/mail/${buyerFile}`);
+      expect(page.statusCode).toBe(200);
+      const pagePolicy = String(page.headers['content-security-policy']);
+      expect(pagePolicy).toContain("default-src 'none'");
+      expect(pagePolicy).toContain("frame-src 'self'");
+      expect(pagePolicy).not.toContain('script-src');
+
+      const part = await secured.inject(`/dev/mail/${buyerFile}/html`);
+      expect(part.statusCode).toBe(200);
+      expect(part.headers['content-type']).toContain('text/html');
+      // Exactly the HTML the buyer's mail program gets (links open outside the frame).
+      expect(part.body).toBe(`<base target="_blank">${parsed.html as string}`);
+      expect(part.body).not.toMatch(/<script|onerror=/i);
+      const policy = String(part.headers['content-security-policy']);
+      expect(policy).toMatch(/^sandbox allow-popups allow-popups-to-escape-sandbox;/);
+      expect(policy).toContain("script-src 'none'");
+      expect(policy).toContain("frame-ancestors 'self'");
+      // A name that is not one of the mailbox's messages: 404.
+      for (const bad of ['nope.eml', '..%2Fx.eml', 'x.txt'])
+        expect((await secured.inject(`/dev/mail/${bad}/html`)).statusCode).toBe(404);
+    } finally {
+      await secured.close();
     }
   });
 

@@ -6,8 +6,11 @@ import { escapeHtml } from '../mail/templates';
 
 /**
  * Demo mode's mailbox: GET /dev/mail lists the .eml files of the `file` transport, newest first, with subject,
- * recipient and date; GET /dev/mail/:file shows one message's plain-text body. Everything is HTML-escaped.
- * Register only in demo mode.
+ * recipient and date; GET /dev/mail/:file shows one message as its recipient sees it — the HTML part in a
+ * sandboxed frame (GET /dev/mail/:file/html) — and its plain-text part below. Everything of ours is HTML-escaped.
+ * The message's own HTML is never part of our page: it is served alone with a policy of its own (sandboxed, no
+ * script, nothing loaded but inline styles and images) and framed by `<iframe sandbox>` (no scripts, a unique
+ * origin), so nothing in a message can act as this site. Register only in demo mode.
  */
 export interface DevMailPluginOptions {
   dir: string;
@@ -17,9 +20,19 @@ export interface DevMailPluginOptions {
 
 const FILE = /^[0-9A-Za-z][0-9A-Za-z_-]*\.eml$/;
 
+/** The mailbox pages: their own inline style, frames of this site only (the HTML part), nothing else. */
+const PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/**
+ * A message's HTML part: sandboxed (a unique origin, no scripts, no forms), inline styles and images only, framed
+ * by the mailbox page alone. Links open in a new tab (`<base target="_blank">`: the frame allows popups).
+ */
+const HTML_PART_POLICY =
+  "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: https: http:; script-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
+
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
-  `<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left;vertical-align:top}pre{white-space:pre-wrap}</style></head><body>${body}</body></html>`;
+  `<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left;vertical-align:top}pre{white-space:pre-wrap;overflow-wrap:anywhere}iframe{width:100%;height:36rem;border:1px solid #ccc;border-radius:4px;background:#fff}a{display:inline-block;min-height:44px;line-height:44px}</style></head><body>${body}</body></html>`;
 
 export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (app, opts) => {
   const limit = opts.limit ?? 200;
@@ -52,26 +65,51 @@ export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (ap
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
+      .header('content-security-policy', PAGE_POLICY)
       .send(page('Mail (demo)', body));
+  });
+
+  /** One message's raw text, or undefined (404) for a name that is not one of the mailbox's files. */
+  const message = async (file: string): Promise<string | undefined> => {
+    if (!FILE.test(file)) return undefined;
+    try {
+      return await readFile(join(opts.dir, file), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const notFound = { error: 'not_found', message: 'No such message' };
+
+  app.get<{ Params: { file: string } }>('/dev/mail/:file/html', async (req, reply) => {
+    const raw = await message(req.params.file);
+    const html = raw === undefined ? undefined : readEml(raw).html;
+    if (html === undefined) return reply.status(404).send(notFound);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', HTML_PART_POLICY)
+      .header('x-frame-options', 'SAMEORIGIN')
+      .send(`<base target="_blank">${html}`);
   });
 
   app.get<{ Params: { file: string } }>('/dev/mail/:file', async (req, reply) => {
     const file = req.params.file;
-    if (!FILE.test(file)) return reply.status(404).send({ error: 'not_found', message: 'No such message' });
-    let raw: string;
-    try {
-      raw = await readFile(join(opts.dir, file), 'utf8');
-    } catch {
-      return reply.status(404).send({ error: 'not_found', message: 'No such message' });
-    }
+    const raw = await message(file);
+    if (raw === undefined) return reply.status(404).send(notFound);
     const m = readEml(raw);
+    const htmlPart =
+      m.html === undefined
+        ? ''
+        : `<h2>As the recipient sees it</h2><iframe sandbox="allow-popups allow-popups-to-escape-sandbox" title="The message's HTML part" src="/dev/mail/${encodeURIComponent(file)}/html"></iframe>`;
     const body =
       `<p><a href="/dev/mail">← all mail</a></p><h1>${escapeHtml(m.subject || '(no subject)')}</h1>` +
       `<table><tr><th>From</th><td>${escapeHtml(m.from)}</td></tr><tr><th>To</th><td>${escapeHtml(m.to)}</td></tr><tr><th>Date</th><td>${escapeHtml(m.date)}</td></tr></table>` +
-      `<pre>${escapeHtml(m.text)}</pre>`;
+      htmlPart +
+      `<h2>Plain text</h2><pre>${escapeHtml(m.text)}</pre>`;
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
+      .header('content-security-policy', PAGE_POLICY)
       .send(page(m.subject || 'Message', body));
   });
 };

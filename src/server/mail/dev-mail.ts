@@ -10,6 +10,8 @@ export interface EmlSummary {
   from: string;
   date: string;
   text: string;
+  /** The HTML part the buyer's mail program shows, when the message has one (never served as this page). */
+  html?: string;
 }
 
 function splitHeadBody(raw: string): [string, string] {
@@ -62,15 +64,16 @@ function decodeBody(body: string, encoding: string | undefined): string {
   return body;
 }
 
-function findText(head: Map<string, string>, body: string, depth = 0): string | undefined {
+/** The first part of the message (depth first, as mail programs pick) whose type matches `want`. */
+function findPart(want: RegExp, head: Map<string, string>, body: string, depth = 0): string | undefined {
   const type = head.get('content-type') ?? 'text/plain';
-  if (/^text\/plain/i.test(type)) return decodeBody(body, head.get('content-transfer-encoding'));
+  if (want.test(type)) return decodeBody(body, head.get('content-transfer-encoding'));
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
   if (!/^multipart\//i.test(type) || !boundary || depth > 4) return undefined;
   for (const part of body.split(`--${boundary}`).slice(1)) {
     if (part.startsWith('--')) break;
     const [h, b] = splitHeadBody(part.replace(/^\r?\n/, ''));
-    const found = findText(parseHeaders(h), b.replace(/\r?\n$/, ''), depth + 1);
+    const found = findPart(want, parseHeaders(h), b.replace(/\r?\n$/, ''), depth + 1);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -84,6 +87,9 @@ export function readEml(raw: string): EmlSummary {
     to: decodeWords(head.get('to') ?? ''),
     from: decodeWords(head.get('from') ?? ''),
     date: head.get('date') ?? '',
-    text: findText(head, b) ?? '',
+    text: findPart(/^text\/plain/i, head, b) ?? '',
+    ...withHtml(findPart(/^text\/html/i, head, b)),
   };
 }
+
+const withHtml = (html: string | undefined) => (html === undefined ? {} : { html });
