@@ -21,6 +21,8 @@ import { createDemoMarket, type PriceService } from './price/index';
 import { createShopPrice } from './price/shop-price';
 import { apiRoutes } from './http/routes';
 import { startHousekeeping } from './ops/housekeeping';
+import { holdLease, leaseHolderId } from './ops/lease';
+import { createPriceShare } from './price/shared';
 import type { Settings } from './settings';
 import { openStore, type Store, type StoreConfig } from './store/store';
 import { databaseRateLimitStore } from './ops/rate-limit-store';
@@ -137,6 +139,15 @@ export interface RunningServer {
   drain(): void;
   /** True once drain() was called. */
   draining(): boolean;
+  /**
+   * Hands over the fleet's leases this instance holds (PostgreSQL: the price poller's and the housekeeping's;
+   * ops/lease.ts): it stops polling (it serves what the next poller stores) and stops the housekeeping, and another
+   * instance takes them at its next try (within 5 s) instead of when they run out. For the drain on SIGTERM;
+   * close() does it too. Nothing on SQLite. The payment watcher's lease goes with the watcher's stop.
+   */
+  releaseLeases(): Promise<void>;
+  /** Whether this instance runs the price poller and the housekeeping now (always, on SQLite). */
+  leading(): { price: boolean; housekeeping: boolean };
   close(): Promise<void>;
 }
 
@@ -219,6 +230,16 @@ export async function startServer(
     // feeds at the address actually bound).
     let boundUrl = '';
     const demoMarket = createDemoMarket();
+    // A fleet (PostgreSQL) polls the price and runs the housekeeping on one instance at a time: each is a lease
+    // (ops/lease.ts) this instance keeps trying to take; the price's followers serve what the poller stored.
+    const fleet = store.dialect === 'postgres';
+    const leaseHolder = leaseHolderId();
+    const leaseError = (what: string) => (err: unknown) => console.warn(`${what} lease: ${redactError(err)}`);
+    const priceLease =
+      fleet && !overrides.priceSource
+        ? await holdLease({ db: store.db, name: 'price', holder: leaseHolder, onError: leaseError('price') })
+        : undefined;
+    if (priceLease) cleanups.push(() => priceLease.release());
     const price: PriceService | undefined = overrides.priceSource
       ? undefined
       : createShopPrice({
@@ -228,6 +249,7 @@ export async function startServer(
           sealer,
           onAlertQueued: () => outbox.nudge(),
           ...(overrides.logger ? { log: console } : {}),
+          ...(priceLease ? { share: createPriceShare(store.db, priceLease) } : {}),
         });
     const priceSource: PriceSource = overrides.priceSource ?? { current: () => price?.current() };
 
@@ -334,7 +356,26 @@ export async function startServer(
       cleanups.push(() => job.stop());
     }
     const expireEvery = overrides.expireEveryMs ?? 30_000;
-    if (expireEvery > 0) cleanups.push(startHousekeeping({ orders, store, now, everyMs: expireEvery }));
+    const housekeepingLease =
+      fleet && expireEvery > 0
+        ? await holdLease({
+            db: store.db,
+            name: 'housekeeping',
+            holder: leaseHolder,
+            onError: leaseError('housekeeping'),
+          })
+        : undefined;
+    if (housekeepingLease) cleanups.push(() => housekeepingLease.release());
+    if (expireEvery > 0)
+      cleanups.push(
+        startHousekeeping({
+          orders,
+          store,
+          now,
+          everyMs: expireEvery,
+          ...(housekeepingLease ? { leading: () => housekeepingLease.held() } : {}),
+        }),
+      );
 
     return {
       app,
@@ -350,6 +391,13 @@ export async function startServer(
       budget,
       payoutAccounts,
       lanes,
+      releaseLeases: async () => {
+        await Promise.all([priceLease?.release(), housekeepingLease?.release()]);
+      },
+      leading: () => ({
+        price: price !== undefined && (priceLease?.held() ?? true),
+        housekeeping: expireEvery > 0 && (housekeepingLease?.held() ?? true),
+      }),
       drain: () => {
         draining = true;
       },

@@ -4,6 +4,7 @@
  * (never fetched again), vendor transfers whose keys matched no order yet, and the watcher lease.
  * `memoryScanStore()` is the same without a database (tests that drive a bare PaymentWatcher).
  */
+import { acquireLease, releaseLease } from '../ops/lease';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 
@@ -236,33 +237,9 @@ export function kyselyScanStore(db: Kysely<Database>): ScanStore {
     async pruneUnmatched(before) {
       await db.deleteFrom('payment_scan_unmatched').where('seen_at', '<', before.toISOString()).execute();
     },
-    async acquireLease(name, holder, now, until) {
-      const nowIso = now.toISOString();
-      const untilIso = until.toISOString();
-      // Renew ours or take an expired one (one conditional UPDATE: atomic on both stores)…
-      const updated = await db
-        .updateTable('payment_watch_lease')
-        .set({ holder, expires_at: untilIso })
-        .where('name', '=', name)
-        .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', nowIso)]))
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) > 0) return true;
-      // …or create it; a concurrent creator wins by the primary key.
-      const inserted = await db
-        .insertInto('payment_watch_lease')
-        .values({ name, holder, expires_at: untilIso })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .executeTakeFirst();
-      return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
-    },
-    async releaseLease(name, holder) {
-      await db
-        .updateTable('payment_watch_lease')
-        .set({ expires_at: new Date(0).toISOString() })
-        .where('name', '=', name)
-        .where('holder', '=', holder)
-        .execute();
-    },
+    // The lease table's one writer is ops/lease.ts (the watcher's lease is one of several).
+    acquireLease: (name, holder, now, until) => acquireLease(db, name, holder, now, until),
+    releaseLease: (name, holder) => releaseLease(db, name, holder),
     async setProgress(name, holder, at) {
       await db
         .insertInto('payment_watch_progress')

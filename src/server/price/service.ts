@@ -12,6 +12,10 @@ import { referencePrice } from './reference';
  * requests only read the last precomputed value, never call upstream. Each refresh keeps the spot sample (in
  * memory and in the store) and computes the reference price quotes use (reference.ts) and the guards' verdict
  * (guards.ts: liquidity floor, agreement of the sources).
+ *
+ * In a fleet (`deps.share`, several instances on one PostgreSQL store) one instance polls the sources at a time
+ * (it holds the 'price' lease) and stores what it has after each refresh; the others read that every few seconds
+ * and serve it as their own (same price, same age, same refusal), with the history points it appended.
  */
 
 export type PriceSource = 'dexscreener' | 'demo';
@@ -86,7 +90,27 @@ export interface PriceServiceDeps {
   /** Called when the sources start or stop disagreeing (errors are logged, never thrown at the refresh). */
   onDisagreement?: (event: DisagreementEvent) => void | Promise<void>;
   log?: { warn(msg: string): void };
+  /** One poller for the fleet (./shared.ts): absent, this instance polls. */
+  share?: PriceShare;
 }
+
+/** What the poller stores after each refresh and the other instances serve. */
+export interface PriceSnapshot {
+  current?: Omit<CurrentPrice, 'fetchedAt'> & { fetchedAt: string };
+  failure?: Omit<PriceFailure, 'at'> & { at: string };
+  disagreeing: boolean;
+}
+
+/** The fleet's one poller: whether this instance is it, and the store both sides use. */
+export interface PriceShare {
+  /** True while this instance polls the sources. */
+  leading(): boolean;
+  publish(snapshot: PriceSnapshot): Promise<void>;
+  latest(): Promise<PriceSnapshot | undefined>;
+}
+
+/** How often an instance that does not poll reads what the poller stored. */
+export const FOLLOW_MS = 2_000;
 
 export const MIN_REFRESH_MS = 10_000;
 export const DEFAULT_SERVE_MAX_AGE_MS = 15 * 60_000;
@@ -139,6 +163,57 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
       .catch((err: unknown) => deps.log?.warn(`price alert failed: ${(err as Error).message}`));
   };
 
+  /** The price served from now on (precomputed bodies). */
+  const setCurrent = (next: CurrentPrice): void => {
+    cur = next;
+    const head = JSON.stringify({
+      priceUsd: next.priceUsd,
+      spotUsd: next.spotUsd,
+      fetchedAt: next.fetchedAt.toISOString(),
+      source: next.source,
+      ...(next.liquidityUsd !== undefined ? { liquidityUsd: next.liquidityUsd } : {}),
+    });
+    bodyPrefix = `${head.slice(0, -1)},"ageSeconds":`;
+    refusedBody = next.refusal
+      ? JSON.stringify({
+          error: 'price_untrusted',
+          reason: next.refusal.reason,
+          message: next.refusal.message,
+          fetchedAt: next.fetchedAt.toISOString(),
+        })
+      : '';
+  };
+
+  const snapshot = (): PriceSnapshot => ({
+    ...(cur ? { current: { ...cur, fetchedAt: cur.fetchedAt.toISOString() } } : {}),
+    ...(failure ? { failure: { ...failure, at: failure.at.toISOString() } } : {}),
+    disagreeing,
+  });
+
+  /** Serves what the fleet's poller stored, and the history points it appended since ours. */
+  const follow = async (): Promise<void> => {
+    const share = deps.share;
+    if (!share) return;
+    try {
+      const snap = await share.latest();
+      if (snap?.current && snap.current.fetchedAt !== cur?.fetchedAt.toISOString())
+        setCurrent({ ...snap.current, fetchedAt: new Date(snap.current.fetchedAt) });
+      if (snap) {
+        failure = snap.failure ? { ...snap.failure, at: new Date(snap.failure.at) } : undefined;
+        disagreeing = snap.disagreeing;
+      }
+      if (deps.store) {
+        const last = ring.toArray().at(-1)?.t.getTime() ?? now() - DAY_MS;
+        const pts = await deps.store.since(new Date(last + 1));
+        for (const p of pts)
+          if (p.t.getTime() > last) ring.push({ t: new Date(p.t.getTime()), priceUsd: p.priceUsd });
+        if (pts.length > 0) historyBody = JSON.stringify(historyPoints());
+      }
+    } catch (err) {
+      deps.log?.warn(`price: could not read the fleet's price: ${(err as Error).message}`);
+    }
+  };
+
   const accept = (result: Extract<PriceFetchResult, { ok: true }>): void => {
     const fetchedAt = new Date(now());
     const point = { t: fetchedAt, priceUsd: result.priceUsd };
@@ -158,7 +233,7 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
       spotUsd: result.priceUsd,
       ...(secondFresh ? { secondUsd: secondFresh.priceUsd } : {}),
     });
-    cur = {
+    setCurrent({
       priceUsd: ref?.priceUsd ?? result.priceUsd,
       spotUsd: result.priceUsd,
       fetchedAt,
@@ -167,24 +242,8 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
       ...(secondFresh ? { secondUsd: secondFresh.priceUsd } : {}),
       ...(verdict.spreadBps !== undefined ? { spreadBps: verdict.spreadBps } : {}),
       ...(verdict.refusal ? { refusal: verdict.refusal } : {}),
-    };
-    failure = undefined;
-    const head = JSON.stringify({
-      priceUsd: cur.priceUsd,
-      spotUsd: cur.spotUsd,
-      fetchedAt: fetchedAt.toISOString(),
-      source,
-      ...(cur.liquidityUsd !== undefined ? { liquidityUsd: cur.liquidityUsd } : {}),
     });
-    bodyPrefix = `${head.slice(0, -1)},"ageSeconds":`;
-    refusedBody = verdict.refusal
-      ? JSON.stringify({
-          error: 'price_untrusted',
-          reason: verdict.refusal.reason,
-          message: verdict.refusal.message,
-          fetchedAt: fetchedAt.toISOString(),
-        })
-      : '';
+    failure = undefined;
     if (verdict.refusal && result.liquidityProblem && verdict.refusal.reason === 'low_liquidity')
       deps.log?.warn(`price: no usable liquidity from DexScreener (${result.liquidityProblem})`);
     historyBody = JSON.stringify(historyPoints());
@@ -259,6 +318,12 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
       };
       deps.log?.warn(`price refresh failed (${result.kind}): ${result.message}`);
     }
+    if (deps.share)
+      await deps.share
+        .publish(snapshot())
+        .catch((err: unknown) =>
+          deps.log?.warn(`price: could not store the price for the fleet: ${(err as Error).message}`),
+        );
     return result;
   };
 
@@ -276,6 +341,11 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
   };
 
   const tick = async (): Promise<void> => {
+    if (deps.share && !deps.share.leading()) {
+      await follow();
+      schedule(FOLLOW_MS);
+      return;
+    }
     const r = await refresh();
     const delay = r.ok ? refreshMs : Math.min(Math.max(refreshMs, r.retryAfterMs ?? 0), MAX_BACKOFF_MS);
     schedule(delay);
@@ -316,6 +386,11 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
       started = (async () => {
         await loadHistory();
         if (!running) return;
+        if (deps.share && !deps.share.leading()) {
+          await follow();
+          schedule(FOLLOW_MS);
+          return;
+        }
         const r = await refresh();
         schedule(r.ok ? refreshMs : Math.min(Math.max(refreshMs, r.retryAfterMs ?? 0), MAX_BACKOFF_MS));
       })();

@@ -10,7 +10,7 @@ import type { Settings } from '../settings';
 import type { Database } from '../store/schema';
 import { closePriceAlert, openPriceAlert } from './alerts';
 import { createKyselyPriceHistoryStore } from './kysely-history';
-import { createPriceService, type PriceService } from './service';
+import { createPriceService, type PriceService, type PriceShare } from './service';
 
 export interface ShopPriceDeps {
   db: Kysely<Database>;
@@ -22,6 +22,8 @@ export interface ShopPriceDeps {
   /** Alerts were queued: wake the outbox worker. */
   onAlertQueued: () => void;
   log?: { warn(msg: string): void };
+  /** The fleet's one poller (./shared.ts, PostgreSQL): absent, this instance polls. */
+  share?: PriceShare;
 }
 
 export function createShopPrice(deps: ShopPriceDeps): PriceService {
@@ -37,6 +39,7 @@ export function createShopPrice(deps: ShopPriceDeps): PriceService {
       else if ((await openPriceAlert({ db, settings, sealer: deps.sealer }, e)) > 0) deps.onAlertQueued();
     },
     ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.share ? { share: deps.share } : {}),
     ...(settings.demo
       ? {
           fetch: ((input: string | URL | Request, init?: RequestInit) => {

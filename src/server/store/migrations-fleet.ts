@@ -24,4 +24,18 @@ export const fleetMigrations: Record<string, Migration> = {
       await sql`alter table rpc_budget_slots set unlogged`.execute(db);
     },
   },
+  /**
+   * What the fleet's one price poller has (src/server/price/shared.ts): the current price, the last failure and
+   * whether the sources disagree, as JSON, rewritten after each refresh; the other instances serve it. Expand-only.
+   */
+  '0026_price_current': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('price_current')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('snapshot_json', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

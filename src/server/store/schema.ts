@@ -255,6 +255,7 @@ export interface DropLineTable {
 export interface Database {
   rate_limits: RateLimitsTable;
   rpc_budget_slots: RpcBudgetSlotsTable;
+  price_current: PriceCurrentTable;
   price_history: PriceHistoryTable;
   price_alerts: PriceAlertsTable;
   orders: OrdersTable;
@@ -360,4 +361,13 @@ export interface RpcBudgetSlotsTable {
   slot: number | string;
   method: string;
   used: number;
+}
+
+/** Migration 0026: what the fleet's price poller has now (price/shared.ts), for the other instances. */
+export interface PriceCurrentTable {
+  name: string;
+  /** price/service.ts PriceSnapshot as JSON. */
+  snapshot_json: string;
+  /** ISO-8601 UTC. */
+  updated_at: string;
 }
