@@ -7,6 +7,7 @@
  * (also after a reload), the details complete the order, and every buyer e-mail links the order page.
  */
 import { ordersOfBuyer } from '../support/sealed';
+import AxeBuilder from '@axe-core/playwright';
 import { parseURL, type TransferRequestURL } from 'solana-pay-client';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
@@ -21,6 +22,8 @@ import { startStack, type Stack } from '../support/stack';
 import { pay } from '../integration/payments-support';
 import { restock } from '../support/stock';
 import { groupThousands } from '../../src/core/money';
+import { orderNumberOf } from '../../src/core/order-number';
+import { expectReceipt } from '../support/receipt';
 
 const PRICE = '0.0003'; // 50 / 0.0003 = 166666.666666…: the amounts must be rounded exactly
 const API_PRICE = /\/api\/price(\/history)?(\?.*)?$/;
@@ -243,6 +246,13 @@ async function waitForMailWith(address: string, subject: RegExp, text: string): 
 
 const SELLER = 'seller@shop.test';
 
+/** Where an element sits in the document (not the viewport: a screenshot may have scrolled the page). */
+const docBox = (l: Locator) =>
+  l.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height };
+  });
+
 /** The key journeys run on a phone (390 × 844, touch: taps) and at a desk (clicks). */
 const viewports: [string, BrowserContextOptions][] = [
   ['a phone (390 × 844, touch)', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
@@ -332,6 +342,30 @@ describe('QR checkout', () => {
       const q = await openQr('/vendors/coopersglass/product9', { context: options });
       await q.page.getByTestId('stock').getByText('Only 1 left').waitFor();
       const url = await decodeQr(q.page);
+      // One amount on the screen: the amount to pay (no approximate price beside it).
+      expect(await q.page.getByTestId('qr-amount').textContent()).toBe(
+        `${groupThousands(amountText(url))} $CLAIM`,
+      );
+      expect(await q.page.getByTestId('claim-amount').count()).toBe(0);
+      // "Open in wallet" and "Copy payment link": 44 px targets that do not touch.
+      const open = await docBox(q.page.getByTestId('open-in-wallet'));
+      const copy = await docBox(q.page.getByRole('button', { name: 'Copy payment link' }));
+      for (const b of [open, copy]) expect(b.height).toBeGreaterThanOrEqual(44);
+      const apart =
+        open.x + open.width < copy.x ||
+        copy.x + copy.width < open.x ||
+        open.y + open.height < copy.y ||
+        copy.y + copy.height < open.y;
+      expect(apart).toBe(true);
+      if (options.hasTouch) {
+        // The phone is the device that pays: its first screen offers its own wallet, the QR (for another device)
+        // comes below.
+        expect(await q.page.locator('#qr-title').textContent()).toBe('Pay with a wallet on this phone');
+        expect(open.y + open.height).toBeLessThanOrEqual(844);
+        expect((await docBox(q.page.getByTestId('qr-box'))).y).toBeGreaterThan(open.y);
+        const axe = await new AxeBuilder({ page: q.page }).analyze();
+        expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+      } else expect(await q.page.locator('#qr-title').textContent()).toBe('Scan to pay');
       expect(new BigNumber(amountText(url)).isEqualTo(expected(85, 1))).toBe(true);
       expect(String(transfer(url).recipient)).toBe(stack.settings.recipients.coopersglass);
       await fillUsForm(q.page, 'Erin Eagle', erin);
@@ -361,9 +395,19 @@ describe('QR checkout', () => {
 
       const signature = await payUrl(url);
       await waitForStatus(q.page, 'paid', 'final');
-      // The only piece is bought: the page is current without a reload (sold out; no "Only 1 left").
-      await q.page.getByTestId('stock').getByText('Sold out').waitFor();
-      expect(await q.page.getByText('Only 1 left').count()).toBe(0);
+      // The only piece is bought: the page is current without a reload (no "Only 1 left"), and the buyer's own
+      // last piece brings no sold-out news: the page turns into the receipt.
+      await q.page.waitForFunction(() => !document.querySelector('[data-testid="stock"]'));
+      const orderId = await q.page.evaluate(
+        () =>
+          (
+            JSON.parse(localStorage.getItem('qr-order:eagles-xl-joystick-cropal-stick') ?? '{}') as {
+              orderId?: string;
+            }
+          ).orderId ?? '',
+      );
+      await expectReceipt(q.page, orderNumberOf(orderId), `${groupThousands(amountText(url))} $CLAIM`);
+      expect(await q.page.getByTestId('qr-image').count()).toBe(0);
       // Now both confirmations go (seller, then buyer), saying it is paid, with no payable link; one alert.
       const sellerNew = (await waitForMail(SELLER, /^New order: Eagles XL/, sellerBefore + 1)).at(-1);
       const [buyerNew] = await waitForMail(erin, /^Your \$CLAIM order: Eagles XL/);

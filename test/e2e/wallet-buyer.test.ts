@@ -15,6 +15,9 @@ import { startStack, type Stack } from '../support/stack';
 import { restock } from '../support/stock';
 import { installStandardTestWallet, installTestWallet, type TestWalletControl } from '../support/wallet';
 import { pay } from '../integration/payments-support';
+import { orderNumberOf } from '../../src/core/order-number';
+import { expectReceipt } from '../support/receipt';
+import { groupThousands } from '../../src/core/money';
 
 const PRODUCT = '/vendors/coopersglass/product2'; // Lilac TipTop, paid with a wallet
 const PRODUCT_ID = 'lilac-tiptop';
@@ -313,7 +316,7 @@ describe('keyboard-only purchase', () => {
     // Focus moved to the order status (never dropped to the page body).
     expect((await focused(s.page)).id).toBe('order-status-title');
     const orderId = await openOrderId(s.page);
-    expect(await s.page.getByTestId('order-number').textContent()).toBe(orderId);
+    expect(await s.page.getByTestId('order-number').textContent()).toBe(orderNumberOf(orderId));
     // The hold message (proof of the money: docs/decisions/holds.md), then the payment.
     expect(s.wallet.requests()).toEqual(['connect', 'signMessage', 'signAndSendTransaction']);
 
@@ -460,7 +463,8 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
   const ANDROID_CHROME =
     'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
-  it("offers Phantom's in-app browser and, one tap away, a payment link and QR for the order; never Mobile Wallet Adapter", async () => {
+  it("offers Phantom's in-app browser and, one tap away, a payment link and QR for the order; never Mobile Wallet Adapter; buying the last piece ends on the receipt", async () => {
+    await restock(stack.server, PRODUCT_ID, 1); // the last piece: the receipt brings no sold-out news
     const s = await session({ absent: true, fund: false, context: { ...PHONE, userAgent: ANDROID_CHROME } });
     await openProduct(s.page);
     await fillShipping(s.page);
@@ -513,10 +517,16 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
     });
     await expectPaidBy(orderId, payer.publicKey);
     await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
-    await s.page.getByRole('button', { name: 'Buy another' }).waitFor();
     expect(await s.page.getByTestId('pay-link').count()).toBe(0);
+    // The paid state: "Paid", the short order number, the amount with separators, one 44 px button to the
+    // order page; the last piece was the buyer's own, so no sold-out news and nothing to buy another of.
+    await expectReceipt(s.page, orderNumberOf(orderId), `${groupThousands(order.amount ?? '')} $CLAIM`);
+    await s.page.waitForFunction(() => !document.querySelector('button.buy-another'));
+    const paidAxe = await new AxeBuilder({ page: s.page }).analyze();
+    expect(paidAxe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
+    await restock(stack.server, PRODUCT_ID, 50);
   });
 });
 

@@ -11,6 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
 import { groupThousands } from '../../src/core/money';
+import { orderNumberOf } from '../../src/core/order-number';
+import { expectReceipt } from '../support/receipt';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { restock } from '../support/stock';
@@ -261,11 +263,14 @@ async function purchase(opts: {
   expect(info.mint).toBe(mint.toBase58());
   expect(tx?.transaction.message.accountKeys.map((k) => k.pubkey.toBase58())).toContain(order.reference);
 
+  // The purchase ends on the receipt (short number, amount with separators, the order page a 44 px button).
+  await expectReceipt(s.page, orderNumberOf(orderId), `${groupThousands(amount)} $CLAIM`);
   if (opts.onlyPiece) {
-    await s.page.getByTestId('stock').getByText('Sold out').waitFor();
-    await s.page.getByTestId('nothing-left').getByText(`${opts.productName} is now sold out`).waitFor();
-    expect(await s.page.getByRole('button', { name: 'Buy another' }).count()).toBe(0);
+    // The buyer's own last piece: the page is current (nothing to buy another of, no "Only 1 left") and brings
+    // no sold-out news.
+    await s.page.waitForFunction(() => !document.querySelector('button.buy-another'));
     expect(await s.page.getByText('Only 1 left').count()).toBe(0);
+    expect(await s.page.getByTestId('stock').count()).toBe(0);
   }
   // The page shows the server's final status, and still does after a reload (the open order is remembered).
   await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received and final' }).waitFor();
@@ -497,7 +502,7 @@ describe('wallet checkout (Phantom)', () => {
     const orderId = await openOrderId(s.page, 'lilac-tiptop');
     // Focus went to the order status after Buy Now; the column shows the finished order and its number.
     expect(await s.page.evaluate(() => document.activeElement?.id)).toBe('order-status-title');
-    expect(await s.page.getByTestId('order-number').textContent()).toBe(orderId);
+    expect(await s.page.getByTestId('order-number').textContent()).toBe(orderNumberOf(orderId));
     await s.page.locator('[data-testid="order-status"]', { hasText: 'Payment received' }).waitFor();
     expect(await s.page.locator('button.buy-now').count()).toBe(0);
     expect(await s.page.getByTestId('time-left').count()).toBe(0);

@@ -35,6 +35,16 @@ export interface CheckoutProps {
   quantityProblem?: string | undefined;
   /** Nothing of the product (or chosen variant) is available now (live stock): a finished purchase offers no more. */
   nothingLeft?: boolean;
+  /**
+   * The buyer's own order on this page is paid (the receipt shows): the page then shows no stock banner, since
+   * "Sold out" after buying the last piece is the buyer's own good news, not bad news.
+   */
+  paidChanged?: (paid: boolean) => void;
+  /**
+   * QR pages: the checkout shows the amount to pay (its record's exact amount, or the receipt's): the page then
+   * hides its approximate price, so one screen shows one amount.
+   */
+  payAmountShown?: (shown: boolean) => void;
 }
 
 /** QR checkout: `children` (the page's purchase instructions and US form) go between the QR area and the button. */

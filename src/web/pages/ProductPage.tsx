@@ -99,6 +99,10 @@ export default function ProductPage({ productId }: { productId: string }) {
     if (pid) clearSavedForm(pid);
   }, [pid]);
   const resumeQuantity = useCallback((n: number) => setQuantityText(String(n)), []);
+  // The buyer's own order on this page is paid (the checkout shows its receipt).
+  const [ownPaid, setOwnPaid] = useState(false);
+  // QR pages: the checkout shows the amount to pay; the card's approximate price then gives way (one amount).
+  const [payAmountShown, setPayAmountShown] = useState(false);
 
   // Spec §5: an empty required field alerts the spec's text. Also: each empty field is marked
   // aria-invalid with a message next to it, and focus moves to the first one.
@@ -145,7 +149,9 @@ export default function ProductPage({ productId }: { productId: string }) {
       : undefined;
   // Nothing available but unpaid holds may come back: "Reserved", with when (in the reader's zone, named).
   const reserved = noStock && (line?.held ?? 0) > 0;
-  const stockNote = available !== undefined && stockText(available) && (
+  // The buyer just bought the last piece: "Sold out" is their own good news, so the page says nothing about stock
+  // (the receipt is the answer).
+  const stockNote = available !== undefined && stockText(available) && !(noStock && ownPaid) && (
     // Held for what may be this browser's own unpaid order (its QR is below): a note, not bad news in red.
     <p
       className={noStock && !(reserved && ownOrder) ? 'stock sold-out-note' : 'stock low-stock'}
@@ -203,6 +209,8 @@ export default function ProductPage({ productId }: { productId: string }) {
     orderPlaced,
     quantityProblem,
     nothingLeft: noStock,
+    paidChanged: setOwnPaid,
+    payAmountShown: setPayAmountShown,
   };
 
   const quantityInput = product.quantity && (
@@ -305,9 +313,11 @@ export default function ProductPage({ productId }: { productId: string }) {
             {badge}
             {variants}
             {quantityInput}
-            <p className="claim-price" role="status">
-              Approximate price: <strong data-testid="claim-amount">{claimText(price, units)}</strong>
-            </p>
+            {!payAmountShown && (
+              <p className="claim-price" role="status">
+                Approximate price: <strong data-testid="claim-amount">{claimText(price, units)}</strong>
+              </p>
+            )}
             {staleNote}
             {stockNote}
           </div>

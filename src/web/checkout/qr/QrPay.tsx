@@ -13,9 +13,20 @@ import { useQrRecord } from './useQrRecord';
 import { useQuote } from './useQuote';
 import { catalog } from '../../catalog';
 import { paths } from '../../../core/routes';
-import { qrRecord, qrView, type QrBox } from './view';
+import { qrRecord, qrView, type QrBox, type QrStatusBlock } from './view';
+import { Receipt } from '../shared/Receipt';
+import { receiptText } from '../shared/receipt';
 import { QrConfirmation } from './confirm';
-import { COPIED, COPY_FAILED, GENERATING, MSG_FAILED, MSG_SENT, QR_TIME_UP } from './messages';
+import {
+  COPIED,
+  COPY_FAILED,
+  GENERATING,
+  MSG_FAILED,
+  MSG_SENT,
+  QR_TIME_UP,
+  SCAN_ON_ANOTHER,
+} from './messages';
+import { usePhone } from './usePhone';
 
 /** The QR image's size in CSS pixels (the `.qr-box` of styles.css is sized for it). */
 export const QR_SIZE = 180;
@@ -44,6 +55,8 @@ export default function QrPay({
   resumeQuantity,
   orderPlaced,
   quantityProblem,
+  paidChanged,
+  payAmountShown,
   children,
 }: QrCheckoutProps) {
   const config = useConfig();
@@ -57,6 +70,7 @@ export default function QrPay({
   const [notReady, setNotReady] = useState(false);
   const qrArea = useRef<HTMLElement>(null);
   const alerted = useRef(false);
+  const phone = usePhone();
 
   const record = useCallback((o: StoredQrOrder) => {
     saveQrOrder(o);
@@ -126,6 +140,7 @@ export default function QrPay({
     notReady,
     vendorId: vendor.id,
     sellsByWallet: catalog.products.some((p) => p.vendorId === vendor.id && p.payment === 'wallet'),
+    phone,
   });
 
   useEffect(() => {
@@ -139,7 +154,16 @@ export default function QrPay({
   // now; once both are delivered the button reads 'Confirmation Sent' and the one alert says so.
   useEffect(() => {
     if (view.paid) refreshStock?.();
-  }, [view.paid, refreshStock]);
+    paidChanged?.(view.paid);
+  }, [view.paid, refreshStock, paidChanged]);
+  // A priced record is on the page: its amount (or the receipt's) is the one amount shown from now on.
+  const amountShown = order !== null && order.solanaPayUrl !== null;
+  useEffect(() => {
+    payAmountShown?.(amountShown);
+  }, [amountShown, payAmountShown]);
+  // The receipt takes focus when the payment lands while the buyer watches (not when a reload finds it paid).
+  const sawUnpaid = useRef(false);
+  if (view.known?.status === 'awaiting_payment') sawUnpaid.current = true;
   useEffect(() => {
     if (!order || !view.confirmNow || alerted.current) return;
     alerted.current = true;
@@ -194,7 +218,70 @@ export default function QrPay({
     }
   };
 
+  // The amount to pay (the only amount on the screen) and the links: first on a phone (its own wallet pays),
+  // under the QR at a desk. 44 px buttons that wrap apart, never touching.
+  const payLinkBlock = view.payLink && (
+    <>
+      <p className="qr-amount">
+        Amount to pay: <strong data-testid="qr-amount">{view.payLink.amount}</strong>
+      </p>
+      <p className="actions qr-actions">
+        <a className={phone ? 'button big' : 'button'} href={view.payLink.url} data-testid="open-in-wallet">
+          Open in wallet
+        </a>
+        <button type="button" className="button secondary" onClick={() => void onCopy()}>
+          Copy payment link
+        </button>
+      </p>
+      {copyNote && (
+        <p className="note" role="status">
+          {copyNote}
+        </p>
+      )}
+    </>
+  );
   const s = view.status;
+  const paidOrder = view.paid && view.known && order ? view.known : null;
+  if (paidOrder && order && s) {
+    // The paid state: the receipt (checkout/shared/Receipt.tsx). The form stays only while the details are missing.
+    const detailsMissing = !order.detailsSent;
+    return (
+      <div className="qr-pay paid-state">
+        <section className="card qr-area" aria-labelledby="receipt-title" ref={qrArea} tabIndex={-1}>
+          <Receipt
+            text={receiptText(paidOrder, { detailsMissing, vendorName: vendor.name })}
+            orderPath={s.orderPageLink}
+            orderPageSecondary={detailsMissing}
+            txUrl={
+              s.signature
+                ? explorerTxUrl(s.signature, config.status === 'known' ? config.config : undefined)
+                : null
+            }
+            headingId="receipt-title"
+            focus={sawUnpaid.current}
+          >
+            <p className="paid" data-testid="payment-received">
+              <strong>Payment received</strong>
+              {detailsMissing
+                ? ': please fill in your shipping details below and send them to complete the order.'
+                : ''}
+            </p>
+            <StatusLine s={s} productName={product.name} />
+          </Receipt>
+        </section>
+        {detailsMissing && children}
+        <button
+          type="button"
+          className="button big"
+          onClick={() => void onConfirm()}
+          disabled={view.button.disabled}
+          aria-busy={sending}
+        >
+          {view.button.label}
+        </button>
+      </div>
+    );
+  }
   return (
     <div className="qr-pay">
       <section className="card qr-area" aria-labelledby="qr-title" ref={qrArea} tabIndex={-1}>
@@ -205,6 +292,8 @@ export default function QrPay({
             arrives.
           </p>
         )}
+        {phone && payLinkBlock}
+        {phone && view.payLink && <p className="muted small scan-other">{SCAN_ON_ANOTHER}</p>}
         <div
           className={view.payoutRefused ? 'qr-box qr-box-message' : 'qr-box'}
           role="status"
@@ -213,26 +302,7 @@ export default function QrPay({
         >
           <QrBoxContent box={view.box} vendor={vendor} />
         </div>
-        {view.payLink && (
-          <>
-            <p className="qr-amount">
-              Amount: <strong data-testid="qr-amount">{view.payLink.amount}</strong>
-            </p>
-            <p className="qr-actions">
-              <button type="button" className="button" onClick={() => void onCopy()}>
-                Copy payment link
-              </button>{' '}
-              <a className="button" href={view.payLink.url} data-testid="open-in-wallet">
-                Open in wallet
-              </a>
-            </p>
-            {copyNote && (
-              <p className="note" role="status">
-                {copyNote}
-              </p>
-            )}
-          </>
-        )}
+        {!phone && payLinkBlock}
         {s && (
           <div
             className="order-status"
@@ -242,7 +312,7 @@ export default function QrPay({
             aria-live="polite"
           >
             <p>
-              Order <code>{s.orderNumber}</code> ({s.quantity} × {product.name}
+              Order <strong>{s.orderNumber}</strong> ({s.quantity} × {product.name}
               ): <strong>{s.text}</strong>
               {s.received && <span data-testid="received">{s.received}</span>}
             </p>
@@ -261,23 +331,24 @@ export default function QrPay({
                 The payment arrived after the payment window closed: the seller will confirm.
               </p>
             )}
-            {s.signature && (
-              <p>
-                <a
-                  href={explorerTxUrl(s.signature, config.status === 'known' ? config.config : undefined)}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                  data-testid="tx-link"
-                >
-                  View the transaction
-                </a>
-              </p>
-            )}
-            {s.orderPageLink && (
-              <p>
-                <a href={s.orderPageLink} data-testid="order-page-link">
-                  Your order page
-                </a>
+            {(s.signature || s.orderPageLink) && (
+              <p className="actions">
+                {s.orderPageLink && (
+                  <a className="button" href={s.orderPageLink} data-testid="order-page-link">
+                    Your order page
+                  </a>
+                )}
+                {s.signature && (
+                  <a
+                    className="button secondary"
+                    href={explorerTxUrl(s.signature, config.status === 'known' ? config.config : undefined)}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    data-testid="tx-link"
+                  >
+                    View the transaction
+                  </a>
+                )}
               </p>
             )}
             {s.quantityChangedNote && <p className="note">{s.quantityChangedNote}</p>}
@@ -313,6 +384,27 @@ export default function QrPay({
       >
         {view.button.label}
       </button>
+    </div>
+  );
+}
+
+/** The record's status in the paid state: the spec's states under the receipt (`data-status` for the page). */
+function StatusLine({ s, productName }: { s: QrStatusBlock; productName: string }) {
+  return (
+    <div className="order-status" data-testid="order-status" data-status={s.dataStatus} role="status">
+      <p className="muted small">
+        {s.quantity} × {productName}: {s.text}
+        {s.received && <span data-testid="received">{s.received}</span>}
+      </p>
+      {s.unreadableNote && (
+        <p className="note" data-testid="unreadable-payment">
+          {s.unreadableNote}
+        </p>
+      )}
+      {s.paidLate && (
+        <p className="note">The payment arrived after the payment window closed: the seller will confirm.</p>
+      )}
+      {s.quantityChangedNote && <p className="note">{s.quantityChangedNote}</p>}
     </div>
   );
 }

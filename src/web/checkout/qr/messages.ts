@@ -11,6 +11,9 @@ export const GENERATING = 'Generating QR Code...';
 export const QR_TIME_UP =
   'Time is up: this order can no longer be paid. Do not send a payment with this QR code; start a new order instead. If you paid just now, the status above updates by itself.';
 export const TITLE_SCAN = 'Scan to pay';
+/** A phone is the device that pays: its wallet first, the QR for another device below. */
+export const TITLE_PHONE = 'Pay with a wallet on this phone';
+export const SCAN_ON_ANOTHER = 'Or scan this QR code with a wallet on another device:';
 export const TITLE_PAYOUT_REFUSED = 'Not ready for QR payments';
 export const CHECKING_STATUS = 'Checking payment status...';
 export const SENT_WITHOUT_PRICE = 'Sent without a price: the seller will contact you to arrange payment';

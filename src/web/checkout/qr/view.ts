@@ -3,7 +3,8 @@
  * stored record, the server's status of it, the quote, the page's price and quantity, and whether a press is
  * under way. `QrPay.tsx` renders this and runs the effects; every branch here has a unit test (view.test.ts).
  *
- *   no record ──quote ready (priced)──▶ record made (useQrRecord) ──▶ QR, amount, copy / open links
+ *   no record ──quote ready (priced)──▶ record made (useQrRecord) ──▶ QR, amount, copy / open links (a phone:
+ *     'Pay with a wallet on this phone', the amount and the links first, the QR for another device below)
  *   no record, price failed or unpriced quote ──▶ price message (an unpriced quote may be sent with 'N/A')
  *   no record, vendor's token account missing / unknown ──▶ 'Not ready for QR payments', no QR, no button
  *   record open (nothing paid, no details) ──page quantity changes──▶ link hidden while it follows (requote)
@@ -29,6 +30,7 @@ import {
   SENT_WITHOUT_PRICE,
   STATUS_TEXT,
   TITLE_PAYOUT_REFUSED,
+  TITLE_PHONE,
   TITLE_SCAN,
   confirmLabel,
   nowPay,
@@ -56,6 +58,8 @@ export interface QrViewInput {
   vendorId: string;
   /** The vendor also sells wallet products (offered while its QR payments are not ready). */
   sellsByWallet: boolean;
+  /** A phone (a coarse pointer): the page leads with the wallet on this phone, the QR for another device below. */
+  phone?: boolean;
 }
 
 /** The content of the QR box, one of these at a time. */
@@ -211,7 +215,7 @@ export function qrView(i: QrViewInput): QrView {
     ...r,
     paid,
     payoutRefused,
-    title: payoutRefused ? TITLE_PAYOUT_REFUSED : TITLE_SCAN,
+    title: payoutRefused ? TITLE_PAYOUT_REFUSED : i.phone ? TITLE_PHONE : TITLE_SCAN,
     payNext: payNext ? nowPay(payNext) : null,
     box,
     payLink: payUrl && payAmount ? { url: payUrl, amount: `${groupThousands(payAmount)} $CLAIM` } : null,

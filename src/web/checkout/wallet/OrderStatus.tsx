@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { OrderPublic, PublicConfig } from '../../../core/api';
+import { groupThousands } from '../../../core/money';
+import { orderNumberOf } from '../../../core/order-number';
 import { getOrder } from '../shared/order-api';
 import { QrImage } from '../shared/QrImage';
 import { TimeLeft } from '../shared/TimeLeft';
@@ -7,6 +9,8 @@ import { TIME_UP } from './messages';
 import { mailsDelivered } from './api';
 import { unreadablePaymentNote } from '../../../core/unreadable-payment';
 import { PAYMENT_CHECK_DELAYED } from '../../../core/payment-check';
+import { Receipt } from '../shared/Receipt';
+import { receiptText, showsReceipt } from '../shared/receipt';
 
 const POLL_MS = 1_500;
 
@@ -94,6 +98,7 @@ export function OrderStatusPanel({
   focus = false,
   orderPath,
   payLink,
+  vendorName,
 }: {
   view: OrderView;
   config: PublicConfig;
@@ -104,6 +109,8 @@ export function OrderStatusPanel({
   orderPath?: string | undefined;
   /** The order's Solana Pay link, shown while it awaits payment (the phone path without a wallet browser). */
   payLink?: string | undefined;
+  /** The vendor, named in the receipt's next step. */
+  vendorName?: string | undefined;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const shownId = view.status === 'known' ? view.order.orderId : null;
@@ -113,6 +120,35 @@ export function OrderStatusPanel({
   if (view.status !== 'known') return null;
   const o = view.order;
   const mails = o.emails.filter((e) => e.kind === 'order_confirmation');
+  const mailLine = mails.length > 0 && (
+    <p data-testid="order-emails">
+      Confirmation e-mails: {mails.map((m) => `${m.recipient} ${MAIL_TEXT[m.state]}`).join(', ')}
+    </p>
+  );
+  if (showsReceipt(o)) {
+    // The end of the purchase: the paid state (checkout/shared/Receipt.tsx), the server's status kept under it.
+    return (
+      <section
+        className="card order-status paid-state"
+        aria-labelledby="order-status-title"
+        data-order-id={o.orderId}
+        data-status={o.status}
+      >
+        <Receipt
+          text={receiptText(o, vendorName ? { vendorName } : {})}
+          orderPath={orderPath}
+          txUrl={o.signature ? explorerTxUrl(o.signature, config) : null}
+          headingId="order-status-title"
+          focus={focus}
+        >
+          <p role="status" className="muted small">
+            Status: <span data-testid="order-status">{STATUS_TEXT[o.status]}</span>
+          </p>
+        </Receipt>
+        {mailLine}
+      </section>
+    );
+  }
   return (
     <section
       className="card order-status"
@@ -124,7 +160,7 @@ export function OrderStatusPanel({
         Your order
       </h2>
       <p>
-        Order number: <code data-testid="order-number">{o.orderId}</code>
+        Order number: <strong data-testid="order-number">{orderNumberOf(o.orderId)}</strong>
       </p>
       <p role="status">
         Status: <strong data-testid="order-status">{STATUS_TEXT[o.status]}</strong>
@@ -132,7 +168,7 @@ export function OrderStatusPanel({
       {o.status === 'awaiting_payment' && !paymentSent && (
         <TimeLeft expiresAt={o.expiresAt} atZero={TIME_UP} />
       )}
-      {o.amount !== null && <p>Amount: {o.amount} $CLAIM</p>}
+      {o.amount !== null && <p>Amount: {groupThousands(o.amount)} $CLAIM</p>}
       {o.unreadablePayments && (
         <p className="note" data-testid="unreadable-payment">
           {unreadablePaymentNote(o.unreadablePayments.map((u) => u.signature))}
@@ -156,30 +192,25 @@ export function OrderStatusPanel({
       )}
       {o.signature && (
         <p>
-          Transaction:{' '}
           <a
             href={explorerTxUrl(o.signature, config)}
             target="_blank"
             rel="noopener noreferrer"
-            className="tx-link"
+            className="button secondary tx-link"
           >
-            {`${o.signature.slice(0, 8)}…${o.signature.slice(-8)}`}
+            View the transaction
           </a>
         </p>
       )}
       {orderPath && (
         <p>
-          <a href={orderPath} data-testid="order-page-link">
+          <a className="button" href={orderPath} data-testid="order-page-link">
             Your order page
           </a>{' '}
           <span className="muted small">(status, shipping and tracking; keep this link)</span>
         </p>
       )}
-      {mails.length > 0 && (
-        <p data-testid="order-emails">
-          Confirmation e-mails: {mails.map((m) => `${m.recipient} ${MAIL_TEXT[m.state]}`).join(', ')}
-        </p>
-      )}
+      {mailLine}
     </section>
   );
 }

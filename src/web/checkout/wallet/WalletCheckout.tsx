@@ -8,7 +8,7 @@ import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
 import { useConnection, useWallet } from '@solana/wallet-adapter-react';
 import { useWalletModal, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
 import { PublicKey } from '@solana/web3.js';
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PublicConfig, Shipping } from '../../../core/api';
 import { paths } from '../../../core/routes';
 import { storedReferrer } from '../../lib/referral';
@@ -37,6 +37,7 @@ import {
 } from './messages';
 import { clearOpenOrder, loadOpenOrder, orderPathOf, saveOpenOrder, type OpenOrder } from './open-order';
 import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
+import { showsReceipt } from '../shared/receipt';
 import { payOrder, preflight, targetOf } from './pay';
 import { CheckoutStop, ShortfallStop, type Shortfall } from './stops';
 import { isTouchDevice, offeredWallets, PHANTOM_NAME, usePhoneOptions } from './WalletModal';
@@ -63,7 +64,9 @@ export function WalletCheckout({
   orderPlaced,
   quantityProblem,
   nothingLeft,
+  paidChanged,
   config,
+  vendor,
 }: CheckoutProps & { config: PublicConfig }) {
   const { connection } = useConnection();
   const { wallets, wallet, select } = useWallet();
@@ -97,6 +100,13 @@ export function WalletCheckout({
       view.order.orderId === openOrder?.orderId &&
       view.order.status !== 'awaiting_payment' &&
       view.order.status !== 'expired');
+  const ownPaid =
+    view.status === 'known' && view.order.orderId === openOrder?.orderId && showsReceipt(view.order);
+  useEffect(() => {
+    paidChanged?.(ownPaid);
+    // Paid (also from another device, by the payment link): the page is current, stock re-read at once.
+    if (ownPaid) refreshStock?.();
+  }, [ownPaid, paidChanged, refreshStock]);
   // The order attempt survives re-renders (and a reload, through the open order's `unpaid`).
   const [attempts] = useState(
     () =>
@@ -320,12 +330,7 @@ export function WalletCheckout({
       <div className="wallet-connect">
         <WalletMultiButton />
       </div>
-      {finished && nothingLeft ? (
-        // The page is current: the piece just bought was the last one, so there is nothing to buy another of.
-        <p className="note" role="status" data-testid="nothing-left">
-          That was the last one: {product.name} is now sold out.
-        </p>
-      ) : finished ? (
+      {finished && nothingLeft ? null : finished ? ( // for the buyer's own purchase (the receipt below is the page's answer). // The piece just bought was the last one: nothing to buy another of, and no bad news
         <button
           type="button"
           className="button big buy-another"
@@ -366,6 +371,7 @@ export function WalletCheckout({
         focus={focusStatus}
         orderPath={openOrder?.orderPath}
         payLink={openOrder?.payLink}
+        vendorName={vendor.name}
       />
     </div>
   );
