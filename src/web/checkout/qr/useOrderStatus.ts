@@ -5,8 +5,17 @@ import { getOrder } from '../shared/order-api';
 
 export const STATUS_POLL_MS = 2_000;
 
-/** Statuses after which nothing changes any more. */
-const SETTLED = new Set(['final', 'underpaid']);
+/**
+ * Nothing changes any more: underpaid, or final with its confirmations settled (none asked for yet: the details
+ * nudge a new read; delivered or failed for good). A final order whose e-mails are still on their way keeps
+ * being read, or the page would never learn they went ('Confirmation Sent' and its alert wait on that).
+ */
+function settled(order: OrderPublic): boolean {
+  if (order.status === 'underpaid') return true;
+  if (order.status !== 'final') return false;
+  const mails = order.emails.filter((e) => e.kind === 'order_confirmation');
+  return mails.every((e) => e.state === 'sent' || e.state === 'failed' || e.state === 'withheld');
+}
 
 export type OrderStatusState =
   | { status: 'none' }
@@ -15,7 +24,8 @@ export type OrderStatusState =
   | { status: 'missing' };
 
 /**
- * The order's status as the server sees it, polled every 2 s until it settles (final or underpaid). The browser
+ * The order's status as the server sees it, polled every 2 s until it settles (underpaid, or final with its
+ * confirmations delivered or failed). The browser
  * only displays it: nothing here can mark an order paid. `nudge` (e.g. after a confirmation request) changes
  * trigger an immediate re-read. `pageToken` (the record's, from its `orderUrl`) goes with each poll: the server
  * then knows someone waits on the payment.
@@ -35,7 +45,7 @@ export function useOrderStatus(orderId: string | null, nudge = 0, pageToken = ''
         const order = await getOrder(orderId, controller.signal, pageToken || undefined);
         if (controller.signal.aborted) return;
         setState({ status: 'known', order });
-        if (SETTLED.has(order.status)) return;
+        if (settled(order)) return;
       } catch (err) {
         if (controller.signal.aborted || isAbort(err)) return;
         if (err instanceof ApiRequestError && (err.status === 404 || err.status === 400)) {
