@@ -85,8 +85,15 @@ describe('stock on the pages', () => {
   });
 
   it('a wallet product page with no stock has no Buy Now and no form; a variant with stock sells', async () => {
-    await restock(server.running, { productId: 'bathsalts-flower', variantId: 'zips' }, 3);
     const { page, errors, close } = await openPage(browser, server.url);
+    // Every size sold out (as BathSalts starts): Sold out, and no size choice, quantity, form or Buy Now.
+    await page.goto('/bathsalts');
+    await page.getByTestId('stock').getByText('Sold out').waitFor({ timeout: POLL_MS });
+    await expect.poll(() => page.locator('input[name="variant"]').count(), { timeout: POLL_MS }).toBe(0);
+    expect(await page.locator('button.buy-now').count()).toBe(0);
+    expect(await page.locator('input[name="quantity"]').count()).toBe(0);
+    // One size back in stock: the choice is back.
+    await restock(server.running, { productId: 'bathsalts-flower', variantId: 'zips' }, 3);
     await page.goto('/bathsalts');
     // 18ths (the default variant) has no stock.
     await page.getByTestId('stock').getByText('Sold out').waitFor({ timeout: POLL_MS });

@@ -701,7 +701,16 @@ describe('guide, countdown, about, referral', () => {
     await expect
       .poll(() => page.getByTestId('mint-address').textContent(), { timeout: POLL_MS })
       .toBe(server.settings.claimMint);
-    expect(await page.getByText(/^Congratulations/).isVisible()).toBe(true);
+    // The congratulation line is true to what happened (nothing yet: the swap is the buyer's), and the mint
+    // address has a copy button.
+    expect(await page.getByText(/congratulations, you are part of the Reclaim community/).isVisible()).toBe(
+      true,
+    );
+    expect(await page.getByText(/You now hold \$CLAIM/).count()).toBe(0);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy the mint address' }).click();
+    await page.getByTestId('mint-copied').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(server.settings.claimMint);
     expect(
       await page
         .getByRole('button')

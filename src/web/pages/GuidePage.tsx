@@ -5,13 +5,25 @@ import { usePageTitle } from '../lib/title';
 
 type Step = 1 | 2 | 3;
 
-/** The get-started guide: step 1, then 2, then 3, forward only (spec §2, §4). */
+/**
+ * The get-started guide: step 1, then 2, then 3, forward only (spec §2, §4). Step 3 shows the mint address with a
+ * copy button, and its congratulation line says what is true then (the swap is the buyer's to do).
+ */
 export default function GuidePage() {
   usePageTitle('Get Started with Reclaim');
   const [step, setStep] = useState<Step>(1);
   const heading = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
   const config = useConfig();
+  const [copied, setCopied] = useState<string | null>(null);
+  const copyMint = async (mint: string) => {
+    try {
+      await navigator.clipboard.writeText(mint);
+      setCopied('Mint address copied: paste it into the swap as the token to receive.');
+    } catch {
+      setCopied('Could not copy: select the address above and copy it by hand.');
+    }
+  };
 
   useEffect(() => {
     if (moved.current) heading.current?.focus();
@@ -81,11 +93,28 @@ export default function GuidePage() {
                 <p className="mono address" data-testid="mint-address">
                   {config.config.claimMint}
                 </p>
-                <p>
-                  <a href={jupiterSwapUrl(config.config.claimMint)} target="_blank" rel="noopener noreferrer">
+                <p className="actions">
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => void copyMint(config.config.claimMint)}
+                  >
+                    Copy the mint address
+                  </button>
+                  <a
+                    className="button secondary"
+                    href={jupiterSwapUrl(config.config.claimMint)}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                  >
                     Swap SOL for $CLAIM on Jupiter
                   </a>
                 </p>
+                {copied && (
+                  <p className="note" role="status" data-testid="mint-copied">
+                    {copied}
+                  </p>
+                )}
               </>
             ) : config.status === 'loading' ? (
               <p>Loading the mint address…</p>
@@ -93,7 +122,8 @@ export default function GuidePage() {
               <p className="error">The mint address could not be loaded. Please reload the page.</p>
             )}
             <p className="congrats">
-              Congratulations! You now hold $CLAIM and are part of the Reclaim community.
+              Once the swap has gone through, your $CLAIM shows in your wallet: congratulations, you are part
+              of the Reclaim community!
             </p>
           </>
         )}

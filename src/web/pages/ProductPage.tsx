@@ -143,6 +143,13 @@ export default function ProductPage({ productId }: { productId: string }) {
   // also one this page made since it loaded (read at each render after hydration).
   const ownOrder = storedAtLoad || (restored && hasStoredOrder(product.id));
   const soldOut = noStock && !ownOrder;
+  // Every size sold out (BathSalts): no size choice either, only "Sold out". One size left: the choice stays.
+  const noSizeLeft =
+    soldOut &&
+    stock.status === 'known' &&
+    (product.variants ?? []).every(
+      (v) => (stock.available({ productId: product.id, variantId: v.id }) ?? 0) <= 0,
+    );
   const line =
     stock.status === 'known'
       ? stock.line(variantId !== undefined ? { productId: product.id, variantId } : { productId: product.id })
@@ -367,7 +374,7 @@ export default function ProductPage({ productId }: { productId: string }) {
           {staleNote}
           {badge}
           {stockNote}
-          {variants}
+          {noSizeLeft ? null : variants}
           {soldOut ? null : quantityInput}
           {soldOut ? null : form}
           {soldOut ? null : (
