@@ -13,6 +13,7 @@
  */
 
 /** A stock line's key: the product and, for products with variants, the variant ('' for none). */
+import { formatTime } from './zone-dates';
 import { DomainError } from './errors';
 
 export interface StockKey {
@@ -215,8 +216,7 @@ export function holdLimitRefusal(
 
 /** "16:35 UTC": a time of day that names its zone (the server and e-mails do not know the buyer's zone). */
 export function formatTimeUtc(iso: string): string {
-  const d = new Date(iso);
-  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
+  return formatTime(iso, 'UTC');
 }
 
 /** The page's word for a line with nothing available: "Reserved" while unpaid holds may come back. */

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, dateIn, isCalendarDate, isTimeZone, startOfDay } from './zone-dates';
+import {
+  addDays,
+  dateIn,
+  formatDate,
+  formatDateTime,
+  formatTime,
+  isCalendarDate,
+  isTimeZone,
+  startOfDay,
+} from './zone-dates';
 
 describe('zone dates', () => {
   it('midnight of a date in a zone is that instant in UTC, across daylight-saving changes', () => {
@@ -22,5 +31,19 @@ describe('zone dates', () => {
     expect(isCalendarDate('2026-2-1')).toBe(false);
     expect(isTimeZone('Europe/Berlin')).toBe(true);
     expect(isTimeZone('Mars/Olympus')).toBe(false);
+  });
+});
+
+describe('the one date format', () => {
+  const iso = '2026-11-24T16:35:09.000Z';
+  it('writes day, short month, year and a 24-hour time naming its zone, whatever the locale', () => {
+    expect(formatDate(iso, 'UTC')).toBe('24 Nov 2026');
+    expect(formatTime(iso, 'UTC')).toBe('16:35 UTC');
+    expect(formatDateTime(iso, 'UTC')).toBe('24 Nov 2026, 16:35 UTC');
+    expect(formatDateTime('2026-09-01T00:05:00.000Z', 'UTC')).toBe('1 Sep 2026, 00:05 UTC');
+  });
+  it("in the reader's zone: the date and the hour move with it, and the zone is named", () => {
+    expect(formatDateTime(iso, 'America/Los_Angeles')).toBe('24 Nov 2026, 08:35 PST');
+    expect(formatDateTime('2026-11-24T23:30:00.000Z', 'Asia/Tokyo')).toBe('25 Nov 2026, 08:30 GMT+9');
   });
 });

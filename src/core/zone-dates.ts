@@ -60,3 +60,58 @@ export function addDays(date: string, days: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
+
+/**
+ * The store's one way of writing a date and a time, on every page, in the console and in e-mails (issue 33,
+ * item 9): day, short month, year, then a 24-hour time naming its zone — "24 Nov 2026", "16:35 UTC",
+ * "24 Nov 2026, 16:35 UTC". Unambiguous in every country (no 11/24 against 24/11, no AM/PM) and the same whatever
+ * the reader's language settings. Pages write the reader's own zone (`zone` undefined: the runtime's, named as
+ * "CET", "PST", "GMT+1"); the server and e-mails, which do not know it, write UTC.
+ */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsOf(iso: string, zone: string | undefined) {
+  const key = zone ?? '';
+  let f = partsFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      ...(zone === undefined ? {} : { timeZone: zone }),
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
+    partsFormatters.set(key, f);
+  }
+  const parts = f.formatToParts(new Date(iso));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return {
+    day: Number(part('day')),
+    month: MONTHS[Number(part('month')) - 1] ?? '',
+    year: part('year'),
+    time: `${part('hour').padStart(2, '0')}:${part('minute').padStart(2, '0')}`,
+    zoneName: part('timeZoneName'),
+  };
+}
+
+/** "24 Nov 2026". */
+export function formatDate(iso: string, zone?: string): string {
+  const p = partsOf(iso, zone);
+  return `${p.day} ${p.month} ${p.year}`;
+}
+
+/** "16:35 UTC". */
+export function formatTime(iso: string, zone?: string): string {
+  const p = partsOf(iso, zone);
+  return `${p.time} ${p.zoneName}`;
+}
+
+/** "24 Nov 2026, 16:35 UTC". */
+export function formatDateTime(iso: string, zone?: string): string {
+  const p = partsOf(iso, zone);
+  return `${p.day} ${p.month} ${p.year}, ${p.time} ${p.zoneName}`;
+}

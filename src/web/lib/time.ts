@@ -1,20 +1,14 @@
-/** A time of day in the reader's own zone, naming it ("4:35 PM UTC", "16:35 CET"). */
-export function formatLocalTime(iso: string): string {
-  return new Date(iso).toLocaleTimeString(undefined, {
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  });
-}
+/**
+ * Dates and times on pages, in the reader's own zone and the store's one format (src/core/zone-dates.ts):
+ * "24 Nov 2026, 17:35 CET".
+ */
+import { formatDate, formatDateTime, formatTime } from '../../core/zone-dates';
 
-/** A date and time in the reader's own zone, naming it ("Nov 24, 2026, 4:35 PM UTC"). */
-export function formatLocalDateTime(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  });
-}
+/** A time of day in the reader's own zone, naming it ("16:35 UTC", "17:35 CET"). */
+export const formatLocalTime = (iso: string): string => formatTime(iso);
+
+/** A date and time in the reader's own zone, naming it ("24 Nov 2026, 16:35 UTC"). */
+export const formatLocalDateTime = (iso: string): string => formatDateTime(iso);
+
+/** A calendar date in the reader's own zone ("24 Nov 2026"). */
+export const formatLocalDate = (iso: string): string => formatDate(iso);

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { OrderPageView } from '../../core/api';
 import { cancelOrderInstead, deleteMyDetails, myDataUrl } from '../api/order-page';
 import { ApiRequestError } from '../lib/call';
+import { formatLocalDate } from '../lib/time';
 
 /**
  * "Your details" on the buyer's order page: what the shop keeps (never the details themselves), "Download my
@@ -49,7 +50,7 @@ export default function OrderPrivacy({
           `The shop keeps your name, e-mail and shipping address encrypted, for the vendor to ship your order, and erases them ${days} days after delivery (or after the order closes without shipping).`}
         {p.details === 'none' && 'The shop has no name or address for this order.'}
         {p.details === 'erased' &&
-          `Details erased${p.erasedAt ? ` on ${new Date(p.erasedAt).toLocaleDateString()}` : ''}: the shop no longer keeps your name, e-mail or address. The order and its payments stay for the vendor’s books.`}
+          `Details erased${p.erasedAt ? ` on ${formatLocalDate(p.erasedAt)}` : ''}: the shop no longer keeps your name, e-mail or address. The order and its payments stay for the vendor’s books.`}
         {p.details === 'unreadable' &&
           'Details unreadable: the stored copy of your details failed its integrity check. Please contact the vendor.'}
       </p>
