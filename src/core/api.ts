@@ -167,6 +167,12 @@ export interface OrderCreated {
    */
   held?: boolean;
   holdNote?: string;
+  /**
+   * A QR record when the shop is reached over HTTPS: its Solana Pay transaction request
+   * (`solana:https://…/api/pay/<token>`), which the QR and "Open in wallet" carry; `solanaPayUrl` (the transfer
+   * request) stays the fallback and the e-mails' link (docs/decisions/transaction-requests.md).
+   */
+  transactionRequestUrl?: string;
 }
 
 /** POST /api/orders → 201 for an unpriced (QR) quote: no amount, no payment link. */

@@ -134,6 +134,7 @@ export async function paymentInstructions(
     );
   if (reference === payer || reference === sellerOwner || reference === mint)
     throw new PaymentTxError('the reference must be a key of its own');
+  if (payer === sellerOwner) throw new PaymentTxError("the payer is the seller's own wallet");
 
   const [source, destination] = await Promise.all([
     findAssociatedTokenPda({ owner: payer, mint, tokenProgram }).then(([a]) => a),

@@ -65,16 +65,21 @@ const SEARCH_PARAM = /^(q|query|search|term|name|email|e-mail)$/i;
 
 /**
  * Capabilities and identifiers in request paths: the buyer's order page token (`/order/<token>`,
- * `/api/order-pages/<token>`) is a key to the order and is masked whole; an order id is cut to its first 8
+ * `/api/order-pages/<token>`) is a key to the order and is masked whole, as is a transaction request's pay token
+ * (`/api/pay/<token>`); an order id is cut to its first 8
  * characters (the order number the seller and the e-mails show), enough to follow one order through a log.
  */
 function redactPathIds(path: string): string {
-  return path
-    .replace(/^(\/order\/|\/api\/order-pages\/)[^/?#]+/i, '$1***')
-    .replace(
-      /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
-      (_m, head: string) => `${head}…`,
-    );
+  return (
+    path
+      .replace(/^(\/order\/|\/api\/order-pages\/)[^/?#]+/i, '$1***')
+      // A transaction request's pay token (orders/pay-requests.ts): it only pays the order, but it names it.
+      .replace(/^(\/api\/pay\/)(?!icon\.svg)[^/?#]+/i, '$1***')
+      .replace(
+        /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+        (_m, head: string) => `${head}…`,
+      )
+  );
 }
 
 /**

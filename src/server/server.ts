@@ -33,6 +33,7 @@ import { redactError } from './redact';
 import { createSealer } from './privacy/seal';
 import { startRetentionJob, type RetentionJob } from './privacy/retention-job';
 import { shopPaymentLinks } from './orders/shop-links';
+import { createPayRequests, offersTransactionRequests } from './orders/pay-requests';
 import type { Connection } from '@solana/web3.js';
 import { budgetedFetch, RpcBudget } from './payments/budget';
 import type { WalletBalances } from './payments/wallet-balances';
@@ -177,11 +178,14 @@ export async function startServer(
 
     // The chain reads outside the watcher, on one RPC budget for the process (the fleet's on PostgreSQL:
     // payments/chain-reads.ts).
-    const { budget, connection, rpc, payoutAccounts, balances, lanes } = createChainReads(settings, {
-      store,
-      ...(overrides.payoutAccounts ? { payoutAccounts: overrides.payoutAccounts } : {}),
-      ...(overrides.walletBalances ? { walletBalances: overrides.walletBalances } : {}),
-    });
+    const { budget, connection, rpc, payoutAccounts, balances, lanes, recentChain } = createChainReads(
+      settings,
+      {
+        store,
+        ...(overrides.payoutAccounts ? { payoutAccounts: overrides.payoutAccounts } : {}),
+        ...(overrides.walletBalances ? { walletBalances: overrides.walletBalances } : {}),
+      },
+    );
 
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
@@ -225,6 +229,10 @@ export async function startServer(
         `personal data: sealed ${sealedAtStart.resealed} stored values written before sealing` +
           (sealedAtStart.unreadable ? `; ${sealedAtStart.unreadable} unreadable` : ''),
       );
+
+    // PUBLIC_URL, or the address bound when PUBLIC_URL says port 0 (tests).
+    const publicOrigin = () =>
+      boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl;
 
     // Price: (b)'s service unless a source is injected (price/shop-price.ts; in demo mode it reads our own demo
     // feeds at the address actually bound).
@@ -290,6 +298,7 @@ export async function startServer(
             quotes: { catalog, settings, priceSource, now },
             // Reads `probes` at each check: the watcher's probes join them once it starts.
             paymentCheck: createPaymentCheck(probes, { watcherMaxLagSeconds: settings.watcherMaxLagS }),
+            transactionRequests: offersTransactionRequests(settings.publicUrl),
           },
           seller: {
             store,
@@ -298,13 +307,18 @@ export async function startServer(
             settings,
             now,
             // Its origin is PUBLIC_URL, or the address bound when PUBLIC_URL says port 0.
-            origin: () =>
-              boundUrl && new URL(settings.publicUrl).port === '0' ? boundUrl : settings.publicUrl,
+            origin: () => publicOrigin(),
             stock,
             rpc,
             sealer,
           },
-          shopLinks: shopPaymentLinks({ db: store.db, settings, catalog }),
+          shopLinks: shopPaymentLinks({ db: store.db, settings, catalog, publicUrl: () => publicOrigin() }),
+          pay: {
+            requests: createPayRequests({ db: store.db, settings, catalog, now }),
+            chain: recentChain,
+            payoutAccounts,
+            origin: () => publicOrigin(),
+          },
           ...(price ? { price } : {}),
           demoMarket,
           ...(settings.mail.transport === 'file' && !overrides.transport

@@ -28,8 +28,10 @@ export interface OrderRoutesDeps {
   orders: OrderService;
   quotes: QuoteDeps;
   stock: StockRepository;
-  /** Whether a vendor's $CLAIM token account exists: no QR or payment link otherwise. */
+  /** Whether a vendor's $CLAIM token account exists: no QR or payment link otherwise (plain HTTP). */
   payoutAccounts: PayoutAccounts;
+  /** The shop is reached over HTTPS: QR records carry Solana Pay transaction requests (orders/pay-requests.ts). */
+  transactionRequests?: boolean;
   /** The payment watcher's hint lane (payments/lanes.ts): the wallet's "I sent it" goes straight to it. */
   lanes: Pick<WatchLanes, 'hint'>;
   /**
@@ -79,8 +81,13 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
     // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
     // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.
-    if (quote.payment === 'qr' && quote.solanaPayUrl !== null)
+    // Over HTTPS the QR carries the transaction request, whose transaction creates the account when it is missing
+    // (docs/decisions/transaction-requests.md): every vendor is payable by QR, and this refusal is the plain-HTTP
+    // demo's only.
+    if (quote.payment === 'qr' && quote.solanaPayUrl !== null && !deps.transactionRequests)
       await deps.payoutAccounts.assertReceivable(quote.payoutGroup, quote.vendorName);
+    // Over HTTPS: the transaction request reads the cache without waiting; a stale entry is read now, unawaited.
+    else if (quote.payment === 'qr') deps.payoutAccounts.peek?.(quote.payoutGroup);
     return reply.header('cache-control', 'no-store').status(200).send(response);
   });
 

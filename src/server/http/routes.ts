@@ -18,6 +18,7 @@ import type { QrLinkCheck } from '../orders/shop-links';
 import { sellerRoutes, type SellerRoutesDeps } from './seller-routes';
 import { stockRoutes } from './stock-routes';
 import { dropRoutes } from './drop-routes';
+import { payRoutes, type PayRoutesDeps } from './pay-routes';
 
 export type RoutePlugin = (app: FastifyInstance) => Promise<void> | void;
 
@@ -33,6 +34,8 @@ export interface ApiRouteDeps {
   demoMarket: DemoMarket;
   /** Demo mode with the file transport: the folder /dev/mail lists. */
   devMailDir?: string;
+  /** The Solana Pay transaction request routes (/api/pay/:token). */
+  pay: PayRoutesDeps;
 }
 
 export function apiRoutes(deps: ApiRouteDeps): RoutePlugin[] {
@@ -55,6 +58,8 @@ export function apiRoutes(deps: ApiRouteDeps): RoutePlugin[] {
     // GET /api/qr.svg: the payment QR of the QR pages and the wallet's payment link, drawn here instead of in the
     // browser; only the shop's own payment links.
     (a) => qrRoute(a, deps.shopLinks),
+    // The Solana Pay transaction request of a QR record (its QR in HTTPS mode): GET label, POST transaction.
+    (a) => payRoutes(a, deps.pay),
   ];
   if (price) plugins.push(async (a) => void (await a.register(pricePlugin, { service: price })));
   if (settings.demo) {

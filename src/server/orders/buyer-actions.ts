@@ -9,6 +9,7 @@ import { FULLY_PAID } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
 import { timingSafeEqual } from 'node:crypto';
 import { shippingProblem } from './create';
+import { transactionRequestOf } from './pay-requests';
 import { DomainError } from '../../core/errors';
 import type { ShippingInput } from '../../core/order';
 import { sealShipping } from '../privacy/order-data';
@@ -140,6 +141,7 @@ export async function requote(
       solanaPayUrl: quote.solanaPayUrl,
       amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
       amountBaseUnits: quote.amountBaseUnits,
+      ...transactionRequestOf(ctx, o.reference),
     };
   });
 }

@@ -22,6 +22,7 @@ import { sealShipping } from '../privacy/order-data';
 import { lineRefusal } from '../stock/drop-line';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
+import { transactionRequestOf } from './pay-requests';
 import type { CreateOrderResult, OrderContext } from './types';
 
 /** Deeper than any order body; a deeper one is refused before it can exhaust the stack. */
@@ -200,6 +201,8 @@ export async function createOrder(
           solanaPayUrl: quote.solanaPayUrl,
           amount: formatBaseUnits(BigInt(quote.amountBaseUnits)),
           amountBaseUnits: quote.amountBaseUnits,
+          // A QR record over HTTPS: its QR carries the transaction request (the transfer request stays one tap away).
+          ...(quote.payment === 'qr' ? transactionRequestOf(ctx, quote.reference) : {}),
         }
       : { ...common, solanaPayUrl: null, amount: null, amountBaseUnits: null };
   try {

@@ -11,6 +11,7 @@ import type { Catalog } from '../../core/catalog';
 import { DomainError } from '../../core/errors';
 import { orderNumberOf } from '../../core/order-number';
 import type { Settings } from '../settings';
+import { PAY_REQUEST_PATH, referenceOfPayToken, transactionRequestUrlOf } from './pay-requests';
 import type { Database } from '../store/schema';
 
 /** Resolves when `link` is one of the shop's payment links; throws a DomainError (400) in words otherwise. */
@@ -38,8 +39,10 @@ function wordsOf(link: string | null): { label: string | null; message: string |
 
 export function shopPaymentLinks(deps: {
   db: Kysely<Database>;
-  settings: Pick<Settings, 'recipients' | 'claimMint'>;
+  settings: Pick<Settings, 'recipients' | 'claimMint' | 'quote'>;
   catalog: Pick<Catalog, 'vendors'>;
+  /** The shop's public origin: its own transaction-request links (HTTPS) are drawn too. */
+  publicUrl?: () => string;
 }): QrLinkCheck {
   const wallets = new Set(Object.values(deps.settings.recipients));
   return async (link) => {
@@ -51,8 +54,24 @@ export function shopPaymentLinks(deps: {
     } catch {
       throw refuse('this is not a Solana Pay link.');
     }
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target))
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
+      // The shop's own transaction request (orders/pay-requests.ts): exactly its link for an existing order.
+      const base = deps.publicUrl?.();
+      const reference =
+        base && m[2] === undefined && target.startsWith(`${base.replace(/\/+$/, '')}${PAY_REQUEST_PATH}`)
+          ? referenceOfPayToken(deps.settings.quote.secret, target.slice(target.lastIndexOf('/') + 1))
+          : undefined;
+      const own =
+        reference &&
+        transactionRequestUrlOf(deps.settings.quote.secret, base ?? '', reference) === link &&
+        (await deps.db
+          .selectFrom('orders')
+          .select('id')
+          .where('reference', '=', reference)
+          .executeTakeFirst());
+      if (own) return;
       throw refuse('a transaction request to another server is not one.');
+    }
     if (!wallets.has(target))
       throw refuse("a payment to a wallet that is not one of this shop's vendors is not one.");
     const params = new URLSearchParams(m[2] ?? '');

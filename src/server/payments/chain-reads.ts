@@ -21,6 +21,7 @@ import type { PaymentRpc } from './rpc';
 import { connectionPaymentRpc } from './rpc-adapter';
 import { createWatchLanes, type WatchLanes } from './lanes';
 import { createWalletBalances, type WalletBalances } from './wallet-balances';
+import { createRecentChain, type RecentChain } from './recent-chain';
 
 export interface ChainReads {
   budget: RpcBudget;
@@ -29,6 +30,8 @@ export interface ChainReads {
   payoutAccounts: PayoutAccounts;
   balances: WalletBalances;
   lanes: WatchLanes;
+  /** The blockhash and priority price shared by every transaction request (./recent-chain.ts). */
+  recentChain: RecentChain;
 }
 
 export function createChainReads(
@@ -64,5 +67,11 @@ export function createChainReads(
       mint: settings.claimMint,
       onError: (err) => console.warn(`Could not read a buyer's $CLAIM balance: ${redactError(err)}`),
     });
-  return { budget, connection, rpc, payoutAccounts, balances, lanes: createWatchLanes() };
+  const recentChain = createRecentChain({
+    connection,
+    mint: settings.claimMint,
+    recipients: settings.recipients,
+    onError: (err) => console.warn(`Could not refresh the recent blockhash: ${redactError(err)}`),
+  });
+  return { budget, connection, rpc, payoutAccounts, balances, lanes: createWatchLanes(), recentChain };
 }

@@ -21,6 +21,12 @@ export interface PayoutAccounts {
   state(group: string): Promise<PayoutAccountState>;
   /** Throws the buyer's refusal (DomainError) unless the group's account exists. */
   assertReceivable(group: string, vendorName: string): Promise<void>;
+  /**
+   * The last state known, without waiting (undefined before the first read); starts a read in the background when
+   * it is stale. For the transaction request, which must not wait for the chain (it adds the idempotent creation
+   * unless the account is known to exist).
+   */
+  peek?(group: string): PayoutAccountState | undefined;
 }
 
 export interface PayoutAccountsOptions {
@@ -67,6 +73,15 @@ export function createPayoutAccounts(opts: PayoutAccountsOptions): PayoutAccount
 
   return {
     state,
+    peek(group) {
+      if (!(group in opts.recipients)) return undefined;
+      const cached = entries.get(group);
+      if (!isFresh(cached, now(), ttl))
+        void state(group).catch(() => {
+          // refresh() reports its own failures (onError)
+        });
+      return cached?.state;
+    },
     async assertReceivable(group, vendorName) {
       const refusal = payoutRefusal(await state(group), vendorName);
       if (refusal) throw refusal;
