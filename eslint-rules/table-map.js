@@ -31,6 +31,10 @@ export const TABLE_OWNERS = {
     rate_limits: ['src/server/ops/rate-limit-store.ts'],
     rpc_budget_slots: ['src/server/payments/fleet-budget.ts'],
     drop_line: ['src/server/stock'],
+    webhook_endpoints: ['src/server/webhooks'],
+    webhook_deliveries: ['src/server/webhooks'],
+    webhook_attempts: ['src/server/webhooks'],
+    webhook_notes: ['src/server/webhooks'],
   },
   anyTable: [
     'src/server/store/migrations.ts',
@@ -38,5 +42,6 @@ export const TABLE_OWNERS = {
     'src/server/store/migrations-later.ts',
     'src/server/store/migrations-fleet.ts',
     'src/server/store/migrations-drops.ts',
+    'src/server/store/migrations-webhooks.ts',
   ],
 };

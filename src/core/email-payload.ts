@@ -29,6 +29,7 @@ export interface OrderEmailPayload {
   refundCLAIM?: string; // ours: refund_sent, six decimals returned by this refund
   refundLink?: string; // ours: refund_sent, the refund transaction's explorer link
   priceAlert?: string; // ours: price_alert, what happened (both prices, the spread and the limit)
+  webhookAlert?: string; // ours: webhook_failing, which endpoint was paused and what to do
   // Ours, buyer messages: who sells it and how to reach them (replies go to vendor_email).
   vendor_name?: string;
   vendor_email?: string;
@@ -61,7 +62,9 @@ export type EmailKind =
   /** To the seller: the buyer deleted their details from the order page (the message names none). */
   | 'details_erased'
   /** To the seller: the buyer asks to cancel a paid order before shipping (then to delete their details). */
-  | 'cancel_requested';
+  | 'cancel_requested'
+  /** Ours: to a vendor, about no order: its webhook endpoint failed for days and was paused (once per pause). */
+  | 'webhook_failing';
 
 /** The payload's amounts (USD and $CLAIM): exact decimals as stored, grouped for reading by displayPayload. */
 const AMOUNT_FIELDS = ['totalUSD', 'totalCLAIM', 'receivedCLAIM', 'refundCLAIM', 'usdAtPayment'] as const;
@@ -285,7 +288,28 @@ export function buildOrderEmails(facts: OrderEmailFacts, kind: EmailKind, seller
       return []; // the buyer's requests, naming nobody: buildBuyerRequestEmail
     case 'price_alert':
       return []; // about no order: buildPriceAlertEmail
+    case 'webhook_failing':
+      return []; // about no order: buildWebhookAlertEmail
   }
+}
+
+/** A vendor alert about no order: its webhook endpoint failed for days and was paused. */
+export function buildWebhookAlertEmail(sellerEmail: string, text: string): OrderEmail {
+  return {
+    role: 'seller',
+    to: sellerEmail,
+    payload: {
+      from_name: '$CLAIM Store',
+      email: '',
+      shippingAddress: '',
+      product: 'Webhooks',
+      totalUSD: '',
+      totalCLAIM: '',
+      to_name: 'Seller',
+      seller_email: sellerEmail,
+      webhookAlert: text,
+    },
+  };
 }
 
 /** A seller alert about no order: quotes are paused because the price sources disagree. */

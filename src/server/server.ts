@@ -41,6 +41,8 @@ import { createChainReads } from './payments/chain-reads';
 import { createStockRepository, type StockRepository } from './stock/repository';
 import type { PayoutAccounts } from './payments/payout-accounts';
 import type { WatchLanes } from './payments/lanes';
+import { systemResolver, type Resolver } from './webhooks/address';
+import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from './webhooks/worker';
 
 export interface ServerOverrides {
   catalog?: Catalog;
@@ -59,6 +61,15 @@ export interface ServerOverrides {
   outbox?: Partial<Omit<OutboxWorkerOptions, 'store' | 'transport'>>;
   /** Don't start the worker (tests drive it with runOnce). */
   startOutbox?: boolean;
+  /**
+   * The webhook sender (src/server/webhooks): `resolve` replaces the DNS lookup of endpoint hosts (tests: an
+   * answer that changes), `extraCa` trusts a test receiver's CA besides the system's roots (tests only: there is
+   * no setting for it), the rest tunes the worker; `start: false` leaves it to the test (runOnce).
+   */
+  webhooks?: Partial<Omit<WebhookWorkerOptions, 'store' | 'sealer' | 'settings' | 'catalog'>> & {
+    resolve?: Resolver;
+    start?: boolean;
+  };
   /**
    * The personal-data retention job (src/server/privacy/retention-job.ts): daily, first run a minute after start.
    * `false` does not start it (tests drive `orders.runRetention`).
@@ -118,6 +129,8 @@ export interface RunningServer {
   /** Stock lines, reservations and the change log (tests restock through it). */
   stock: StockRepository;
   outbox: OutboxWorker;
+  /** The webhook sender. */
+  webhooks: WebhookWorker;
   /** The retention job, unless overrides.retention is false. */
   retention?: RetentionJob;
   price?: PriceService;
@@ -209,6 +222,22 @@ export async function startServer(
       },
       ...overrides.outbox,
     });
+    const resolve = overrides.webhooks?.resolve ?? systemResolver;
+    const webhooks = createWebhookWorker({
+      store,
+      sealer,
+      settings,
+      catalog,
+      resolve,
+      now,
+      instanceId:
+        settings.port > 0 ? `${hostname()}:${settings.port}` : `${hostname()}:${process.pid}:${randomUUID()}`,
+      onMailQueued: () => outbox.nudge(),
+      onError: (err) => {
+        if (overrides.logger) console.warn('webhooks:', redactError(err));
+      },
+      ...overrides.webhooks,
+    });
     const orders = createOrderService({
       store,
       catalog,
@@ -218,6 +247,7 @@ export async function startServer(
       now,
       sealer,
       onOutboxChange: () => outbox.nudge(),
+      onWebhookQueued: () => webhooks.nudge(),
       // PUBLIC_URL on port 0 (tests) names no real address: the order page links then use the bound URL.
       publicUrl: () => (boundUrl && /:0$/.test(settings.publicUrl) ? boundUrl : settings.publicUrl),
       lanes,
@@ -311,6 +341,13 @@ export async function startServer(
             stock,
             rpc,
             sealer,
+            webhooks: {
+              db: store.db,
+              sealer,
+              policy: { allowPrivate: settings.webhooks.allowPrivate, resolve },
+              now,
+              onQueued: () => webhooks.nudge(),
+            },
           },
           shopLinks: shopPaymentLinks({ db: store.db, settings, catalog, publicUrl: () => publicOrigin() }),
           pay: {
@@ -345,6 +382,13 @@ export async function startServer(
       await outbox.releaseOwnLeases();
       outbox.start();
       const w = outbox;
+      cleanups.push(() => w.stop());
+    }
+    if (overrides.webhooks?.start !== false) {
+      // Deliveries this instance held when it was killed go out now, with the same webhook-id.
+      await webhooks.releaseOwnLeases();
+      webhooks.start();
+      const w = webhooks;
       cleanups.push(() => w.stop());
     }
     for (const startService of overrides.services ?? []) {
@@ -398,6 +442,7 @@ export async function startServer(
       orders,
       stock,
       outbox,
+      webhooks,
       ...(retention ? { retention } : {}),
       ...(price ? { price } : {}),
       transport,

@@ -70,6 +70,8 @@ import {
   SessionBody,
 } from './seller-schemas';
 import { orderIdParam, parseWith } from './validate';
+import { webhookRoutes } from './webhook-routes';
+import type { EndpointDeps } from '../webhooks/endpoints';
 
 export const SESSION_COOKIE = 'claim_seller';
 
@@ -89,6 +91,8 @@ export interface SellerRoutesDeps {
   rpc?: PaymentRpc;
   /** Opens the buyers' sealed details for their vendor (console, search, CSV) and seals what the console writes. */
   sealer: Sealer;
+  /** The vendors' webhook endpoints (./webhook-routes.ts); absent: no webhook routes. */
+  webhooks?: EndpointDeps;
 }
 
 function cookieOf(req: FastifyRequest): string | undefined {
@@ -310,5 +314,8 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     scope.post('/api/seller/stock/release', async (req) =>
       releaseSellerHolds(stockDeps, actor(req), parseReleaseBody(req.body)),
     );
+
+    // Webhooks: the vendor's endpoints, their delivery log and resends (./webhook-routes.ts).
+    if (deps.webhooks) webhookRoutes(scope, deps.webhooks, vendorIds);
   });
 }

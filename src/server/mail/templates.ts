@@ -77,6 +77,7 @@ export function subjectFor(message: Pick<OutgoingEmail, 'kind' | 'role' | 'paylo
     );
   if (message.kind === 'price_alert')
     return headerSafe('$CLAIM price alert: quotes paused, the price sources disagree');
+  if (message.kind === 'webhook_failing') return headerSafe('Your webhook endpoint was paused');
   if (message.kind === 'details_erased') return headerSafe(`Buyer deleted their details: ${product}`);
   if (message.kind === 'cancel_requested') return headerSafe(`Buyer asks to cancel: ${product}`);
   return headerSafe(message.role === 'seller' ? `New order: ${product}` : `Your $CLAIM order: ${product}`);
@@ -94,6 +95,7 @@ function intro(message: OutgoingEmail): string {
       : `We have received your payment on-chain. Thank you!`;
   }
   if (message.kind === 'price_alert') return p.priceAlert ?? 'The $CLAIM price sources disagree.';
+  if (message.kind === 'webhook_failing') return p.webhookAlert ?? 'Your webhook endpoint was paused.';
   if (message.kind === 'order_shipped') {
     return 'Your order is on its way. You can follow the parcel with the tracking number below.';
   }
@@ -222,7 +224,9 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
   const greeting = name ? `Hello ${name},` : 'Hello,';
   const lead = intro(message);
   // A seller alert about no order has no order fields.
-  const rows = (message.kind === 'price_alert' ? [] : fields(p)).map(([k, v]) => [k, oneLine(v)] as const);
+  const rows = (message.kind === 'price_alert' || message.kind === 'webhook_failing' ? [] : fields(p)).map(
+    ([k, v]) => [k, oneLine(v)] as const,
+  );
   // One form of the order's name: the short order number (a row) when the message has one, else the id.
   const footerId = message.orderId && p.orderNumber === undefined ? message.orderId : undefined;
   const order = footerId ? [`Order: ${oneLine(footerId)}`, ''] : [];

@@ -18,6 +18,7 @@ import { owedInputOf } from './money';
 import { recordAction } from './fulfilment';
 import { queueEmails } from './notifications';
 import { addHistory } from './rows';
+import { announceExceptions, queueOrderEvent, tellQueued } from './webhook-events';
 import type { CheckedRefund, Db, OrderContext, RefundTarget, SellerActor } from './types';
 
 /**
@@ -55,7 +56,10 @@ export async function cancelOrder(ctx: OrderContext, seller: SellerActor, orderI
     await addHistory(trx, o.id, t.next, 'cancelled_by_seller', at);
     await ctx.stock.restock(trx, o.id, at, 'cancelled');
     await recordAction(ctx, trx, o.id, 'cancelled', {}, seller.address, at);
+    await queueOrderEvent(ctx, trx, { ...o, status: t.next, updated_at: at }, 'order.cancelled', at);
+    await announceExceptions(ctx, trx, o.id, at);
   });
+  tellQueued(ctx);
 }
 
 /** Records the action the seller took about an exception of the order (it must have that exception). */
@@ -73,7 +77,11 @@ export async function resolveException(
     if (input.exception === 'cancel_requested' && o.status !== 'cancelled' && o.cancel_declined_at === null)
       await trx.updateTable('orders').set({ cancel_declined_at: at }).where('id', '=', o.id).execute();
     await recordAction(ctx, trx, o.id, 'resolved', input, seller.address, at);
+    await queueOrderEvent(ctx, trx, o, 'order.exception_settled', at, {
+      exception: { kind: input.exception },
+    });
   });
+  tellQueued(ctx);
 }
 
 /** The order has `exception` (and, unless `allowResolved`, no action settled it yet). */
@@ -243,6 +251,19 @@ export async function recordRefund(
           distinctKey: refund.signature,
         },
       );
+      const refundData = {
+        refund: {
+          signature: refund.signature,
+          amountCLAIM: formatBaseUnits(refund.amountBaseUnits),
+          exception: refund.exception,
+        },
+      };
+      await queueOrderEvent(ctx, trx, o, 'order.refund_recorded', at, refundData);
+      if (settled)
+        await queueOrderEvent(ctx, trx, o, 'order.exception_settled', at, {
+          ...refundData,
+          exception: { kind: refund.exception },
+        });
     })
     .catch((err: unknown) => {
       // The same signature recorded at the same instant by another request: the key let one through.
@@ -250,4 +271,5 @@ export async function recordRefund(
       throw err;
     });
   if (added > 0) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
 }

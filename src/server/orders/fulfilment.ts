@@ -14,6 +14,7 @@ import { queueEmails } from './notifications';
 import { sealActionDetail } from '../privacy/order-data';
 import { resendFailed } from '../mail/queue';
 import { addHistory, shippingOf } from './rows';
+import { queueOrderEvent, tellQueued } from './webhook-events';
 import type { Db, OrderContext, SellerActor, Shipment } from './types';
 
 /** A seller action; its free text (tracking number, carrier, note) sealed to the order (src/server/privacy). */
@@ -87,8 +88,12 @@ export async function markShipped(
       { type: 'shipped' },
       { at, shipment: { ...shipment, ...(trackingUrl ? { trackingUrl } : {}) } },
     );
+    await queueOrderEvent(ctx, trx, { ...o, status: t.next, updated_at: at }, 'order.shipped', at, {
+      shipment: { ...shipment, ...(trackingUrl ? { trackingUrl } : {}) },
+    });
   });
   if (added > 0) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
 }
 
 /** Mark delivered (once: a second time changes nothing). */
@@ -102,7 +107,9 @@ export async function markDelivered(ctx: OrderContext, seller: SellerActor, orde
     await trx.updateTable('orders').set({ status: t.next, updated_at: at }).where('id', '=', o.id).execute();
     await addHistory(trx, o.id, t.next, 'delivered', at);
     await recordAction(ctx, trx, o.id, 'delivered', {}, seller.address, at);
+    await queueOrderEvent(ctx, trx, { ...o, status: t.next, updated_at: at }, 'order.delivered', at);
   });
+  tellQueued(ctx);
 }
 
 /**
@@ -135,8 +142,13 @@ export async function updateTracking(
         distinctKey: `tracking:${id}`,
       },
     );
+    // The same event again with the new tracking: a receiver keeps the latest.
+    await queueOrderEvent(ctx, trx, o, 'order.shipped', at, {
+      shipment: { ...shipment, ...(trackingUrl ? { trackingUrl } : {}) },
+    });
   });
   if (added > 0) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
 }
 
 /** The seller's free-text note on the order (the latest one is shown; '' clears it). No e-mail. */

@@ -4,6 +4,7 @@
  * e-mails a change causes go to the outbox in the same transaction.
  */
 import { FULLY_PAID, transition } from '../../core/order-status';
+import { formatBaseUnits } from '../../core/money';
 import { usdCentsAt } from '../price/reference-at';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
@@ -12,6 +13,13 @@ import { dustThreshold, queueEmails } from './notifications';
 import { publicOf } from './public-view';
 import { expireUnpriced } from './records';
 import { addHistory, isPriced, ledgerOf, loadOrder, sumOf } from './rows';
+import {
+  announceExceptions,
+  announceSoldOut,
+  paymentEventOf,
+  queueOrderEvent,
+  tellQueued,
+} from './webhook-events';
 import { isSignature } from '../payments/signature';
 import {
   type Db,
@@ -118,12 +126,14 @@ export async function recordPayment(
       let t = transition(o.status, event);
       if (!t.ok || !t.role)
         return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
+      let sold = false;
       // The payment that completes the amount turns the reservation into a sale; when the reservation had lapsed
       // and the stock went to someone else, the order is oversold (the payment is still recorded).
       if (t.role === 'payment' || t.role === 'top_up') {
         // A QR record paid before its details never held: its items are sold now if the units are there.
         const sale = await ctx.stock.sell(trx, o.id, at, JSON.parse(o.items_json) as StoredItem[]);
         if (sale === 'oversold') t = transition(o.status, { ...event, stockLost: true });
+        sold = sale === 'sold';
         if (!t.ok || !t.role)
           return { ok: false, reason: 'refused', status: o.status, order: await publicOf(ctx, trx, o) };
       }
@@ -182,6 +192,14 @@ export async function recordPayment(
         .execute();
       if (t.next !== o.status)
         await addHistory(trx, o.id, t.next, role === 'top_up' ? 'top_up' : 'payment', at);
+      // Webhooks (./webhook-events.ts): the status event, any exception it opens, a line it sold out.
+      const hook = paymentEventOf(o.status, t.next);
+      if (hook)
+        await queueOrderEvent(ctx, trx, updated, hook, at, {
+          payment: { signature: report.signature, receivedCLAIM: formatBaseUnits(report.receivedBaseUnits) },
+        });
+      await announceExceptions(ctx, trx, o.id, at);
+      if (sold) await announceSoldOut(ctx, trx, updated, at);
       // The e-mails this transfer causes (src/core/order-emails.ts): the completing payment's confirmation,
       // "paid late" or oversold exception; a note about an extra payment; "payment short" once the window closed.
       added += await queueEmails(
@@ -230,6 +248,7 @@ export async function recordPayment(
       throw err;
     });
   if (added > 0) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
   return result;
 }
 
@@ -310,11 +329,22 @@ export async function expireOrders(ctx: OrderContext, now: Date = ctx.deps.now()
         { type: 'expire', to: t.next, receivedAboveDust: received >= dustThreshold(ctx, o) },
         { at },
       );
+      if (t.next === 'underpaid') {
+        await queueOrderEvent(
+          ctx,
+          trx,
+          { ...o, status: t.next, received_base_units: received.toString(), updated_at: at },
+          'order.underpaid',
+          at,
+        );
+        await announceExceptions(ctx, trx, id, at);
+      }
       return true;
     });
     if (changed) n++;
   }
   if (added > 0) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
   return n;
 }
 

@@ -11,6 +11,8 @@ import { transition } from '../../core/order-status';
 import { ORDER_TOKEN } from '../../core/routes';
 import { forgetRecipient } from '../mail/cap';
 import { eraseMailOf, queueMail } from '../mail/queue';
+import { eraseWebhooksOf } from '../webhooks/queue';
+import { announceExceptions, tellQueued } from './webhook-events';
 import { eraseActionDetail, ERASED, openShipping, sealMail } from '../privacy/order-data';
 import { sellerEmailFor } from '../settings';
 import type { OrderRow } from '../store/schema';
@@ -44,6 +46,7 @@ export async function eraseDetails(
     .where('id', '=', o.id)
     .execute();
   await eraseMailOf(trx, o.id, ERASED, 'not delivered: the details were erased first');
+  await eraseWebhooksOf(trx, o.id);
   // The e-mail cap's keyed hash of the address goes too (its "paid" mark with it).
   const shipping = openShipping(ctx.sealer, o.id, o.shipping_json);
   if (shipping.state === 'given')
@@ -198,6 +201,7 @@ export async function deleteMyDetails(ctx: OrderContext, token: string): Promise
     return after ? orderPageOf(ctx, trx, after) : undefined;
   });
   if (told) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
   return view;
 }
 
@@ -234,6 +238,7 @@ export async function cancelInstead(ctx: OrderContext, token: string): Promise<O
         .where('cancel_requested_at', 'is', null)
         .execute();
       await tellVendor(ctx, trx, o, 'cancel_requested', at);
+      await announceExceptions(ctx, trx, o.id, at);
       told = true;
     } else if (privacy.cancel !== 'requested') {
       throw new DomainError(

@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { ERASED, resealed, resealedActionDetail } from '../privacy/order-data';
 import { SEALED_PREFIX, UnreadableSealError, type SealedField } from '../privacy/seal';
 import { resealMailValue } from '../mail/queue';
+import { resealWebhookValues, webhookValuesByKey } from '../webhooks/reseal';
 import type { Db, OrderContext, ResealOptions, ResealResult } from './types';
 
 type Column = {
@@ -157,6 +158,15 @@ export async function sealStoredData(ctx: OrderContext, opts: ResealOptions = {}
     result.resealed += n;
     await opts.onBatch?.({ column: 'seller_actions.detail_json', resealed: n });
   }
+  // The webhooks' secrets and bodies (never plain: sealed since they exist), under the current key.
+  if (!opts.onlyPlain) {
+    const hooks = await resealWebhookValues(ctx.db, ctx.sealer, {
+      batchSize,
+      ...(opts.onBatch ? { onBatch: opts.onBatch } : {}),
+    });
+    result.resealed += hooks.resealed;
+    result.unreadable += hooks.unreadable;
+  }
   return result;
 }
 
@@ -181,5 +191,6 @@ export async function sealedValuesByKey(ctx: OrderContext): Promise<Record<strin
     if (typeof raw.sealed === 'string') add(raw.sealed);
     if (['note', 'trackingNumber', 'carrier'].some((k) => k in raw)) add('plain');
   }
+  await webhookValuesByKey(ctx.db, add);
   return counts;
 }

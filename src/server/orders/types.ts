@@ -220,6 +220,8 @@ export interface OrderServiceDeps {
   now: () => Date;
   /** Called after a commit that added outbox rows (wakes the worker). */
   onOutboxChange?: () => void;
+  /** Webhook deliveries were queued (src/server/webhooks): the sender runs soon. */
+  onWebhookQueued?: () => void;
   /** The payment watcher's chain clock and awaited lane (payments/lanes.ts); without them no watcher is heard. */
   lanes?: OrderLanes;
   onError?: (err: unknown) => void;

@@ -6,6 +6,7 @@
  * records an action).
  */
 import type { Db, OrderContext } from './types';
+import { announceExceptions, tellQueued } from './webhook-events';
 
 export interface UnreadablePayment {
   signature: string;
@@ -20,17 +21,20 @@ export async function noteUnreadablePayment(
 ): Promise<boolean> {
   const order = await ctx.db.selectFrom('orders').select('id').where('id', '=', orderId).executeTakeFirst();
   if (!order) return false;
-  const res = await ctx.db
-    .insertInto('order_unreadable_payments')
-    .values({
-      order_id: orderId,
-      signature: note.signature,
-      reason: note.reason,
-      noted_at: ctx.deps.now().toISOString(),
-    })
-    .onConflict((oc) => oc.columns(['order_id', 'signature']).doNothing())
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const at = ctx.deps.now().toISOString();
+  const noted = await ctx.db.transaction().execute(async (trx) => {
+    const res = await trx
+      .insertInto('order_unreadable_payments')
+      .values({ order_id: orderId, signature: note.signature, reason: note.reason, noted_at: at })
+      .onConflict((oc) => oc.columns(['order_id', 'signature']).doNothing())
+      .executeTakeFirst();
+    const added = Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+    // A new exception for the vendor (unreadable_payment): its webhook in the same transaction.
+    if (added) await announceExceptions(ctx, trx, orderId, at);
+    return added;
+  });
+  tellQueued(ctx);
+  return noted;
 }
 
 /** The unreadable transactions noted for each of `orderIds` (oldest first). */

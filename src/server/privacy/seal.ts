@@ -43,7 +43,10 @@ export type SealedField =
   | 'outbox.payload'
   | 'outbox.error'
   | 'action.detail'
-  | 'idempotency.request';
+  | 'idempotency.request'
+  /** A vendor's webhook signing secret (bound to the endpoint id) and a delivery's body (bound to its id). */
+  | 'webhook.secret'
+  | 'webhook.payload';
 
 export interface Sealer {
   /** The id of the key that seals (the first of DATA_KEYS). */

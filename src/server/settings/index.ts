@@ -14,6 +14,7 @@ import { solanaSection } from './solana';
 import { storeSection } from './store';
 import type { DemoDefaults, LoadContext, PayoutGroup, Settings } from './types';
 import { payoutGroupsOf, settingsKey, vendorsSection } from './vendors';
+import { webhooksSection } from './webhooks';
 
 /**
  * The one place that reads configuration. `loadSettings(process.env)` validates every setting and throws a
@@ -46,6 +47,7 @@ export const SECTIONS: readonly Section<never, unknown>[] = [
   paymentsSection,
   quoteSection,
   mailSection,
+  webhooksSection,
 ];
 
 export class SettingsError extends Error {
@@ -90,6 +92,7 @@ export function loadSettings(
   const payments = read(paymentsSection, undefined);
   const privacy = read(privacySection, ctx);
   const operations = read(operationsSection, undefined);
+  const webhooks = read(webhooksSection, undefined);
 
   if (problems.length) throw new SettingsError(problems);
   return {
@@ -114,6 +117,7 @@ export function loadSettings(
     requestTimeoutMs: http.requestTimeoutMs,
     ...privacy,
     ...operations,
+    ...webhooks,
   };
 }
 

@@ -15,6 +15,16 @@ export type PayoutGroup = string;
  */
 export interface Settings {
   demo: boolean;
+  /** Vendors' webhooks (settings/webhooks.ts). */
+  webhooks: {
+    /** WEBHOOKS_ALLOW_PRIVATE=1: loopback and private destinations (and plain http to them) allowed. */
+    allowPrivate: boolean;
+    timeoutMs: number;
+    /** Requests at once per instance (the global cap; one per endpoint). */
+    concurrency: number;
+    /** At most this much of an answer is read. */
+    maxResponseBytes: number;
+  };
   port: number;
   host: string;
   /** Base URL the browser uses for this site; informational (links in e-mails). */

@@ -9,6 +9,7 @@ import { earlyMigrations } from './migrations-early';
 import { laterMigrations } from './migrations-later';
 import { fleetMigrations } from './migrations-fleet';
 import { dropMigrations } from './migrations-drops';
+import { webhookMigrations } from './migrations-webhooks';
 
 /** Every migration by name; each file holds a range of them, in order. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   ...laterMigrations,
   ...fleetMigrations,
   ...dropMigrations,
+  ...webhookMigrations,
 };

@@ -279,6 +279,10 @@ export interface Database {
   reservations: ReservationsTable;
   stock_changes: StockChangesTable;
   drop_line: DropLineTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_notes: WebhookNotesTable;
 }
 
 /** Migration 0005: how far the watcher has read each vendor token account's signatures (newest judged). */
@@ -371,3 +375,73 @@ export interface PriceCurrentTable {
   /** ISO-8601 UTC. */
   updated_at: string;
 }
+
+/** Migration 0045: a vendor's webhook endpoint (src/server/webhooks). */
+export interface WebhookEndpointsTable {
+  /** `ep_…` */
+  id: string;
+  vendor_id: string;
+  url: string;
+  /** JSON array of event types, `["*"]` for every one. */
+  events_json: string;
+  /** 1: order events carry the shipping name and address; 0: left out. */
+  include_shipping: number;
+  /** The signing secret (`whsec_…`), sealed (field webhook.secret, bound to the endpoint id). */
+  secret: string;
+  /** After a rotation: the previous secret, sealed, still signing until `previous_secret_until`. */
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  /** active | paused | disabled */
+  state: string;
+  /** Why not active: vendor (paused by the vendor), failing (paused after days of failures), gone (410). */
+  state_reason: string | null;
+  /** The first failure since the last success (NULL while it succeeds). */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Migration 0045: one event for one endpoint; its id is the `webhook-id` of every attempt. */
+export interface WebhookDeliveriesTable {
+  /** `msg_…` */
+  id: string;
+  endpoint_id: string;
+  vendor_id: string;
+  order_id: string | null;
+  event_type: string;
+  /** The JSON body sent, sealed (field webhook.payload, bound to the delivery id); `erased` with the order's details. */
+  payload_json: string;
+  /** pending | retrying | delivered | failed */
+  state: string;
+  attempts: number;
+  next_attempt_at: string;
+  /** Retried until then (3 days after it was queued or resent). */
+  retry_until: string;
+  locked_until: string | null;
+  lock_token: string | null;
+  last_status: number | null;
+  last_attempt_at: string | null;
+  /** What went wrong last (no answer body: a status, a refusal, a timeout). */
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+/** Migration 0045: each attempt of a delivery, kept with it. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  at: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Migration 0045: an event already announced (an order's exception opened, a stock line sold out). */
+export interface WebhookNotesTable {
+  key: string;
+  at: string;
+}
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
