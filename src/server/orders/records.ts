@@ -8,6 +8,7 @@
 import { FULLY_PAID, transition } from '../../core/order-status';
 import { queueEmails } from './notifications';
 import { addHistory, ledgerOf, loadOrder } from './rows';
+import { announceExceptions, tellQueued } from './webhook-events';
 import type { OrderContext } from './types';
 
 export async function notifyMissingDetails(ctx: OrderContext, now: Date = ctx.deps.now()): Promise<number> {
@@ -44,11 +45,14 @@ export async function notifyMissingDetails(ctx: OrderContext, now: Date = ctx.de
         { type: 'details_overdue' },
         { at },
       );
+      // The grace is over: "no shipping details" is an exception now (its webhook, once).
+      await announceExceptions(ctx, trx, id, at);
       return true;
     });
     if (told) n++;
   }
   if (added > 0) ctx.deps.onOutboxChange?.();
+  tellQueued(ctx);
   return n;
 }
 

@@ -17,7 +17,7 @@ import type { OrderStatus } from '../../core/api';
 import type { WebhookEventType, WebhookOrderData, WebhookShipping } from '../../core/webhook-events';
 import type { OrderRow } from '../store/schema';
 import { noteOnce, queueWebhookEvent } from '../webhooks/queue';
-import { exceptionFactsOf, resolvedOf } from './exceptions';
+import { detailsDueBefore, exceptionFactsOf, resolvedOf } from './exceptions';
 import { itemsOf, orderNumberOf, shippingOf } from './rows';
 import type { Db, OrderContext } from './types';
 
@@ -119,7 +119,8 @@ export async function announceExceptions(
     .where('state', '<>', 'disabled')
     .executeTakeFirst();
   if (!hasEndpoint) return; // nothing to tell anyone (and nothing noted: an endpoint added later starts afresh)
-  const facts = (await exceptionFactsOf(q, [o])).get(o.id);
+  const dueBefore = detailsDueBefore(ctx.deps.now(), ctx.deps.settings.qr.detailsGraceMs);
+  const facts = (await exceptionFactsOf(q, [o], dueBefore)).get(o.id);
   const open = exceptionsOf({
     hasExtra: false,
     overpaid: false,
