@@ -51,7 +51,7 @@ export async function startReceiver(): Promise<Receiver> {
   const scripts = new Map<string, (number | 'hang')[]>();
   const got: Received[] = [];
   const hanging = new Set<import('node:http').ServerResponse>();
-  let me: Receiver;
+  const self: { me?: Receiver } = {};
   const server: Server = createServer({ key: pem.key, cert: pem.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -88,7 +88,7 @@ export async function startReceiver(): Promise<Receiver> {
         at: Date.now(),
       };
       got.push(r);
-      me.onRequest?.(r);
+      self.me?.onRequest?.(r);
       if (next === 'hang') {
         hanging.add(res);
         return;
@@ -98,7 +98,7 @@ export async function startReceiver(): Promise<Receiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  me = {
+  const me: Receiver = {
     origin: `https://localhost:${port}`,
     port,
     ca: pem.ca,
@@ -126,6 +126,7 @@ export async function startReceiver(): Promise<Receiver> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  self.me = me;
   return me;
 }
 
