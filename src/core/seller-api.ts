@@ -237,6 +237,12 @@ export interface SellerOrderDetail extends SellerOrderSummary {
   /** The buyer's shipping details as given (src/core/order.ts ShippingInput). */
   shipping: Record<string, string>;
   shippingAddress: string;
+  /**
+   * What the packing slip prints: the shop's name (the order's vendor), its return address on lines (the payout
+   * group's VENDOR_<KEY>_RETURN_ADDRESS; empty when not set) and the buyer's name and address on lines (empty
+   * when the details are missing or erased).
+   */
+  packingSlip: { shopName: string; returnAddress: string[]; shipTo: string[] };
   payments: {
     signature: string;
     receivedBaseUnits: string;

@@ -43,6 +43,28 @@ function problems(env: Record<string, string>, d = demo, groups?: string[]): str
 }
 
 describe('settings', () => {
+  it("a vendor's return address for its packing slips: lines by ';', refused in words when bad, a demo one in demo mode", () => {
+    const s = loadSettings({
+      ...production,
+      VENDOR_COOPERSGLASS_RETURN_ADDRESS:
+        ' Coopers Glass ; 12 Kiln Road;Portland, OR 97201 ;; United States ',
+    });
+    expect(s.returnAddresses).toEqual({
+      coopersglass: ['Coopers Glass', '12 Kiln Road', 'Portland, OR 97201', 'United States'],
+      gorilla: [],
+    });
+    expect(problems({ ...production, VENDOR_GORILLA_RETURN_ADDRESS: 'a;b;c;d;e;f;g' })).toEqual([
+      'VENDOR_GORILLA_RETURN_ADDRESS: has 7 lines (at most 6)',
+    ]);
+    expect(problems({ ...production, VENDOR_GORILLA_RETURN_ADDRESS: 'x'.repeat(81) })).toEqual([
+      'VENDOR_GORILLA_RETURN_ADDRESS: has a line longer than 80 characters',
+    ]);
+    expect(problems({ ...production, VENDOR_NOBODY_RETURN_ADDRESS: 'a' })[0]).toMatch(
+      /^VENDOR_NOBODY_RETURN_ADDRESS: no vendor of the catalogue/,
+    );
+    expect(loadSettings({}, demo).returnAddresses.coopersglass?.[0]).toBe('Returns (demo address)');
+  });
+
   it('runs in demo mode with no configuration: localnet, demo feed, file mail, demo keys', () => {
     const s = loadSettings({}, demo);
     expect(isDemoEnv({})).toBe(true);

@@ -80,7 +80,16 @@ const detailOf = (page: Page) =>
   ) as Promise<SellerOrderDetail>;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack({ slotMs: 50, finalizeLag: 4 }), launchBrowser()]);
+  [stack, browser] = await Promise.all([
+    startStack({
+      slotMs: 50,
+      finalizeLag: 4,
+      env: {
+        VENDOR_COOPERSGLASS_RETURN_ADDRESS: 'Coopers Glass Studio; 12 Kiln Road; Portland, OR 97201; USA',
+      },
+    }),
+    launchBrowser(),
+  ]);
   rpc = new Connection(stack.localnet.rpcUrl, 'confirmed');
   const keys = stack.localnet.keys;
   if (!keys) throw new Error('localnet without demo keys');
@@ -299,7 +308,7 @@ describe('one order in the seller console', () => {
     expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
   });
 
-  it('the packing slip in print media: address, items and order number, no prices unless asked', async () => {
+  it('the packing slip in print media: the shop and its return address, the address on lines, items and order number, no prices unless asked', async () => {
     const { page } = vendor;
     await page.emulateMedia({ media: 'print' });
     const slip = page.getByTestId('packing-slip');
@@ -307,8 +316,23 @@ describe('one order in the seller console', () => {
     expect(await page.locator('.seller-order-screen').isVisible()).toBe(false);
     let text = await slip.innerText();
     expect(text).toContain(number);
-    expect(text).toContain(SHIPPING.fullName);
-    expect(text).toContain(SHIPPING.address1);
+    // The shop's name and return address; the buyer's address on the lines a parcel carries.
+    expect(await slip.getByRole('heading', { level: 2 }).innerText()).toBe('Coopers Glass');
+    expect((await page.getByTestId('slip-return-address').innerText()).split('\n')).toEqual([
+      expect.stringMatching(/^return address$/i),
+      'Coopers Glass Studio',
+      '12 Kiln Road',
+      'Portland, OR 97201',
+      'USA',
+    ]);
+    expect((await page.getByTestId('slip-ship-to').innerText()).split('\n')).toEqual([
+      SHIPPING.fullName,
+      SHIPPING.address1,
+      `${SHIPPING.city}, ${SHIPPING.stateProvince} ${SHIPPING.postalCode}`,
+      SHIPPING.country,
+    ]);
+    // The one date format: "24 Nov 2026, 16:35 UTC".
+    expect(text).toMatch(/\b\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} \S+/);
     expect(text).toContain('Lilac TipTop');
     expect(text).not.toContain('$');
     // White paper around the slip, not the site's dark page colour.

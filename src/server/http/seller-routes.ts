@@ -136,6 +136,13 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
     payers,
     solana: deps.settings.solana,
     reference: deps.settings.price.reference,
+    shopOf: (vendorId) => {
+      const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
+      return {
+        shopName: vendor?.name ?? vendorId,
+        returnAddress: vendor ? (deps.settings.returnAddresses[vendor.payoutGroup] ?? []) : [],
+      };
+    },
   };
   const refunds = { orders: deps.orders, payers, ...(deps.rpc ? { rpc: deps.rpc } : {}) };
   const stockDeps: SellerStockDeps = { stock: deps.stock, catalog: deps.catalog, now: deps.now };

@@ -6,6 +6,7 @@
  */
 import { trackingUrl } from '../../core/carriers';
 import { explorerTxUrl } from '../../core/explorer';
+import { addressLines } from '../../core/address-lines';
 import { joinShippingAddress } from '../../core/order';
 import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { exceptionFactsOf, RESOLVING_ACTIONS, sellerOrder } from '../orders/exceptions';
@@ -31,6 +32,8 @@ export interface OrderDetailDeps extends SellerViewDeps {
   solana: Pick<Settings['solana'], 'cluster' | 'rpcUrl'>;
   /** The price rule the paid-late value uses (settings.price.reference). */
   reference: ReferenceConfig;
+  /** The shop a vendor's packing slips name: its name and return address (settings.returnAddresses). */
+  shopOf: (vendorId: string) => { shopName: string; returnAddress: string[] };
 }
 
 /** Seller actions that set the order's tracking: Mark shipped, then any change of it. */
@@ -144,6 +147,10 @@ export async function orderDetail(
     })),
     shipping: Object.fromEntries(Object.entries(shipping ?? {}).map(([k, v]) => [k, String(v)])),
     shippingAddress: shipping?.fullName ? joinShippingAddress(shipping) : '',
+    packingSlip: {
+      ...deps.shopOf(o.vendor_id),
+      shipTo: shipping?.fullName ? [shipping.fullName, ...addressLines(shipping)] : [],
+    },
     payments: payments.map((p) => ({
       signature: p.signature,
       receivedBaseUnits: p.received_base_units,

@@ -43,6 +43,11 @@ export interface Settings {
   claimMint: string;
   /** Payout wallet per payout group (every group of the catalogue has one). */
   recipients: Record<PayoutGroup, string>;
+  /**
+   * The return address printed on a payout group's packing slips (VENDOR_<KEY>_RETURN_ADDRESS), on its lines; an
+   * empty list when not set. Shown to that vendor's signed-in seller only.
+   */
+  returnAddresses: Record<PayoutGroup, string[]>;
   price: {
     apiUrl: string;
     pairAddress: string;
