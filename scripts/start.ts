@@ -2,8 +2,12 @@
  * `npm start`: the whole demo from a fresh clone. Runs `npm run build` only when the build is missing or older
  * than its sources (dist/.build-complete, written at the end of a build, against the newest source file), then
  * runs the built server (dist/server/main.js) in this process, as `npm run start:prod` does.
+ *
+ * Signals: npm passes SIGTERM and SIGINT on to this process. While the build runs it is its own process group,
+ * stopped as a whole on the signal (no Vite or prerender left running), and this process exits; once the server
+ * runs here, its own shutdown (main.ts: drain, close, exit) handles them. No child outlives `npm start`.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,18 +44,41 @@ export function staleReason(): string | undefined {
   return sources > built ? 'sources changed since the last build' : undefined;
 }
 
-const reason = staleReason();
-if (reason) {
-  console.log(`build: ${reason}; running npm run build…`);
-  const r = spawnSync('npm', ['run', 'build'], {
+/** Runs `npm run build` as its own process group; a SIGTERM or SIGINT meanwhile stops the whole group and exits. */
+async function build(): Promise<void> {
+  const child = spawn('npm', ['run', 'build'], {
     cwd: rootDir,
     stdio: 'inherit',
     env: { ...process.env, NODE_ENV: 'production' },
+    detached: true,
   });
-  if (r.status !== 0) {
-    console.error(`npm run build failed (exit ${r.status ?? r.signal}); the store was not started.`);
+  const stop = (signal: NodeJS.Signals) => {
+    console.error(`${signal}: stopping the build; the store was not started.`);
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    process.exit(1);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  const [code, signal] = (await new Promise((resolve) => child.once('exit', (c, s) => resolve([c, s])))) as [
+    number | null,
+    NodeJS.Signals | null,
+  ];
+  process.off('SIGTERM', stop);
+  process.off('SIGINT', stop);
+  if (code !== 0) {
+    console.error(`npm run build failed (exit ${code ?? signal}); the store was not started.`);
     process.exit(1);
   }
+}
+
+const reason = staleReason();
+if (reason) {
+  console.log(`build: ${reason}; running npm run build…`);
+  await build();
 } else {
   console.log('build: up to date (dist/)');
 }

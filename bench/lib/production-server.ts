@@ -6,6 +6,7 @@
  * It sends `{ port }` once listening, answers `{ stats: true }` with the RPC counters, and exits when its IPC
  * channel closes (dropping its PostgreSQL schema, if any).
  */
+import { openStore } from '../../src/server/store/store';
 import { TEST_DATA_KEYS } from '../../test/support/fixtures';
 import { join } from 'node:path';
 import { startServer } from '../../src/server/server';
@@ -44,9 +45,12 @@ const settings = loadSettings({
   RATE_LIMIT_ORDERS_PER_MINUTE: '1000000',
 });
 let payments: RunningPayments | undefined;
+const storeConfig = pgUrl ? { kind: 'postgres' as const, url: pgUrl, schema } : settings.database;
+// The release step first, as a deploy runs it (`npm run migrate`): production settings leave MIGRATE_ON_START off.
+await (await openStore(storeConfig)).close();
 const server = await startServer(settings, {
   logger: true,
-  ...(pgUrl ? { store: { kind: 'postgres' as const, url: pgUrl, schema } } : {}),
+  ...(pgUrl ? { store: storeConfig } : {}),
   services: [paymentsService({}, (p) => (payments = p))],
 });
 // Every order reserves its unit: give the bench's (one of a kind) product enough stock for the whole run.
@@ -59,7 +63,6 @@ process.on('disconnect', () => {
   void (async () => {
     await server.close();
     if (pgUrl) {
-      const { openStore } = await import('../../src/server/store/store');
       const s = await openStore({ kind: 'postgres', url: pgUrl, schema });
       await s.db.schema
         .dropSchema(schema)

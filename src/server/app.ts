@@ -66,6 +66,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(deps.logger, deps.logStream),
     bodyLimit: 64 * 1024,
+    // While the server closes (after the drain, main.ts), a request still arriving on an open keep-alive
+    // connection is served, with `Connection: close`, rather than refused with 503: the drain promises that every
+    // request that reaches the instance is answered. Idle keep-alive connections are closed when the close starts
+    // (forceCloseConnections 'idle', Fastify's default with a serverFactory).
+    return503OnClosing: false,
     // Behind a reverse proxy, the client's address comes from X-Forwarded-For (rate limits, logs): TRUST_PROXY.
     // A number of hops trusts that many proxies in front of us (proxy-addr's rule, as Fastify documents it).
     trustProxy:

@@ -171,7 +171,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   const catalog = overrides.catalog ?? defaultCatalog;
   const now = overrides.now ?? (() => new Date());
-  const store = await openStore(overrides.store ?? settings.database);
+  // MIGRATE_ON_START: migrate here, or refuse a database behind this release (the release step migrates it).
+  const store = await openStore(overrides.store ?? settings.database, { migrate: settings.migrateOnStart });
   const cleanups: (() => Promise<void> | void)[] = [() => store.close()];
   const closeAll = async () => {
     for (const fn of cleanups.reverse()) {

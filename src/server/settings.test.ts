@@ -234,6 +234,20 @@ describe('settings', () => {
     });
   });
 
+  it('MIGRATE_ON_START: on in demo mode, off in production unless set; DRAIN_MS below SHUTDOWN_DEADLINE_MS', () => {
+    expect(loadSettings({}, demo).migrateOnStart).toBe(true);
+    expect(loadSettings({ MIGRATE_ON_START: '0' }, demo).migrateOnStart).toBe(false);
+    expect(loadSettings(production, demo).migrateOnStart).toBe(false);
+    expect(loadSettings({ ...production, MIGRATE_ON_START: '1' }, demo).migrateOnStart).toBe(true);
+    expect(problems({ MIGRATE_ON_START: 'maybe' })).toEqual([
+      "MIGRATE_ON_START: must be 1 or 0 (got 'maybe')",
+    ]);
+    expect(loadSettings({}, demo)).toMatchObject({ drainMs: 5_000, shutdownDeadlineMs: 25_000 });
+    expect(problems({ DRAIN_MS: '30000', SHUTDOWN_DEADLINE_MS: '30000' })).toEqual([
+      "SHUTDOWN_DEADLINE_MS: must be more than DRAIN_MS (30000), or the drain never ends in a close (got '30000')",
+    ]);
+  });
+
   it('tells the browser only the allow-listed public values (never the seller address or a key)', () => {
     const s = loadSettings({
       ...production,

@@ -27,6 +27,7 @@ const env = (dataKeys: string): Record<string, string> => ({
   DATA_KEYS: dataKeys,
   DATABASE_URL: file,
   SOLANA_RPC_URL: 'http://127.0.0.1:9',
+  MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
   MAIL_TRANSPORT: 'file',
   PRICE_API_URL: 'http://127.0.0.1:9',
   QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',

@@ -71,6 +71,7 @@ describe.each([sqliteBackend(), postgresBackend()])('automated e-mail cap on $na
         loadSettings({
           DATA_KEYS: `k1:${Buffer.alloc(32, 5).toString('base64')}`,
           SOLANA_RPC_URL: 'http://127.0.0.1:9',
+          MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
           PRICE_API_URL: 'http://127.0.0.1:9',
           QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
           SELLER_EMAIL: 'seller@shop.test',

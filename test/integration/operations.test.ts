@@ -408,6 +408,7 @@ describe('metrics', () => {
       PORT: '0',
       DATA_KEYS: TEST_DATA_KEYS,
       SOLANA_RPC_URL: net.rpcUrl,
+      MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
       SOLANA_CLUSTER: 'localnet',
       PRICE_API_URL: 'http://127.0.0.1:9',
       QUOTE_SECRET: 'q'.repeat(40),
@@ -615,6 +616,7 @@ describe('the HTTP edge', () => {
       PORT: '0',
       DATA_KEYS: TEST_DATA_KEYS,
       SOLANA_RPC_URL: `${net.rpcUrl}/?api-key=SERVER-KEY-5f2b9c`,
+      MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
       SOLANA_BROWSER_RPC_URL: net.rpcUrl,
       SOLANA_CLUSTER: 'localnet',
       PRICE_API_URL: 'http://127.0.0.1:9',

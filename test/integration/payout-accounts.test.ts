@@ -43,6 +43,7 @@ describe('payout accounts: no QR to a vendor whose token account does not exist'
     if (!keys) throw new Error('localnet without demo keys');
     settings = testSettings({
       SOLANA_RPC_URL: net.rpcUrl,
+      MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
       CLAIM_MINT: keys.mint.toBase58(),
       RECIPIENT_COOPERSGLASS: keys.recipients.coopersglass.toBase58(),
       RECIPIENT_GORILLA: keys.recipients.gorilla.toBase58(),

@@ -31,6 +31,7 @@ describe.each(backends)('price alert ($name)', (backend) => {
     settings = loadSettings({
       PORT: '0',
       SOLANA_RPC_URL: 'http://127.0.0.1:9',
+      MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
       MAIL_TRANSPORT: 'file',
       PRICE_API_URL: `${feeds.base}/dex`,
       PRICE_SECOND_SOURCE_URL: `${feeds.base}/gecko`,

@@ -114,6 +114,7 @@ describe('startServer persists the price history', () => {
       PORT: '0',
       DATA_KEYS: TEST_DATA_KEYS,
       SOLANA_RPC_URL: 'http://127.0.0.1:9',
+      MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
       PRICE_API_URL: `http://127.0.0.1:${port}`,
       QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
       SELLER_EMAIL: 'seller@shop.test',

@@ -24,6 +24,7 @@ const gorilla = Keypair.generate();
 function settings(): Settings {
   return loadSettings({
     SOLANA_RPC_URL: 'http://127.0.0.1:9',
+    MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
     SOLANA_CLUSTER: 'localnet',
     PRICE_API_URL: 'http://127.0.0.1:9',
     QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',

@@ -58,6 +58,7 @@ describe.each(backends)('wallet holds need the money on $name', (backend: Backen
       connection = new Connection(net.rpcUrl, 'confirmed');
       const settings = testSettings({
         SOLANA_RPC_URL: net.rpcUrl,
+        MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
         CLAIM_MINT: keys.mint.toBase58(),
         RECIPIENT_COOPERSGLASS: keys.recipients.coopersglass.toBase58(),
         RECIPIENT_GORILLA: keys.recipients.gorilla.toBase58(),

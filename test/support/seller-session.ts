@@ -21,6 +21,7 @@ export function sellerSettings(coopers: Keypair, gorilla: Keypair, mint: string)
   return loadSettings({
     DATA_KEYS: TEST_DATA_KEYS,
     SOLANA_RPC_URL: 'http://127.0.0.1:9',
+    MIGRATE_ON_START: '1', // a fresh store per test: migrated at start (the release step: migrate.test.ts)
     PRICE_API_URL: 'http://127.0.0.1:9',
     QUOTE_SECRET: 'test-secret-0123456789-0123456789-abcdef',
     SELLER_EMAIL: 'seller@shop.test',

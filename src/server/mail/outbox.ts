@@ -67,7 +67,10 @@ export interface OutboxWorker {
   /** Releases the leases held under this instanceId by a previous life of this instance (call before start). */
   releaseOwnLeases(): Promise<number>;
   start(): void;
-  /** Stops the timer and waits for the delivery in progress. */
+  /**
+   * Stops the timer and waits for the delivery in progress; the pass in flight claims nothing more and hands back
+   * the rows it claimed but did not reach, so another instance sends them at once (SIGTERM: deploy.md).
+   */
   stop(): Promise<void>;
   /** Something was enqueued: run soon. */
   nudge(): void;
@@ -278,17 +281,22 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     }
   }
 
+  /** Set by stop(): the pass in flight claims nothing more and stops after the e-mail it is sending. */
+  let stopping = false;
+
   async function runOnce(): Promise<OutboxRunResult> {
     const result: OutboxRunResult = { sent: 0, retrying: 0, failed: 0 };
     await eraseKeptCopies().catch((err: unknown) => opts.onError?.(err));
     const mine = new Set<string>();
     startRenewing();
     try {
-      for (let pass = 0; pass < 1000; pass++) {
+      for (let pass = 0; pass < 1000 && !stopping; pass++) {
         const batch = await claimBatch();
         if (batch.length === 0) break;
         for (const { row } of batch) mine.add(row.id);
         for (const { row, token } of batch) {
+          // Stopping (SIGTERM): the rows not reached are handed back below, for another instance at once.
+          if (stopping) break;
           try {
             await deliver(row, token, result);
           } finally {
@@ -362,9 +370,12 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     },
     async stop() {
       started = false;
+      // The pass in flight finishes the e-mail it is sending and hands back the rows it claimed but did not reach.
+      stopping = true;
       if (timer !== undefined) clearTimer(timer);
       timer = undefined;
       if (running) await running.catch(() => undefined);
+      stopping = false;
     },
     nudge() {
       if (!started) return;

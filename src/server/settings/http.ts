@@ -1,12 +1,18 @@
 import { section } from './schema';
 import type { Settings } from './types';
 
-/** The HTTP server: where it listens, its public address, the proxy in front of it, the request time limit. */
+/**
+ * The HTTP server: where it listens, its public address, the proxy in front of it, the request time limit, and how
+ * it stops (the drain on SIGTERM: docs/decisions/deploy.md).
+ */
 export const httpSection = section({
   title: 'HTTP',
   settings: {
     PORT: { doc: 'The port the store listens on.', default: 3000, int: [0, 65535] },
-    HOST: { doc: 'The address the store listens on.', default: '127.0.0.1' },
+    HOST: {
+      doc: 'The address the store listens on: 127.0.0.1 answers this machine only (the demo); 0.0.0.0 every interface (a container: the Dockerfile sets it).',
+      default: '127.0.0.1',
+    },
     PUBLIC_URL: {
       doc: "The site's public base URL: the order page links in every e-mail; https enables HSTS.",
       defaultDoc: 'http://HOST:PORT',
@@ -21,11 +27,24 @@ export const httpSection = section({
       default: 30_000,
       int: [1_000, 30_000],
     },
+    DRAIN_MS: {
+      doc: 'On SIGTERM, readiness answers 503 at once and the store keeps serving for this many ms (the load balancer stops sending traffic meanwhile) before it closes.',
+      default: 5_000,
+      int: [0, 120_000],
+    },
+    SHUTDOWN_DEADLINE_MS: {
+      doc: "On SIGTERM the process exits by this many ms at the latest, closed or not (nothing is lost: outbox rows stay queued, leases expire); keep it below the platform's grace period before SIGKILL and above DRAIN_MS.",
+      default: 25_000,
+      int: [1_000, 600_000],
+    },
   },
   read(
     r,
     needs: { demo: boolean },
-  ): Pick<Settings, 'port' | 'host' | 'publicUrl' | 'trustProxy' | 'requestTimeoutMs'> {
+  ): Pick<
+    Settings,
+    'port' | 'host' | 'publicUrl' | 'trustProxy' | 'requestTimeoutMs' | 'drainMs' | 'shutdownDeadlineMs'
+  > {
     const port = r.int('PORT');
     const host = r.get('HOST') ?? '127.0.0.1';
     const publicUrl = r.url('PUBLIC_URL', `http://${host}:${port}`) ?? '';
@@ -56,6 +75,20 @@ export const httpSection = section({
           );
       }
     }
-    return { port, host, publicUrl, trustProxy, requestTimeoutMs: r.int('REQUEST_TIMEOUT_MS') };
+    const drainMs = r.int('DRAIN_MS');
+    const shutdownDeadlineMs = r.int('SHUTDOWN_DEADLINE_MS');
+    if (shutdownDeadlineMs <= drainMs)
+      r.problem(
+        `SHUTDOWN_DEADLINE_MS: must be more than DRAIN_MS (${drainMs}), or the drain never ends in a close (got '${shutdownDeadlineMs}')`,
+      );
+    return {
+      port,
+      host,
+      publicUrl,
+      trustProxy,
+      requestTimeoutMs: r.int('REQUEST_TIMEOUT_MS'),
+      drainMs,
+      shutdownDeadlineMs,
+    };
   },
 });

@@ -82,7 +82,7 @@ export function loadSettings(
 
   const solana = read(solanaSection, ctx);
   const http = read(httpSection, ctx);
-  const store = read(storeSection, undefined);
+  const store = read(storeSection, ctx);
   unknownVendorNames(env, groups, problems);
   const vendors = read(vendorsSection, ctx);
   const price = read(priceSection, { demo: ctx.demo, port: http.port });
@@ -115,6 +115,8 @@ export function loadSettings(
     rateLimit: limits.rateLimit,
     trustProxy: http.trustProxy,
     requestTimeoutMs: http.requestTimeoutMs,
+    drainMs: http.drainMs,
+    shutdownDeadlineMs: http.shutdownDeadlineMs,
     ...privacy,
     ...operations,
     ...webhooks,
@@ -127,9 +129,9 @@ export function loadSettings(
  */
 export function loadStoreSettings(env: Env): Pick<Settings, 'database'> {
   const problems: string[] = [];
-  const store = storeSection.read(new Reader(env, storeSection, problems), undefined);
+  const { database } = storeSection.read(new Reader(env, storeSection, problems), { demo: isDemoEnv(env) });
   if (problems.length) throw new SettingsError(problems);
-  return store;
+  return { database };
 }
 
 /** A per-vendor setting (any section's `<KEY>` name) whose key names no payout group: refused, naming it. */

@@ -1,7 +1,10 @@
 import { section } from './schema';
 import type { Settings } from './types';
 
-/** The database: a SQLite file, or PostgreSQL for several API instances. */
+/**
+ * The database: a SQLite file, or PostgreSQL for several API instances; and whether the server applies pending
+ * migrations at start (MIGRATE_ON_START) or leaves that to the release step, `npm run migrate`.
+ */
 export const storeSection = section({
   title: 'Store',
   settings: {
@@ -9,8 +12,20 @@ export const storeSection = section({
       doc: 'The database: a SQLite file path or sqlite: URL, or postgres://user@host:5432/db for several instances.',
       default: 'var/store.sqlite',
     },
+    MIGRATE_ON_START: {
+      doc: "1: the server applies pending migrations when it starts (for platforms without a release step). 0: it refuses to start on a database behind this release's migrations, naming `npm run migrate` (the release step runs them once, before the new instances start).",
+      defaultDoc: '1 in demo mode, 0 otherwise',
+      values: '1, 0',
+    },
   },
-  read(r): Pick<Settings, 'database'> {
+  read(r, needs: { demo: boolean }): Pick<Settings, 'database' | 'migrateOnStart'> {
+    let migrateOnStart = needs.demo;
+    const migrateRaw = r.get('MIGRATE_ON_START');
+    if (migrateRaw !== undefined) {
+      if (/^(1|true|yes|on)$/i.test(migrateRaw)) migrateOnStart = true;
+      else if (/^(0|false|no|off)$/i.test(migrateRaw)) migrateOnStart = false;
+      else r.problem(`MIGRATE_ON_START: must be 1 or 0 (got '${migrateRaw}')`);
+    }
     let database: Settings['database'] = { kind: 'sqlite', file: 'var/store.sqlite' };
     const dbRaw = r.get('DATABASE_URL');
     if (dbRaw !== undefined) {
@@ -31,6 +46,6 @@ export const storeSection = section({
         database = { kind: 'sqlite', file: dbRaw };
       }
     }
-    return { database };
+    return { database, migrateOnStart };
   },
 });

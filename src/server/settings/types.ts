@@ -30,6 +30,11 @@ export interface Settings {
   /** Base URL the browser uses for this site; informational (links in e-mails). */
   publicUrl: string;
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /**
+   * Apply pending migrations at start (MIGRATE_ON_START; default on in demo mode, off otherwise). Off: a database
+   * behind this release's migrations stops the start with an error naming `npm run migrate`.
+   */
+  migrateOnStart: boolean;
   solana: {
     /** Server only: may carry a provider key. Never sent to the browser. */
     rpcUrl: string;
@@ -127,8 +132,12 @@ export interface Settings {
   trustProxy: boolean | number | string[];
   /** Whole-request receive timeout (a body sent slowly is cut), ms. */
   requestTimeoutMs: number;
+  /** On SIGTERM: readiness 503 at once, serving on for this many ms, then close (DRAIN_MS, default 5 s). */
+  drainMs: number;
+  /** On SIGTERM: exit by this many ms at the latest (SHUTDOWN_DEADLINE_MS, default 25 s). */
+  shutdownDeadlineMs: number;
   /**
-   * /api/health/ready reports `watcher` failing when the payment watcher last caught up with the vendors' token
+   * /api/health/deps reports `watcher` failing when the payment watcher last caught up with the vendors' token
    * accounts more than this many seconds ago (WATCHER_MAX_LAG_S, default 60: four missed 15 s sweeps).
    */
   watcherMaxLagS: number;

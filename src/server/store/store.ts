@@ -1,7 +1,9 @@
 /**
  * The store: Kysely over SQLite (better-sqlite3, WAL, durable group commits so a committed order survives a
- * power cut: durable-sqlite.ts) or PostgreSQL (pg Pool) for several API instances. Migrations run at open;
- * `ready()` is true only once they have.
+ * power cut: durable-sqlite.ts) or PostgreSQL (pg Pool) for several API instances. At open, pending migrations
+ * are applied (`migrate`, the default: the release step and MIGRATE_ON_START=1) or, with `migrate: false`, refused
+ * with MigrationsPendingError; a database that has every migration this code knows (and maybe newer ones, from
+ * the next release: expand, then contract) opens without taking the migration lock. `ready()` is true once open.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -29,10 +31,38 @@ export class StoreError extends Error {
   override name = 'StoreError';
 }
 
+/** The database is behind this code's migrations and the store was opened without migrating. */
+export class MigrationsPendingError extends StoreError {
+  override name = 'MigrationsPendingError';
+  constructor(readonly pending: string[]) {
+    super(
+      `The database is behind this release: ${pending.length} ${pending.length === 1 ? 'migration' : 'migrations'} not applied (${pending[0]}${pending.length > 1 ? ', …' : ''}). Run \`npm run migrate\` (the release step) first, or set MIGRATE_ON_START=1 to migrate at start.`,
+    );
+  }
+}
+
+export interface OpenOptions {
+  /** Apply pending migrations (default true); false: refuse with MigrationsPendingError when any is pending. */
+  migrate?: boolean;
+}
+
+/** The names of the migrations applied to `db` (none when the migration table does not exist yet). */
+async function appliedMigrations(db: Kysely<Database>): Promise<Set<string>> {
+  try {
+    const r = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+    return new Set(r.rows.map((x) => x.name));
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === '42P01' || (typeof e.message === 'string' && /no such table/i.test(e.message)))
+      return new Set();
+    throw err;
+  }
+}
+
 const MIGRATION_TABLE = 'store_migration';
 const MIGRATION_LOCK_TABLE = 'store_migration_lock';
 
-export async function openStore(config: StoreConfig): Promise<Store> {
+export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
   let db: Kysely<Database>;
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(dirname(config.file), { recursive: true });
@@ -61,24 +91,12 @@ export async function openStore(config: StoreConfig): Promise<Store> {
   let migrated = false;
   let closed = false;
   try {
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => migrations },
-      migrationTableName: MIGRATION_TABLE,
-      migrationLockTableName: MIGRATION_LOCK_TABLE,
-      // On PostgreSQL, name the schema: Kysely looks for its tables through introspection of every schema.
-      ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
-    });
-    let { error } = await migrator.migrateToLatest();
-    // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema
-    // that another client drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing
-    // is wrong with ours (likewise a table or column of another schema). Nothing was migrated then: try again.
-    for (let attempt = 1; error && attempt <= 5 && isOtherSchemaGone(error, config); attempt++) {
-      await new Promise((r) => setTimeout(r, 50 * attempt));
-      ({ error } = await migrator.migrateToLatest());
-    }
-    if (error)
-      throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
+    const applied = await appliedMigrations(db);
+    const pending = Object.keys(migrations)
+      .sort()
+      .filter((name) => !applied.has(name));
+    if (pending.length > 0 && opts.migrate === false) throw new MigrationsPendingError(pending);
+    if (pending.length > 0) await migrate(db, config);
     migrated = true;
   } catch (err) {
     await db.destroy();
@@ -104,6 +122,28 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       await db.destroy();
     },
   };
+}
+
+/** Kysely's migrator, under its lock (instances starting at once wait instead of racing). */
+async function migrate(db: Kysely<Database>, config: StoreConfig): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    // On PostgreSQL, name the schema: Kysely looks for its tables through introspection of every schema.
+    ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
+  });
+  let { error } = await migrator.migrateToLatest();
+  // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema
+  // that another client drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing
+  // is wrong with ours (likewise a table or column of another schema). Nothing was migrated then: try again.
+  for (let attempt = 1; error && attempt <= 5 && isOtherSchemaGone(error, config); attempt++) {
+    await new Promise((r) => setTimeout(r, 50 * attempt));
+    ({ error } = await migrator.migrateToLatest());
+  }
+  if (error)
+    throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** UNIQUE / PRIMARY KEY violation on either dialect. */
