@@ -8,15 +8,8 @@
 import { z } from 'zod';
 import { formatBaseUnits } from './money';
 
-/** The text the wallet signs (plain words: the wallet shows it). It moves no funds and approves nothing else. */
-export function holdProofMessage(wallet: string, reference: string): string {
-  return [
-    'Reserve my order in the $CLAIM shop.',
-    `Wallet: ${wallet}`,
-    `Order reference: ${reference}`,
-    'Signing this moves no funds: it shows this wallet holds the $CLAIM the order costs.',
-  ].join('\n');
-}
+// The message itself lives in a module without zod, so the browser's wallet chunk does not carry zod.
+export { holdProofMessage } from './hold-proof-message';
 
 /** `payer` in POST /api/orders: the wallet (base58) and its ed25519 signature of holdProofMessage (base64). */
 export const PayerProofSchema = z

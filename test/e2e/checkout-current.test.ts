@@ -111,7 +111,7 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
     await page.waitForTimeout(500);
     expect(dialogs).toEqual([]); // not even "Please install Phantom Wallet."
     expect(calls).toEqual([]);
-    expect(await page.locator('.wallet-adapter-modal').count()).toBe(0);
+    expect(await page.locator('.wallet-picker').count()).toBe(0);
     expect(unexpectedErrors(errors)).toEqual([]);
     await close();
   });

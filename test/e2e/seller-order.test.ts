@@ -147,7 +147,7 @@ describe('one order in the seller console', () => {
     const { page } = vendor;
     await page.goto('/seller');
     await page.getByRole('button', { name: 'Sign in with wallet' }).click();
-    await page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+    await page.locator('.wallet-picker-list li button', { hasText: 'Phantom' }).click();
     await page.getByText('Signed in as').getByText('Coopers Glass').waitFor();
     const row = page.locator(`[data-order="${order.orderId}"]`);
     await row.waitFor();
@@ -408,7 +408,7 @@ describe('one order in the seller console', () => {
     const { page } = opened;
     await page.goto('/seller');
     await page.getByRole('button', { name: 'Sign in with wallet' }).click();
-    await page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+    await page.locator('.wallet-picker-list li button', { hasText: 'Phantom' }).click();
     await page.getByText('Signed in as').getByText('Coopers Glass').waitFor();
     await page.locator('button[data-queue="exceptions"]').click();
     const row = page.locator(`[data-order="${second.orderId}"]`);

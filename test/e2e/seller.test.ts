@@ -18,7 +18,7 @@ import type { SellerOrderDetail } from '../../src/core/seller-api';
 import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
-import { installTestWallet, type TestWalletControl } from '../support/wallet';
+import { installStandardTestWallet, installTestWallet, type TestWalletControl } from '../support/wallet';
 import { sendConfirmed, until } from '../support/confirm';
 
 /** The page asks GET /api/seller/me on load: 401 is its "not signed in" answer, logged by the browser. */
@@ -91,11 +91,11 @@ async function walletPage(keypair: Keypair): Promise<OpenedPage & { wallet: Test
   return { ...opened, wallet };
 }
 
-/** /seller → Sign in with wallet → the wallet-adapter modal → Phantom (the test wallet) connects and signs. */
-async function signInWithWallet(page: Page): Promise<void> {
+/** /seller → Sign in with wallet → the wallet picker → `name` (the test wallet) connects and signs. */
+async function signInWithWallet(page: Page, name = 'Phantom'): Promise<void> {
   await page.goto('/seller');
   await page.getByRole('button', { name: 'Sign in with wallet' }).click();
-  await page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+  await page.locator('.wallet-picker-list li button', { hasText: name }).click();
 }
 
 const sellerApi = <T>(page: Page, path: string) =>
@@ -282,5 +282,21 @@ describe('seller console (payout wallet sign-in)', () => {
     expect(unexpectedErrors(vendor.errors, SIGNED_OUT_CHECK)).toEqual([]);
     await other.close();
     await vendor.close();
+  });
+  // Last: it opens one more session of the payout wallet (the sessions test counts them).
+  it('a wallet offering solana:signIn signs in through it: one request, the wallet writes the message (no separate connect)', async () => {
+    const o = await openPage(browser, stack.url);
+    const wallet = await installStandardTestWallet(o.page, {
+      keypair: vendorKey,
+      rpcUrl: stack.localnet.rpcUrl,
+      name: 'Sign-In Test Wallet',
+      features: ['solana:signIn', 'solana:signMessage', 'solana:signAndSendTransaction'],
+    });
+    await signInWithWallet(o.page, 'Sign-In Test Wallet');
+    await o.page.getByRole('heading', { name: 'Seller console' }).waitFor();
+    await o.page.getByText('Signed in as').getByText('Coopers Glass').waitFor();
+    expect(wallet.requests()).toEqual(['signIn']);
+    expect(unexpectedErrors(o.errors, SIGNED_OUT_CHECK)).toEqual([]);
+    await o.close();
   });
 });

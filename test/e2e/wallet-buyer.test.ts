@@ -5,8 +5,9 @@
  * screen without a wallet. Full stack: built app, real server, localnet, SMTP sink, headless Chromium.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { parseURL } from 'solana-pay-client';
+import { parseURL, validateTransfer } from 'solana-pay-client';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { createSolanaRpc } from '@solana/kit';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
@@ -118,6 +119,7 @@ const focused = (page: Page) =>
       className: typeof el?.className === 'string' ? el.className : '',
       text: (el?.textContent ?? '').trim(),
       inDialog: !!el?.closest('[role="dialog"]'),
+      placeholder: !!el?.hasAttribute('data-placeholder'),
     };
   });
 
@@ -150,69 +152,93 @@ async function openOrderId(page: Page): Promise<string> {
 const dialog = (page: Page) => page.locator('[role="dialog"]');
 
 describe('wallet modal accessibility', () => {
-  it('has a name, a named close button, traps focus and returns it; axe finds nothing with it open', async () => {
-    const s = await session({ fund: false });
-    await openProduct(s.page);
-    await s.page.getByRole('button', { name: 'Select Wallet' }).focus(); // intent: the wallet chunk loads
-    const real = s.page.locator('button.wallet-adapter-button-trigger:not([data-placeholder])');
-    await real.waitFor();
-    await real.focus();
-    await s.page.keyboard.press('Enter');
+  for (const [where, context] of [
+    ['at a desk', undefined],
+    ['on a 390 px phone', PHONE],
+  ] as const)
+    it(`${where}: has a name, a named close button, 44 px targets, traps focus and returns it; axe finds nothing with it open`, async () => {
+      const s = await session({ fund: false, ...(context ? { context } : {}) });
+      await openProduct(s.page);
+      await s.page.getByRole('button', { name: 'Select Wallet' }).focus(); // intent: the wallet chunk loads
+      const real = s.page.locator('button.wallet-button:not([data-placeholder])');
+      await real.waitFor();
+      await real.focus();
+      await s.page.keyboard.press('Enter');
 
-    const modal = s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
-    await modal.waitFor();
-    expect(await modal.getAttribute('aria-modal')).toBe('true');
-    await modal.getByRole('button', { name: 'Close' }).waitFor();
-    expect(await modal.getByRole('button', { name: /Phantom\s*Detected/ }).count()).toBe(1);
-    // Focus moved into the dialog, on the first wallet.
-    await until('focus in the dialog', async () => ((await focused(s.page)).inDialog ? true : undefined));
-    expect((await focused(s.page)).text).toMatch(/^Phantom\s*Detected$/);
+      const modal = s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
+      await modal.waitFor();
+      expect(await modal.getAttribute('aria-modal')).toBe('true');
+      await modal.getByRole('button', { name: 'Close' }).waitFor();
+      expect(await modal.getByRole('button', { name: /Phantom\s*Detected/ }).count()).toBe(1);
+      // Focus moved into the dialog, on the first wallet.
+      await until('focus in the dialog', async () => ((await focused(s.page)).inDialog ? true : undefined));
+      expect((await focused(s.page)).text).toMatch(/^Phantom\s*Detected$/);
 
-    // axe with the modal open: nothing at all inside the dialog, nothing serious or critical on the page.
-    await s.page.locator('.wallet-adapter-modal-fade-in').waitFor();
-    const inDialog = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
-    expect(inDialog.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual([]);
-    const whole = await new AxeBuilder({ page: s.page }).analyze();
-    expect(
-      whole.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    ).toEqual([]);
+      // axe with the modal open: nothing at all inside the dialog, nothing serious or critical on the page.
+      await s.page.locator('.wallet-picker.is-open').waitFor();
+      // Every target in it is at least 44 × 44 px, and it fits the screen.
+      const targets = await modal.locator('button, a[href]').evaluateAll((els) =>
+        els.map((el) => {
+          const r = el.getBoundingClientRect();
+          return {
+            text: (el.textContent ?? '').trim() || el.getAttribute('aria-label'),
+            w: r.width,
+            h: r.height,
+            right: r.right,
+          };
+        }),
+      );
+      expect(targets.length).toBeGreaterThanOrEqual(2);
+      for (const t of targets) {
+        expect(t.h, JSON.stringify(t)).toBeGreaterThanOrEqual(44);
+        expect(t.w, JSON.stringify(t)).toBeGreaterThanOrEqual(44);
+        expect(t.right, JSON.stringify(t)).toBeLessThanOrEqual(context ? 390 : 1280);
+      }
+      const inDialog = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
+      expect(inDialog.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual(
+        [],
+      );
+      const whole = await new AxeBuilder({ page: s.page }).analyze();
+      expect(
+        whole.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      ).toEqual([]);
 
-    // Tab and Shift+Tab cycle inside the dialog (Close, Phantom), never out of it.
-    const seen = new Set<string>();
-    for (let i = 0; i < 5; i++) {
-      await s.page.keyboard.press('Tab');
-      const f = await focused(s.page);
-      expect(f.inDialog, JSON.stringify(f)).toBe(true);
-      seen.add(f.text || f.className);
-    }
-    for (let i = 0; i < 5; i++) {
-      await s.page.keyboard.press('Shift+Tab');
-      expect((await focused(s.page)).inDialog).toBe(true);
-    }
-    expect(seen.size).toBe(2);
+      // Tab and Shift+Tab cycle inside the dialog (Close, Phantom), never out of it.
+      const seen = new Set<string>();
+      for (let i = 0; i < 5; i++) {
+        await s.page.keyboard.press('Tab');
+        const f = await focused(s.page);
+        expect(f.inDialog, JSON.stringify(f)).toBe(true);
+        seen.add(f.text || f.className);
+      }
+      for (let i = 0; i < 5; i++) {
+        await s.page.keyboard.press('Shift+Tab');
+        expect((await focused(s.page)).inDialog).toBe(true);
+      }
+      expect(seen.size).toBe(2);
 
-    // Escape closes it and focus goes back to Select Wallet.
-    await s.page.keyboard.press('Escape');
-    await dialog(s.page).waitFor({ state: 'detached' });
-    await until('focus back on Select Wallet', async () =>
-      (await focused(s.page)).text === 'Select Wallet' ? true : undefined,
-    );
+      // Escape closes it and focus goes back to Select Wallet.
+      await s.page.keyboard.press('Escape');
+      await dialog(s.page).waitFor({ state: 'detached' });
+      await until('focus back on Select Wallet', async () =>
+        (await focused(s.page)).text === 'Select Wallet' ? true : undefined,
+      );
 
-    // The named close button closes it too (keyboard: Enter on it), focus returns again.
-    await s.page.keyboard.press('Enter');
-    await modal.waitFor();
-    await modal.getByRole('button', { name: 'Close' }).focus();
-    await s.page.keyboard.press('Enter');
-    await dialog(s.page).waitFor({ state: 'detached' });
-    await until('focus back after Close', async () =>
-      (await focused(s.page)).text === 'Select Wallet' ? true : undefined,
-    );
-    expect(s.wallet.requests()).toEqual([]);
-    expect(unexpectedErrors(s.errors)).toEqual([]);
-    await s.close();
-  });
+      // The named close button closes it too (keyboard: Enter on it), focus returns again.
+      await s.page.keyboard.press('Enter');
+      await modal.waitFor();
+      await modal.getByRole('button', { name: 'Close' }).focus();
+      await s.page.keyboard.press('Enter');
+      await dialog(s.page).waitFor({ state: 'detached' });
+      await until('focus back after Close', async () =>
+        (await focused(s.page)).text === 'Select Wallet' ? true : undefined,
+      );
+      expect(s.wallet.requests()).toEqual([]);
+      expect(unexpectedErrors(s.errors)).toEqual([]);
+      await s.close();
+    });
 
   it("no wallet at all (desktop): 'You'll need a wallet on Solana to continue' is named, and axe-clean", async () => {
     const s = await session({ absent: true, fund: false });
@@ -220,7 +246,7 @@ describe('wallet modal accessibility', () => {
     await s.page.getByRole('button', { name: 'Select Wallet' }).click();
     const modal = s.page.getByRole('dialog', { name: "You'll need a wallet on Solana to continue" });
     await modal.waitFor();
-    await s.page.locator('.wallet-adapter-modal-fade-in').waitFor();
+    await s.page.locator('.wallet-picker.is-open').waitFor();
     const inDialog = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
     expect(inDialog.violations.map((v) => v.id)).toEqual([]);
     expect((await focused(s.page)).inDialog).toBe(true);
@@ -288,8 +314,8 @@ describe('keyboard-only purchase', () => {
     }
     // Next in order: the wallet button (the real one: the chunk loaded on the first key).
     await tabTo(s.page, 'Select Wallet', (f) => f.text === 'Select Wallet', 3);
-    await s.page.locator('button.wallet-adapter-button-trigger:not([data-placeholder])').waitFor();
-    if ((await focused(s.page)).className.includes('wallet-placeholder')) {
+    await s.page.locator('button.wallet-button:not([data-placeholder])').waitFor();
+    if ((await focused(s.page)).placeholder) {
       // The placeholder was focused before the real control replaced it: focus the real one by keyboard again.
       await s.page.keyboard.press('Shift+Tab');
       await tabTo(s.page, 'Select Wallet', (f) => f.text === 'Select Wallet', 3);
@@ -302,11 +328,9 @@ describe('keyboard-only purchase', () => {
     await s.page.keyboard.press('Enter'); // choose Phantom
     await dialog(s.page).waitFor({ state: 'detached' });
     const short = s.buyer.publicKey.toBase58();
-    await s.page
-      .locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` })
-      .waitFor();
+    await s.page.locator('.wallet-button', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` }).waitFor();
     // Focus came back to the wallet button (now showing the connected address).
-    expect((await focused(s.page)).className).toContain('wallet-adapter-button-trigger');
+    expect((await focused(s.page)).className).toContain('wallet-button');
 
     await tabTo(s.page, 'Buy Now', (f) => f.text === 'Buy Now', 5);
     await s.page.keyboard.press('Enter');
@@ -348,7 +372,11 @@ describe('keyboard-only purchase', () => {
 });
 
 /** The order's transfer on chain: from `owner`'s token account, exactly the order's base units, reference attached. */
-async function expectPaidBy(orderId: string, owner: PublicKey): Promise<OrderPublic> {
+async function expectPaidBy(
+  orderId: string,
+  owner: PublicKey,
+  vendor: 'coopersglass' | 'gorilla' = 'coopersglass',
+): Promise<OrderPublic> {
   const order = await until('order final', async () => {
     const o = await getOrder(orderId);
     return o.status === 'final' ? o : undefined;
@@ -365,6 +393,18 @@ async function expectPaidBy(orderId: string, owner: PublicKey): Promise<OrderPub
   expect(transfer?.parsed.info.authority).toBe(owner.toBase58());
   expect(transfer?.parsed.info.tokenAmount.amount).toBe(order.amountBaseUnits);
   expect(tx?.transaction.message.accountKeys.map((k) => k.pubkey.toBase58())).toContain(order.reference);
+  // And as Solana Pay's own validator reads it (@solana/pay, an independent client): the transfer to the
+  // vendor's token account, of the order's amount of the mint, with the order's reference.
+  await validateTransfer(
+    createSolanaRpc(stack.localnet.rpcUrl) as unknown as Parameters<typeof validateTransfer>[0],
+    (order.signature ?? '') as Parameters<typeof validateTransfer>[1],
+    {
+      recipient: stack.localnet.keys?.recipients[vendor].toBase58() as never,
+      amount: Number(order.amount),
+      splToken: stack.localnet.keys?.mint.toBase58() as never,
+      reference: [order.reference] as never,
+    },
+  );
   return order;
 }
 
@@ -398,7 +438,7 @@ describe('Wallet Standard wallets', () => {
       await o.page.getByRole('button', { name: 'Select Wallet' }).click();
       const modal = o.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
       await modal.waitFor();
-      expect(await modal.locator('.wallet-adapter-modal-list li').allInnerTexts()).toEqual([
+      expect(await modal.locator('.wallet-picker-list li').allInnerTexts()).toEqual([
         expect.stringMatching(/^Standard Test Wallet\s*Detected$/),
       ]);
       await o.page.keyboard.press('Escape');
@@ -436,7 +476,7 @@ describe('Wallet Standard wallets', () => {
     await s.page.getByRole('button', { name: 'Select Wallet' }).click();
     const modal = s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
     await modal.waitFor();
-    const items = await modal.locator('.wallet-adapter-modal-list li').allInnerTexts();
+    const items = await modal.locator('.wallet-picker-list li').allInnerTexts();
     expect(items).toEqual([
       expect.stringMatching(/^Phantom\s*Detected$/),
       expect.stringMatching(/^Standard Test Wallet\s*Detected$/),
@@ -444,9 +484,7 @@ describe('Wallet Standard wallets', () => {
     await modal.getByRole('button', { name: /Standard Test Wallet/ }).click();
     await dialog(s.page).waitFor({ state: 'detached' });
     const short = other.publicKey.toBase58();
-    await s.page
-      .locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` })
-      .waitFor();
+    await s.page.locator('.wallet-button', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` }).waitFor();
     await s.page.locator('button.buy-now').click();
     expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
     // One alert after success: the payment and the e-mails in the same message.
@@ -460,12 +498,63 @@ describe('Wallet Standard wallets', () => {
 });
 
 describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
+  const IPHONE_SAFARI =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
   const ANDROID_CHROME =
     'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
-  it("offers Phantom's in-app browser and, one tap away, a payment link and QR for the order; never Mobile Wallet Adapter; buying the last piece ends on the receipt", async () => {
-    await restock(stack.server, PRODUCT_ID, 1); // the last piece: the receipt brings no sold-out news
+  it('Android: the Mobile Wallet Adapter is registered and offered first, the phone paths below it; choosing it starts the protocol', async () => {
     const s = await session({ absent: true, fund: false, context: { ...PHONE, userAgent: ANDROID_CHROME } });
+    // The buyer has allowed this site's local connections (Chrome's Local Network Access, which the protocol's own
+    // screen asks for first): headless Chromium cannot grant it, so the permission query answers as on that phone.
+    await s.page.addInitScript({
+      content: `(() => {
+        const query = navigator.permissions.query.bind(navigator.permissions);
+        navigator.permissions.query = (d) =>
+          d && d.name === 'loopback-network' ? Promise.resolve({ state: 'granted', onchange: null }) : query(d);
+      })();`,
+    });
+    await openProduct(s.page);
+    await fillShipping(s.page);
+    await s.page.locator('button.buy-now:not([data-placeholder])').waitFor();
+    await s.page.locator('button.buy-now').tap();
+    // A wallet path exists (the phone's wallet app), so the picker asks to choose; nothing was ordered yet.
+    const modal = s.page.getByRole('dialog', { name: 'Connect a wallet on Solana to continue' });
+    await modal.waitFor();
+    expect(s.dialogs).toEqual([]);
+    expect(await modal.locator('.wallet-picker-list li').allInnerTexts()).toEqual([
+      'Use a wallet app on this phone',
+    ]);
+    await modal.getByTestId('phone-paths').getByRole('link', { name: 'Open in Phantom' }).waitFor();
+    await modal.getByRole('button', { name: /payment link or QR code/ }).waitFor();
+    await s.page.locator('.wallet-picker.is-open').waitFor();
+    const axe = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
+
+    // The protocol opens the wallet app with its `solana-wallet:` association intent (a request of the page).
+    const intents: string[] = [];
+    s.page.on('request', (r) => {
+      if (r.url().startsWith('solana-wallet:')) intents.push(r.url());
+    });
+    await modal.getByRole('button', { name: 'Use a wallet app on this phone' }).tap();
+    await dialog(s.page).waitFor({ state: 'detached' });
+    await until('the association intent', () => intents[0]);
+    expect(intents[0]).toMatch(/^solana-wallet:\/v1\/associate\/local\?association=[\w.-]+&port=\d+&v=v1$/);
+    // No wallet app answers in headless Chromium: the page says so in plain words; nothing ordered, no alert.
+    await s.page
+      .getByTestId('checkout-note')
+      .filter({ hasText: 'No wallet app on this phone answered' })
+      .waitFor();
+    expect(s.dialogs).toEqual([]);
+    expect(
+      await s.page.evaluate((k) => localStorage.getItem(k), `claim.walletOrder.${PRODUCT_ID}`),
+    ).toBeNull();
+    await s.close();
+  });
+
+  it("iPhone: offers Phantom's in-app browser and, one tap away, a payment link and QR for the order; no Mobile Wallet Adapter; buying the last piece ends on the receipt", async () => {
+    await restock(stack.server, PRODUCT_ID, 1); // the last piece: the receipt brings no sold-out news
+    const s = await session({ absent: true, fund: false, context: { ...PHONE, userAgent: IPHONE_SAFARI } });
     await openProduct(s.page);
     await fillShipping(s.page);
     await s.page.locator('button.buy-now:not([data-placeholder])').waitFor();
@@ -475,13 +564,14 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
     await modal.waitFor();
     expect(s.dialogs).toEqual([]);
     expect(await s.page.getByText('Mobile Wallet Adapter').count()).toBe(0);
+    expect(await s.page.getByText('Use a wallet app on this phone').count()).toBe(0);
     const pageUrl = s.page.url();
     const open = modal.getByRole('link', { name: 'Open in Phantom' });
     expect(await open.getAttribute('href')).toBe(
       `https://phantom.app/ul/browse/${encodeURIComponent(pageUrl)}?ref=${encodeURIComponent(new URL(pageUrl).origin)}`,
     );
     await until('focus in the dialog', async () => ((await focused(s.page)).inDialog ? true : undefined));
-    await s.page.locator('.wallet-adapter-modal-fade-in').waitFor();
+    await s.page.locator('.wallet-picker.is-open').waitFor();
     const axe = await new AxeBuilder({ page: s.page }).include('[role="dialog"]').analyze();
     expect(axe.violations.map((v) => v.id)).toEqual([]);
 
@@ -554,7 +644,7 @@ describe('priority fee', () => {
     );
     const orderId = (JSON.parse(raw ?? '{}') as { orderId: string }).orderId;
     // The server verified it (paid → final) with the ComputeBudget instructions in front of the transfer.
-    const order = await expectPaidBy(orderId, s.buyer.publicKey);
+    const order = await expectPaidBy(orderId, s.buyer.publicKey, 'gorilla');
     const [createSig, paySig] = s.wallet.sent();
     expect(paySig).toBe(order.signature);
     const rpc = new Connection(stack.localnet.rpcUrl, 'confirmed');

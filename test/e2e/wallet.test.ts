@@ -633,23 +633,19 @@ describe('wallet checkout (Phantom)', () => {
     await o.close();
   });
 
-  it("connects through the wallet-adapter modal: 'Detected', Escape/overlay close it, choosing Phantom connects; no wallet: 'You'll need a wallet'", async () => {
+  it("connects through the wallet picker: 'Detected', Escape/overlay close it, choosing Phantom connects; no wallet: 'You'll need a wallet'", async () => {
     const s = await session({ fund: null });
     await openProduct(s.page, '/vendors/coopersglass/product2');
-    const title = s.page.locator('.wallet-adapter-modal-title');
+    const title = s.page.locator('.wallet-picker-title');
     await s.page.getByRole('button', { name: 'Select Wallet' }).click();
     await title.filter({ hasText: 'Connect a wallet on Solana to continue' }).waitFor();
-    expect(await s.page.locator('.wallet-adapter-modal-list li').first().innerText()).toMatch(
-      /Phantom\s*Detected/,
-    );
+    expect(await s.page.locator('.wallet-picker-list li').first().innerText()).toMatch(/Phantom\s*Detected/);
     await s.page.keyboard.press('Escape');
     await title.waitFor({ state: 'detached' });
     await s.page.getByRole('button', { name: 'Select Wallet' }).click();
-    await s.page.locator('.wallet-adapter-modal-list li button', { hasText: 'Phantom' }).click();
+    await s.page.locator('.wallet-picker-list li button', { hasText: 'Phantom' }).click();
     const short = s.buyer.publicKey.toBase58();
-    await s.page
-      .locator('.wallet-adapter-button-trigger', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` })
-      .waitFor();
+    await s.page.locator('.wallet-button', { hasText: `${short.slice(0, 4)}..${short.slice(-4)}` }).waitFor();
     expect(s.wallet.requests()).toEqual(['connect']);
     expect(unexpectedErrors(s.errors)).toEqual([]);
     await s.close();
@@ -658,10 +654,10 @@ describe('wallet checkout (Phantom)', () => {
     await openProduct(none.page, '/vendors/coopersglass/product2');
     await none.page.getByRole('button', { name: 'Select Wallet' }).click();
     await none.page
-      .locator('.wallet-adapter-modal-title', { hasText: "You'll need a wallet on Solana to continue" })
+      .locator('.wallet-picker-title', { hasText: "You'll need a wallet on Solana to continue" })
       .waitFor();
     await none.page.mouse.click(5, 5); // the overlay closes it too
-    await none.page.locator('.wallet-adapter-modal-title').waitFor({ state: 'detached' });
+    await none.page.locator('.wallet-picker-title').waitFor({ state: 'detached' });
     expect(unexpectedErrors(none.errors)).toEqual([]);
     await none.close();
   });

@@ -23,6 +23,8 @@ import {
   priorityPrice,
   priorityPriceFrom,
 } from '../../src/web/checkout/wallet/pay.js';
+import { solanaRpc } from '../../src/web/lib/solana-rpc.js';
+import { address } from '../../src/web/lib/wallet-tx.js';
 
 let net: Localnet;
 let connection: Connection;
@@ -113,13 +115,15 @@ describe('the wallet checkout price rule', () => {
   });
 
   it('reads the localnet: floor when quiet, the network level when busy, the cap on a spike', async () => {
-    const accounts = [Keypair.generate().publicKey];
-    expect(await priorityPrice(connection, accounts)).toBe(PRIORITY_FEE_FLOOR);
+    // The browser's own RPC client (@solana/kit) against the localnet.
+    const rpc = solanaRpc(net.rpcUrl);
+    const accounts = [address(Keypair.generate().publicKey.toBase58())];
+    expect(await priorityPrice(rpc, accounts)).toBe(PRIORITY_FEE_FLOOR);
     try {
       net.chain.prioritizationFeeFloor = 50_000;
-      expect(await priorityPrice(connection, accounts)).toBe(50_000);
+      expect(await priorityPrice(rpc, accounts)).toBe(50_000);
       net.chain.prioritizationFeeFloor = 5_000_000_000;
-      expect(await priorityPrice(connection, accounts)).toBe(PRIORITY_FEE_CAP);
+      expect(await priorityPrice(rpc, accounts)).toBe(PRIORITY_FEE_CAP);
     } finally {
       net.chain.prioritizationFeeFloor = 0;
     }
@@ -138,8 +142,10 @@ describe('the wallet checkout price rule', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const port = (server.address() as AddressInfo).port;
-      const bare = new Connection(`http://127.0.0.1:${port}`, 'confirmed');
-      expect(await priorityPrice(bare, [Keypair.generate().publicKey])).toBe(PRIORITY_FEE_FLOOR);
+      const bare = solanaRpc(`http://127.0.0.1:${port}`);
+      expect(await priorityPrice(bare, [address(Keypair.generate().publicKey.toBase58())])).toBe(
+        PRIORITY_FEE_FLOOR,
+      );
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

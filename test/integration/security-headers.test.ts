@@ -64,7 +64,13 @@ describe('security headers', () => {
     expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
     expect(csp.get('font-src')).toEqual(["'self'"]);
     expect(csp.get('img-src')).toEqual(["'self'", 'data:', 'blob:']);
-    expect(csp.get('connect-src')).toEqual(["'self'", 'http://127.0.0.1:8899', 'ws://127.0.0.1:8900']);
+    expect(csp.get('connect-src')).toEqual([
+      "'self'",
+      'http://127.0.0.1:8899',
+      'ws://127.0.0.1:8900',
+      'ws://localhost:*',
+      'http://localhost',
+    ]);
     expect([...csp.values()].flat()).not.toContain("'unsafe-inline'");
     expect([...csp.values()].flat()).not.toContain("'unsafe-eval'");
     expect(res.headers['x-content-type-options']).toBe('nosniff');

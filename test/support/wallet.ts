@@ -6,6 +6,7 @@
 import { VersionedTransaction, type Keypair, type PublicKey } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import type { Page } from 'playwright-core';
+import { formatSiwsMessage, type SiwsFields } from '../../src/core/siws';
 
 /**
  * 'sign': every signing request; 'transaction': the transaction ones only (the payment); 'message': signMessage
@@ -50,6 +51,7 @@ const SIGN_METHODS = new Set([
   'signAllTransactions',
   'signAndSendTransaction',
   'signMessage',
+  'signIn',
 ]);
 
 function b64(bytes: Uint8Array): string {
@@ -133,7 +135,8 @@ export class TestWalletSigner {
     if (kind === null) return false;
     const hit =
       kind === this.rejectKind ||
-      (kind === 'sign' && this.rejectKind === (method === 'signMessage' ? 'message' : 'transaction'));
+      (kind === 'sign' &&
+        this.rejectKind === (method === 'signMessage' || method === 'signIn' ? 'message' : 'transaction'));
     if (!hit) return false;
     if (this.rejectOnce) this.rejectKind = null;
     return true;
@@ -181,6 +184,20 @@ export class TestWalletSigner {
         case 'signMessage': {
           const sig = nacl.sign.detached(unb64(p.message), this.keypair.secretKey);
           return { result: { signature: b64(sig), publicKey: this.keypair.publicKey.toBase58() } };
+        }
+        case 'signIn': {
+          // The wallet writes the standard Sign-In-With-Solana text from the app's fields and its own address.
+          const input = (
+            typeof p.input === 'object' && p.input !== null ? p.input : {}
+          ) as Partial<SiwsFields>;
+          const text = formatSiwsMessage({
+            ...input,
+            domain: input.domain ?? String(p.host ?? ''),
+            address: this.keypair.publicKey.toBase58(),
+          });
+          const message = new TextEncoder().encode(text);
+          const sig = nacl.sign.detached(message, this.keypair.secretKey);
+          return { result: { signedMessage: b64(message), signature: b64(sig) } };
         }
         default:
           return {
@@ -330,7 +347,7 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
 
 export const STANDARD_WALLET_BINDING = '__claimStandardTestWallet';
 export type StandardFeature =
-  'solana:signAndSendTransaction' | 'solana:signTransaction' | 'solana:signMessage';
+  'solana:signAndSendTransaction' | 'solana:signTransaction' | 'solana:signMessage' | 'solana:signIn';
 
 /**
  * The in-page script of a Wallet Standard test wallet (plain JS): registers itself with the standard
@@ -413,6 +430,17 @@ export function standardWalletPageScript(
         for (const i of inputs) {
           const r = await call('signMessage', { message: toB64(i.message), display: 'utf8' });
           out.push({ signedMessage: i.message, signature: fromB64(r.signature) });
+        }
+        return out;
+      } };
+  if (FEATURES.includes('solana:signIn'))
+    features['solana:signIn'] = { version: '1.0.0',
+      async signIn(...inputs) {
+        const out = [];
+        for (const i of inputs) {
+          const r = await call('signIn', { input: i, host: location.host });
+          trusted = true; remember(); accounts = [account]; changed();
+          out.push({ account, signedMessage: fromB64(r.signedMessage), signature: fromB64(r.signature) });
         }
         return out;
       } };

@@ -22,8 +22,9 @@ const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
 const NOT_IMPORTED: Record<string, (scripts: Record<string, string>) => boolean> = {
   // The TypeScript loader the production scripts run under (`node --import tsx …`).
   tsx: (s) => /--import tsx /.test(s['start:server'] ?? ''),
-  // A placeholder package that `overrides` substitutes for the wallet adapter's Android package.
-  '@solana-mobile/wallet-adapter-mobile': () => true,
+  // A stand-in that `overrides` gives the Mobile Wallet Adapter protocol for its react-native peer (its browser
+  // build, the one bundled, never imports it): vendor/react-native-absent, docs/decisions/solana-libraries.md.
+  'react-native': () => true,
 };
 
 const PRODUCTION_SCRIPTS = ['start:server', 'localnet', 'stock', 'vendor:setup'];

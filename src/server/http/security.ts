@@ -102,9 +102,15 @@ function originOf(url: string): string {
 
 export function contentSecurityPolicy(settings: Settings): Record<string, string[]> {
   const connect = new Set(
-    ["'self'", originOf(settings.solana.browserRpcUrl), originOf(settings.solana.browserWsUrl)].filter(
-      Boolean,
-    ),
+    [
+      "'self'",
+      originOf(settings.solana.browserRpcUrl),
+      originOf(settings.solana.browserWsUrl),
+      // Android's Mobile Wallet Adapter: the page talks to the wallet app on the same phone through a local
+      // WebSocket (any port the protocol picks), after a fetch of localhost that asks for Local Network Access.
+      'ws://localhost:*',
+      'http://localhost',
+    ].filter(Boolean),
   );
   const directives: Record<string, string[]> = {
     'default-src': ["'self'"],

@@ -1,16 +1,17 @@
 /**
  * The priority fee of every wallet transaction the site asks for (the buyer's checkout, the vendor's refund in
- * the seller console): a compute-unit limit and a compute-unit price from the RPC's recent fees.
+ * the seller console): a compute-unit limit and a compute-unit price from the RPC's recent fees, read with
+ * @solana/kit. The rule itself is shared with the server (the Solana Pay transaction request):
+ * src/core/priority-fee.ts.
  */
 import {
-  ComputeBudgetProgram,
-  type Connection,
-  type PublicKey,
-  type TransactionInstruction,
-} from '@solana/web3.js';
+  getSetComputeUnitLimitInstruction,
+  getSetComputeUnitPriceInstruction,
+} from '@solana-program/compute-budget';
+import type { Address, Instruction } from '@solana/kit';
 import { PRIORITY_FEE_FLOOR, priorityPriceFrom } from '../../core/priority-fee';
+import { recentPrioritizationFees, withTimeout, type SolanaRpc } from './solana-rpc';
 
-// The rule itself is shared with the server (the Solana Pay transaction request): src/core/priority-fee.ts.
 export {
   CREATE_ACCOUNT_COMPUTE_UNITS,
   PRIORITY_FEE_CAP,
@@ -21,29 +22,13 @@ export {
   TRANSFER_COMPUTE_UNITS,
 } from '../../core/priority-fee';
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} timed out`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
 const PRIORITY_FEE_TIMEOUT_MS = 5_000;
 
 /** The compute-unit price for a transaction write-locking `accounts`; the floor when the RPC lacks the method. */
-export async function priorityPrice(connection: Connection, accounts: PublicKey[]): Promise<number> {
+export async function priorityPrice(rpc: SolanaRpc, accounts: Address[]): Promise<number> {
   try {
     const fees = await withTimeout(
-      connection.getRecentPrioritizationFees({ lockedWritableAccounts: accounts }),
+      recentPrioritizationFees(rpc, accounts),
       PRIORITY_FEE_TIMEOUT_MS,
       'getRecentPrioritizationFees',
     );
@@ -54,9 +39,9 @@ export async function priorityPrice(connection: Connection, accounts: PublicKey[
 }
 
 /** The two ComputeBudget instructions that go first in every wallet transaction. */
-export function computeBudgetInstructions(units: number, microLamports: number): TransactionInstruction[] {
+export function computeBudgetInstructions(units: number, microLamports: number): Instruction[] {
   return [
-    ComputeBudgetProgram.setComputeUnitLimit({ units }),
-    ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
+    getSetComputeUnitLimitInstruction({ units }),
+    getSetComputeUnitPriceInstruction({ microLamports: BigInt(microLamports) }),
   ];
 }

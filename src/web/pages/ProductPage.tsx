@@ -25,7 +25,7 @@ import type { Product } from '../../core/catalog';
 import { NotFoundPage } from './NotFoundPage';
 
 // The checkouts: separate chunks. QrPay draws the QR code, so it loads right after the first render; WalletPay
-// (web3.js and the wallet adapter, ~130 KB gzip) loads on the visitor's first intent, see WalletSlot.
+// (@solana/kit and the Wallet Standard) loads on the visitor's first intent, see WalletSlot.
 const loadQrPay = () => import('../checkout/qr/QrPay');
 const QrPay = lazy(loadQrPay);
 // The slot holds the placeholder until then: its own small chunk, so the QR pages do not load it.

@@ -1,6 +1,6 @@
 /**
  * The wallet product page's checkout slot (see WalletSlot below). A chunk of its own: QR product pages never load
- * it, and it keeps WalletPay (web3.js and the wallet adapter, ~130 KB gzip) out of the page until it is needed.
+ * it, and it keeps WalletPay (@solana/kit, the Wallet Standard and the wallet picker) out of the page until it is needed.
  */
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { loadOpenOrder } from '../checkout/wallet/open-order';
@@ -19,13 +19,13 @@ function loadWalletPay(): Promise<WalletPayComponent> {
   return walletPayLoad;
 }
 
-/** localStorage key of the wallet the adapter reconnects (WalletProvider's default `localStorageKey`). */
-const ADAPTER_WALLET_KEY = 'walletName';
+/** localStorage key of the chosen wallet, which reconnects silently (components/WalletSession.tsx). */
+const CHOSEN_WALLET_KEY = 'walletName';
 
-/** The wallet checkout must load at once: the adapter will reconnect a chosen wallet, or an order is open. */
+/** The wallet checkout must load at once: a chosen wallet will reconnect, or an order is open. */
 function walletMustResume(productId: string): boolean {
   try {
-    if (window.localStorage.getItem(ADAPTER_WALLET_KEY)) return true;
+    if (window.localStorage.getItem(CHOSEN_WALLET_KEY)) return true;
   } catch {
     // storage disabled: nothing to resume from it
   }
@@ -36,7 +36,7 @@ type PendingClick = 'buy' | 'connect';
 
 /** The real control a click on the placeholder stands for, once WalletPay has rendered it and it is usable. */
 function realControl(box: HTMLElement, what: PendingClick): HTMLButtonElement | null {
-  const selector = what === 'buy' ? 'button.buy-now' : 'button.wallet-adapter-button-trigger';
+  const selector = what === 'buy' ? 'button.buy-now' : 'button.wallet-button';
   const el = box.querySelector<HTMLButtonElement>(`${selector}:not([data-placeholder])`);
   if (!el || el.disabled) return null;
   if (what === 'buy' && el.textContent !== 'Buy Now') return null;
@@ -46,7 +46,7 @@ function realControl(box: HTMLElement, what: PendingClick): HTMLButtonElement | 
 /**
  * The wallet checkout's slot. Until the visitor shows intent (pointer over or down on the buy area, focus in the
  * shipping form, any key, a touch) it renders a placeholder with the same controls and texts as WalletPay, and no
- * wallet code is fetched; it loads at once when there is something to resume (a wallet the adapter reconnects, an
+ * wallet code is fetched; it loads at once when there is something to resume (a chosen wallet that reconnects, an
  * open order). The placeholder stays until the chunk has arrived, and a click on one of its controls is not lost:
  * the real control is clicked as soon as it is usable.
  */
@@ -136,7 +136,8 @@ export default function WalletSlot(seam: CheckoutProps) {
           <div className="wallet-connect">
             <button
               type="button"
-              className="wallet-adapter-button wallet-adapter-button-trigger wallet-placeholder"
+              className="button secondary wallet-button"
+              aria-haspopup="dialog"
               data-placeholder
               onClick={press('connect')}
             >

@@ -1,21 +1,21 @@
 /**
- * "Refund with wallet": loaded lazily on the click, so the wallet adapter (and web3.js) stay out of the console
- * until then. Connects the wallet (the one chosen at sign-in reconnects by itself; otherwise the same modal as
- * the sign-in), checks it is the order's payout wallet, has it sign and send the refund (./refund-tx.ts), and
- * records it through the server's on-chain check (POST /api/seller/orders/:id/refund).
+ * "Refund with wallet": loaded lazily on the click, so the wallet code stays out of the console until then.
+ * Connects the payout wallet (the one chosen at sign-in is remembered and asked first; otherwise the same picker
+ * as the sign-in), checks it is the order's payout wallet, has it sign and send the refund (./refund-tx.ts, built
+ * with @solana/kit), and records it through the server's on-chain check (POST /api/seller/orders/:id/refund).
  */
-import { useConnection, useWallet } from '@solana/wallet-adapter-react';
-import { useWalletModal } from '@solana/wallet-adapter-react-ui';
-import { SellerWalletProviders } from './SellerWallet';
-import type { Adapter } from '@solana/wallet-adapter-base';
-import { PublicKey } from '@solana/web3.js';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PublicConfig } from '../../core/api';
 import type { SellerException, SellerOrderDetail, SellerPayer } from '../../core/seller-api';
+import { useWalletSession, type Connected } from '../components/WalletSession';
 import { ApiRequestError } from '../lib/call';
 import { formatClaim } from '../lib/claim-amount';
+import { solanaRpc } from '../lib/solana-rpc';
+import { address } from '../lib/wallet-tx';
+import { chainOf, isUserRejection } from '../lib/wallets';
 import { sellerApi } from './api';
 import { sendRefund } from './refund-tx';
+import { SellerWalletProviders } from './SellerWallet';
 
 export interface RefundWithWalletProps {
   config: PublicConfig;
@@ -30,7 +30,7 @@ export interface RefundWithWalletProps {
 
 export default function RefundWithWallet(props: RefundWithWalletProps) {
   return (
-    <SellerWalletProviders rpcUrl={props.config.rpcUrl}>
+    <SellerWalletProviders>
       <RefundFlow {...props} />
     </SellerWalletProviders>
   );
@@ -39,41 +39,32 @@ export default function RefundWithWallet(props: RefundWithWalletProps) {
 const short = (a: string) => `${a.slice(0, 4)}…${a.slice(-4)}`;
 
 function RefundFlow(props: RefundWithWalletProps) {
-  const { connection } = useConnection();
-  // The adapter itself, not the provider's state: the wallet chosen at sign-in may already be connected.
-  const { wallet } = useWallet();
-  const { setVisible } = useWalletModal();
+  const { wallet, account, connect, openPicker, pickerOpen } = useWalletSession();
+  const rpc = useMemo(() => solanaRpc(props.config.rpcUrl), [props.config.rpcUrl]);
+  const chain = chainOf(props.config.cluster);
   const [step, setStep] = useState('Connecting the wallet…');
   const started = useRef(false);
   const asked = useRef(false);
   const { order, payer, amountBaseUnits, exception, onRecorded, onFailed } = props;
 
-  // No wallet remembered from the sign-in: choose one in the modal.
+  // No wallet remembered from the sign-in: choose one in the picker.
   useEffect(() => {
     if (!wallet && !asked.current) {
       asked.current = true;
-      setVisible(true);
+      openPicker();
     }
-  }, [wallet, setVisible]);
+  }, [wallet, openPicker]);
 
   const run = useCallback(
-    async (adapter: Adapter) => {
-      let vendor: PublicKey | null = adapter.publicKey;
-      try {
-        if (!adapter.connected || !vendor) {
-          await adapter.connect();
-          vendor = adapter.publicKey;
-        }
-      } catch {
-        vendor = null;
-      }
-      if (!vendor) {
+    async (conn: Connected | null) => {
+      const vendor = conn?.account.address ?? null;
+      if (!conn || !vendor) {
         onFailed('The wallet did not connect: no refund was sent.');
         return;
       }
-      if (vendor.toBase58() !== order.recipient) {
+      if (vendor !== order.recipient) {
         onFailed(
-          `The wallet connected is ${short(vendor.toBase58())}, not this order's payout wallet ${short(order.recipient)}: refunds are sent from the payout wallet.`,
+          `The wallet connected is ${short(vendor)}, not this order's payout wallet ${short(order.recipient)}: refunds are sent from the payout wallet.`,
         );
         return;
       }
@@ -81,15 +72,12 @@ function RefundFlow(props: RefundWithWalletProps) {
       try {
         setStep('Approve the refund in your wallet…');
         sent = await sendRefund(
+          { rpc, wallet: conn.wallet, account: conn.account, chain },
           {
-            connection,
-            sendTransaction: (tx, c, options) => adapter.sendTransaction(tx, c, options),
-          },
-          {
-            mint: new PublicKey(order.mint),
-            vendor,
-            payerOwner: payer.owner ? new PublicKey(payer.owner) : null,
-            payerTokenAccount: new PublicKey(payer.tokenAccount),
+            mint: address(order.mint),
+            vendor: address(vendor),
+            payerOwner: payer.owner ? address(payer.owner) : null,
+            payerTokenAccount: address(payer.tokenAccount),
             amountBaseUnits,
             orderNumber: order.orderNumber,
           },
@@ -102,7 +90,8 @@ function RefundFlow(props: RefundWithWalletProps) {
         onFailed(
           sent
             ? 'The refund was sent but did not go through on chain; nothing was recorded.'
-            : /reject|declin|cancel/i.test(err instanceof Error ? err.message : String(err))
+            : isUserRejection(err) ||
+                /reject|declin|cancel/i.test(err instanceof Error ? err.message : String(err))
               ? 'The wallet declined: no refund was sent.'
               : 'The refund could not be sent from the wallet; nothing was sent or recorded. Please try again.',
         );
@@ -122,21 +111,24 @@ function RefundFlow(props: RefundWithWalletProps) {
         );
       }
     },
-    [order, payer, amountBaseUnits, exception, connection, onRecorded, onFailed],
+    [order, payer, amountBaseUnits, exception, rpc, chain, onRecorded, onFailed],
   );
 
+  // The wallet (remembered, or chosen in the picker): connected (asked only if not yet), then the refund.
   useEffect(() => {
-    if (wallet && !started.current) {
-      started.current = true;
-      void run(wallet.adapter);
-    }
-  }, [wallet, run]);
+    if (!wallet || started.current) return;
+    started.current = true;
+    const connected: Promise<Connected | null> = account
+      ? Promise.resolve({ wallet, account })
+      : connect(wallet).catch(() => null);
+    void connected.then(run);
+  }, [wallet, account, connect, run]);
 
   return (
     <p role="status">
       {step}{' '}
-      {!wallet && (
-        <button type="button" className="button" onClick={() => setVisible(true)}>
+      {!wallet && !pickerOpen && (
+        <button type="button" className="button" onClick={openPicker}>
           Choose a wallet
         </button>
       )}

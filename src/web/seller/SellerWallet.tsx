@@ -1,21 +1,10 @@
 /**
  * The payout wallet in the seller console (sign-in, refunds): every Wallet Standard wallet the browser registers
- * (Phantom registers as one), no adapters of our own, never connecting by itself.
+ * (src/web/components/WalletSession.tsx), the shop's own picker, never connecting by itself.
  */
-import '../lib/wallet-adapter-ui.css';
-import '../lib/buffer-global';
-import { ConnectionProvider, WalletProvider } from '@solana/wallet-adapter-react';
-import { WalletModalProvider } from '@solana/wallet-adapter-react-ui';
-import { useCallback, useMemo, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import { WalletSessionProvider } from '../components/WalletSession';
 
-export function SellerWalletProviders({ rpcUrl, children }: { rpcUrl: string; children: ReactNode }) {
-  const wallets = useMemo(() => [], []);
-  const onError = useCallback(() => undefined, []);
-  return (
-    <ConnectionProvider endpoint={rpcUrl}>
-      <WalletProvider wallets={wallets} autoConnect={false} onError={onError}>
-        <WalletModalProvider>{children}</WalletModalProvider>
-      </WalletProvider>
-    </ConnectionProvider>
-  );
+export function SellerWalletProviders({ children }: { children: ReactNode }) {
+  return <WalletSessionProvider autoConnect={false}>{children}</WalletSessionProvider>;
 }

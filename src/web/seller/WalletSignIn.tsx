@@ -1,18 +1,19 @@
 /**
- * "Sign in with wallet": loaded lazily by the seller page on the first click, so the wallet adapter (and
- * web3.js) stay out of the page until then. Connects through the same wallet-adapter modal as the checkout,
- * then signs a Sign-In-With-Solana message: the wallet's `signIn` where the adapter offers it, else
- * `signMessage` of the standard SIWS text (src/core/siws.ts) built from the server's nonce.
+ * "Sign in with wallet": loaded lazily by the seller page on the first click, so the wallet code stays out of
+ * the page until then. The shop's wallet picker opens; the wallet chosen signs a Sign-In-With-Solana message built
+ * from the server's nonce: through the wallet's `solana:signIn` where it offers it (the wallet connects and writes
+ * the standard message itself, one approval), else `solana:signMessage` of the standard SIWS text
+ * (src/core/siws.ts) after connecting.
  */
-import { useWallet } from '@solana/wallet-adapter-react';
-import { useWalletModal } from '@solana/wallet-adapter-react-ui';
-import { SellerWalletProviders } from './SellerWallet';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PublicConfig } from '../../core/api';
 import type { SellerMe } from '../../core/seller-api';
 import { formatSiwsMessage } from '../../core/siws';
+import { useWalletHandlers, useWalletSession } from '../components/WalletSession';
 import { ApiRequestError } from '../lib/call';
+import { canSignIn, connectWallet, signInWith, signMessageWith, toBase64, type Wallet } from '../lib/wallets';
 import { sellerApi } from './api';
+import { SellerWalletProviders } from './SellerWallet';
 
 export interface WalletSignInProps {
   config: PublicConfig;
@@ -20,91 +21,91 @@ export interface WalletSignInProps {
   onError: (message: string) => void;
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
 export default function WalletSignIn(props: WalletSignInProps) {
   return (
-    <SellerWalletProviders rpcUrl={props.config.rpcUrl}>
+    <SellerWalletProviders>
       <SignInFlow {...props} />
     </SellerWalletProviders>
   );
 }
 
+/** Signs in with `wallet`: `solana:signIn` where offered, else connect + `solana:signMessage` of the SIWS text. */
+async function signInWithWallet(wallet: Wallet): Promise<{ message: string; signature: Uint8Array }> {
+  const request = await sellerApi.nonce();
+  if (canSignIn(wallet)) {
+    const out = await signInWith(wallet, request);
+    return { message: new TextDecoder().decode(out.signedMessage), signature: out.signature };
+  }
+  const account = await connectWallet(wallet);
+  if (!account) throw new Error('no account');
+  const message = formatSiwsMessage({ ...request, address: account.address });
+  const signature = await signMessageWith(wallet, account, new TextEncoder().encode(message));
+  if (!signature) throw new ApiRequestError(0, 'no_signing', 'This wallet cannot sign messages.');
+  return { message, signature };
+}
+
 function SignInFlow({ onSignedIn, onError }: WalletSignInProps) {
-  const { publicKey, connected, connecting, wallet, connect, signIn, signMessage } = useWallet();
-  const { visible, setVisible } = useWalletModal();
+  const { openPicker, pickerOpen } = useWalletSession();
+  const [chosen, setChosen] = useState<Wallet | null>(null);
   const [busy, setBusy] = useState(false);
   const asked = useRef(false);
 
-  // First render: open the modal to choose (or connect) the wallet.
-  useEffect(() => {
-    if (!asked.current && !connected) {
-      asked.current = true;
-      setVisible(true);
-    }
-  }, [connected, setVisible]);
-
-  // A wallet chosen in the modal: connect it.
-  useEffect(() => {
-    if (wallet && !connected && !connecting && !visible) connect().catch(() => undefined);
-  }, [wallet, connected, connecting, visible, connect]);
-
-  const run = useCallback(async () => {
-    if (!publicKey) return;
-    setBusy(true);
-    try {
-      const request = await sellerApi.nonce();
-      let message: string;
-      let signature: Uint8Array;
-      if (signIn) {
-        const out = await signIn(request);
-        message = new TextDecoder().decode(out.signedMessage);
-        signature = out.signature;
-      } else if (signMessage) {
-        message = formatSiwsMessage({ ...request, address: publicKey.toBase58() });
-        signature = await signMessage(new TextEncoder().encode(message));
-      } else {
-        throw new ApiRequestError(0, 'no_signing', 'This wallet cannot sign messages.');
+  const run = useCallback(
+    async (wallet: Wallet) => {
+      setBusy(true);
+      try {
+        const { message, signature } = await signInWithWallet(wallet);
+        onSignedIn(await sellerApi.signIn({ message, signature: toBase64(signature) }));
+      } catch (err) {
+        onError(
+          err instanceof ApiRequestError
+            ? err.message
+            : 'The wallet did not sign the sign-in message. Please try again.',
+        );
+      } finally {
+        setBusy(false);
       }
-      onSignedIn(await sellerApi.signIn({ message, signature: toBase64(signature) }));
-    } catch (err) {
-      onError(
-        err instanceof ApiRequestError
-          ? err.message
-          : 'The wallet did not sign the sign-in message. Please try again.',
-      );
-    } finally {
-      setBusy(false);
-    }
-  }, [publicKey, signIn, signMessage, onSignedIn, onError]);
+    },
+    [onSignedIn, onError],
+  );
 
-  // Connected: sign at once (one click on "Sign in with wallet" is the intent).
-  const started = useRef(false);
+  // Choosing a wallet in the picker is the intent: sign in with it at once (no separate connect step).
+  useWalletHandlers({
+    onChoose: (wallet) => {
+      setChosen(wallet);
+      void run(wallet);
+    },
+  });
+
+  // First render: open the picker to choose the wallet.
   useEffect(() => {
-    if (connected && publicKey && !started.current) {
-      started.current = true;
-      void run();
+    if (!asked.current) {
+      asked.current = true;
+      openPicker();
     }
-  }, [connected, publicKey, run]);
+  }, [openPicker]);
 
-  if (!connected)
+  if (busy)
     return (
-      <button type="button" className="button" onClick={() => setVisible(true)}>
+      <p className="seller-note" role="status">
+        Waiting for the wallet to sign…
+      </p>
+    );
+  if (!chosen)
+    return pickerOpen ? null : (
+      <button type="button" className="button" onClick={openPicker}>
         Choose a wallet
       </button>
     );
   return (
     <p className="seller-note" role="status">
-      {busy ? 'Waiting for the wallet to sign…' : `Connected: ${publicKey?.toBase58() ?? ''}`}{' '}
-      {!busy && (
-        <button type="button" className="button" onClick={() => void run()}>
-          Sign again
-        </button>
-      )}
+      {chosen.name}{' '}
+      <button type="button" className="button" onClick={() => void run(chosen)}>
+        Sign again
+      </button>{' '}
+      <button type="button" className="button secondary" onClick={openPicker}>
+        Choose another wallet
+      </button>
     </p>
   );
 }

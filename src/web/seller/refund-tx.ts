@@ -5,23 +5,28 @@
  * token account, and a memo naming the order number. The server records it only after reading it on chain
  * (POST /api/seller/orders/:id/refund); this module only builds and sends.
  */
-import '../lib/buffer-global';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import { createNoopSigner, isWritableRole } from '@solana/kit';
+import type { IdentifierString } from '@wallet-standard/base';
+import { priorityPrice } from '../lib/priority-fee';
+import { confirmSignature, latestBlockhash, sendSigned, type SolanaRpc } from '../lib/solana-rpc';
 import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
-import {
-  PublicKey,
-  Transaction,
-  TransactionInstruction,
-  type Connection,
-  type SendOptions,
-} from '@solana/web3.js';
-import { computeBudgetInstructions, priorityPrice } from '../lib/priority-fee';
+  address,
+  associatedTokenAccount,
+  createAccountInstruction,
+  transferCheckedInstruction,
+  walletTransaction,
+  type Address,
+  type Instruction,
+} from '../lib/wallet-tx';
+import { signAndSend, type Wallet, type WalletAccount } from '../lib/wallets';
 
-export const CLAIM_DECIMALS = 6;
-export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+export { CLAIM_DECIMALS } from '../lib/wallet-tx';
+/**
+ * SPL Memo (v2), the memo program every explorer and the store's localnet know. @solana-program/memo 0.15 defaults
+ * to another program address (Memo4c2p…); its AddMemo layout is the same, so only the address is given.
+ */
+export const MEMO_PROGRAM_ADDRESS = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 /**
  * The refund's compute-unit limit: an idempotent account creation (about 15k CU on the localnet, 25k on
  * mainnet), a TransferChecked (about 6k) and a memo (about 10k with one signer), with room, as the checkout's.
@@ -29,13 +34,13 @@ export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqX
 export const REFUND_COMPUTE_UNITS = 100_000;
 
 export interface RefundPlan {
-  mint: PublicKey;
+  mint: Address;
   /** The vendor's payout wallet (the signer and fee payer). */
-  vendor: PublicKey;
+  vendor: Address;
   /** The payer's wallet, when known: the refund goes to its associated token account (created if missing). */
-  payerOwner: PublicKey | null;
+  payerOwner: Address | null;
   /** The token account the payment came from (used when the owner is unknown). */
-  payerTokenAccount: PublicKey;
+  payerTokenAccount: Address;
   amountBaseUnits: bigint;
   orderNumber: string;
 }
@@ -43,69 +48,67 @@ export interface RefundPlan {
 export const refundMemo = (orderNumber: string) => `Refund for order ${orderNumber}`;
 
 /** The refund's instructions after the two ComputeBudget ones. Pure. */
-export function refundInstructions(plan: RefundPlan): TransactionInstruction[] {
+export async function refundInstructions(plan: RefundPlan): Promise<Instruction[]> {
   if (plan.amountBaseUnits <= 0n) throw new Error('the refund amount must be above zero');
-  const source = getAssociatedTokenAddressSync(plan.mint, plan.vendor, true);
-  const ixs: TransactionInstruction[] = [];
+  const source = await associatedTokenAccount(plan.mint, plan.vendor);
+  const ixs: Instruction[] = [];
   let destination = plan.payerTokenAccount;
   if (plan.payerOwner) {
-    destination = getAssociatedTokenAddressSync(plan.mint, plan.payerOwner, true);
-    ixs.push(
-      createAssociatedTokenAccountIdempotentInstruction(plan.vendor, destination, plan.payerOwner, plan.mint),
-    );
+    destination = await associatedTokenAccount(plan.mint, plan.payerOwner);
+    ixs.push(createAccountInstruction(plan.vendor, destination, plan.payerOwner, plan.mint));
   }
   ixs.push(
-    createTransferCheckedInstruction(
+    transferCheckedInstruction({
       source,
-      plan.mint,
+      mint: plan.mint,
       destination,
-      plan.vendor,
-      plan.amountBaseUnits,
-      CLAIM_DECIMALS,
-    ),
-    new TransactionInstruction({
-      programId: MEMO_PROGRAM_ID,
-      keys: [{ pubkey: plan.vendor, isSigner: true, isWritable: false }],
-      data: Buffer.from(refundMemo(plan.orderNumber), 'utf8'),
+      authority: plan.vendor,
+      amount: plan.amountBaseUnits,
     }),
+    getAddMemoInstruction(
+      { memo: refundMemo(plan.orderNumber), signers: [createNoopSigner(plan.vendor)] },
+      { programAddress: MEMO_PROGRAM_ADDRESS },
+    ),
   );
   return ixs;
 }
 
-/** What signs and sends: the connected wallet adapter's sendTransaction. */
-export type SendTransaction = (
-  tx: Transaction,
-  connection: Connection,
-  options?: SendOptions,
-) => Promise<string>;
+/** What signs and sends: the connected payout wallet. */
+export interface RefundDeps {
+  rpc: SolanaRpc;
+  wallet: Wallet;
+  account: WalletAccount;
+  chain: IdentifierString;
+}
 
 /**
  * Builds the refund with today's priority fee, has the wallet sign and send it, and waits until it is
  * confirmed; resolves to its signature. Throws when the wallet declines or the transaction fails on chain.
  */
 export async function sendRefund(
-  deps: { connection: Connection; sendTransaction: SendTransaction },
+  deps: RefundDeps,
   plan: RefundPlan,
   onSent?: (signature: string) => void,
 ): Promise<string> {
-  const ixs = refundInstructions(plan);
-  const writable = ixs.flatMap((ix) => ix.keys.filter((k) => k.isWritable).map((k) => k.pubkey));
-  const [microLamports, bh] = await Promise.all([
-    priorityPrice(deps.connection, writable),
-    deps.connection.getLatestBlockhash('finalized'),
-  ]);
-  const tx = new Transaction({
-    feePayer: plan.vendor,
-    blockhash: bh.blockhash,
-    lastValidBlockHeight: bh.lastValidBlockHeight,
-  }).add(...computeBudgetInstructions(REFUND_COMPUTE_UNITS, microLamports), ...ixs);
-  const signature = await deps.sendTransaction(tx, deps.connection, { preflightCommitment: 'confirmed' });
-  onSent?.(signature);
-  const res = await deps.connection.confirmTransaction(
-    { signature, blockhash: bh.blockhash, lastValidBlockHeight: bh.lastValidBlockHeight },
-    'confirmed',
+  const ixs = await refundInstructions(plan);
+  const writable = ixs.flatMap((ix) =>
+    (ix.accounts ?? []).filter((a) => isWritableRole(a.role)).map((a) => a.address),
   );
-  if (res.value.err) throw new Error(`the refund failed on chain (${JSON.stringify(res.value.err)})`);
+  const [microLamports, bh] = await Promise.all([
+    priorityPrice(deps.rpc, [...new Set(writable)]),
+    latestBlockhash(deps.rpc, 'finalized'),
+  ]);
+  const tx = walletTransaction({
+    feePayer: plan.vendor,
+    blockhash: bh,
+    budget: { units: REFUND_COMPUTE_UNITS, microLamports },
+    instructions: ixs,
+  });
+  const signature = await signAndSend(deps.wallet, deps.account, deps.chain, tx, (signed) =>
+    sendSigned(deps.rpc, signed),
+  );
+  onSent?.(signature);
+  await confirmSignature(deps.rpc, signature, bh.lastValidBlockHeight, 'the refund');
   return signature;
 }
 

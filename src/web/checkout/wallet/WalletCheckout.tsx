@@ -1,14 +1,11 @@
 /**
- * The wallet checkout's column: Buy Now: check the form → a wallet present and connected (through the adapter;
- * the modal when the adapter cannot connect directly) → the server records the order (attempt.ts: quote, then
+ * The wallet checkout's column: Buy Now: check the form → a wallet present and connected (a Wallet Standard
+ * wallet: the one chosen in the picker, else Phantom, else the browser's only wallet; the picker when it must be
+ * chosen) → the server records the order (attempt.ts: quote, then
  * POST /api/orders with an Idempotency-Key kept per attempt) → pay it on chain (./pay.ts) → tell the server the
  * signature → poll the order until the server has verified the payment and delivered both e-mails.
  */
-import { WalletReadyState, type Adapter } from '@solana/wallet-adapter-base';
-import { useConnection, useWallet } from '@solana/wallet-adapter-react';
-import { useWalletModal, WalletMultiButton } from '@solana/wallet-adapter-react-ui';
-import { PublicKey } from '@solana/web3.js';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PublicConfig, Shipping } from '../../../core/api';
 import { paths } from '../../../core/routes';
 import { storedReferrer } from '../../lib/referral';
@@ -17,7 +14,7 @@ import type { CheckoutProps } from '../types';
 import { ApiRequestError } from '../../lib/call';
 import { createOrder, payoutAccountOf, requestQuote, sendPaymentHint, waitForConfirmation } from './api';
 import { OrderAttempt, type Attempt, type Payable } from './attempt';
-import { connectAdapter, isUserRejection, proveWallet } from './connect';
+import { isUserRejection, proveWallet } from './connect';
 import type { PayerProof } from '../../../core/hold-proof';
 import {
   CONFIRMATION_FAILED,
@@ -26,6 +23,7 @@ import {
   DECLINED_NOTE,
   flowFailed,
   MAIL_PENDING_NOTE,
+  MOBILE_WALLET_NOT_FOUND,
   NO_PHANTOM,
   NOT_SIGNED_NOTE,
   NO_TOKEN_ACCOUNT,
@@ -40,7 +38,12 @@ import { OrderStatusPanel, useOrderStatus } from './OrderStatus';
 import { showsReceipt } from '../shared/receipt';
 import { payOrder, preflight, targetOf } from './pay';
 import { CheckoutStop, ShortfallStop, type Shortfall } from './stops';
-import { isTouchDevice, offeredWallets, PHANTOM_NAME, usePhoneOptions } from './WalletModal';
+import { useWalletHandlers, useWalletSession, type Connected } from '../../components/WalletSession';
+import { isTouchDevice } from '../../components/WalletPicker';
+import { onMobileWalletNotFound } from '../../lib/mobile-wallet';
+import { solanaRpc } from '../../lib/solana-rpc';
+import { address } from '../../lib/wallet-tx';
+import { chainOf, isDetected, PHANTOM_NAME, shortAddress } from '../../lib/wallets';
 
 /** How long the page waits for the server to verify the payment and deliver both e-mails before it says so. */
 const CONFIRMATION_TIMEOUT_MS = 30_000;
@@ -68,9 +71,9 @@ export function WalletCheckout({
   config,
   vendor,
 }: CheckoutProps & { config: PublicConfig }) {
-  const { connection } = useConnection();
-  const { wallets, wallet, select } = useWallet();
-  const { setVisible } = useWalletModal();
+  const { wallets, wallet, account, connecting, openPicker, connect } = useWalletSession();
+  const rpc = useMemo(() => solanaRpc(config.rpcUrl), [config.rpcUrl]);
+  const chain = chainOf(config.cluster);
   const [busy, setBusy] = useState(false);
   const busyRef = useRef(false);
   const [note, setNote] = useState<string | null>(null);
@@ -145,33 +148,33 @@ export function WalletCheckout({
   );
 
   /**
-   * Step 2: a wallet connected — the one chosen in the modal, else Phantom, else the only wallet the browser has.
-   * Null when the buyer has to choose in the modal first (several wallets, none chosen).
+   * Step 2: a wallet connected — the one chosen in the picker, else Phantom, else the only wallet the browser has
+   * (Android's Mobile Wallet Adapter is only ever used when chosen). Null when the buyer has to choose in the picker
+   * first (several wallets, or only the phone's wallet app, none chosen).
    */
-  const ensureConnected = async (): Promise<{ adapter: Adapter; buyer: PublicKey } | null> => {
-    const usable = offeredWallets(wallets).filter((w) => w.readyState === WalletReadyState.Installed);
+  const ensureConnected = async (): Promise<Connected | null> => {
+    const inBrowser = wallets.filter(isDetected);
     const chosen =
-      usable.find((w) => w.adapter.name === wallet?.adapter.name) ??
-      usable.find((w) => w.adapter.name === PHANTOM_NAME) ??
-      (usable.length === 1 ? usable[0] : undefined);
+      (wallet && wallets.includes(wallet) ? wallet : undefined) ??
+      inBrowser.find((w) => w.name === PHANTOM_NAME) ??
+      (inBrowser.length === 1 ? inBrowser[0] : undefined);
     if (!chosen) {
-      setVisible(true);
+      openPicker();
       setNote('Choose your wallet in the window that opened, then click Buy Now again.');
       return null;
     }
-    if (wallet?.adapter.name !== chosen.adapter.name) select(chosen.adapter.name);
-    const buyer = await connectAdapter(chosen.adapter);
-    return { adapter: chosen.adapter, buyer };
+    if (chosen === wallet && account) return { wallet: chosen, account };
+    return connect(chosen);
   };
 
   const onBuy = async () => {
     if (busyRef.current || !ready || quantity === null) return;
     const shipping = validateShipping();
     if (!shipping) return;
-    if (!offeredWallets(wallets).some((w) => w.readyState === WalletReadyState.Installed)) {
-      // A phone without a wallet in its browser: the modal offers Phantom's in-app browser and the payment link.
+    if (wallets.length === 0) {
+      // A phone without a wallet in its browser: the picker offers Phantom's in-app browser and the payment link.
       // A desktop with no wallet at all: the spec's alert.
-      if (isTouchDevice()) setVisible(true);
+      if (isTouchDevice()) openPicker();
       else window.alert(NO_PHANTOM);
       return;
     }
@@ -186,16 +189,16 @@ export function WalletCheckout({
       const check = async (what: Payable) => {
         if (what.mint !== config.claimMint)
           throw new Error('the store named a different token mint than its settings');
-        const lack = await preflight(connection, conn.buyer, {
-          mint: new PublicKey(what.mint),
-          recipient: new PublicKey(what.recipient),
+        const lack = await preflight(rpc, address(conn.account.address), {
+          mint: address(what.mint),
+          recipient: address(what.recipient),
           amountBaseUnits: BigInt(what.amountBaseUnits),
         });
         if (lack?.kind === 'no-token-account') throw new CheckoutStop(NO_TOKEN_ACCOUNT);
         if (lack) throw new ShortfallStop(lack);
       };
       const order = await ensureOrder(shipping, quantity, check, (reference) =>
-        proveWallet(conn.adapter, conn.buyer, reference),
+        proveWallet(conn.wallet, conn.account, reference),
       );
       // Not reserved (the wallet's $CLAIM did not cover it beside its other reserved orders, or could not be
       // checked): said in plain words; the payment still buys the piece if nobody else has.
@@ -212,9 +215,10 @@ export function WalletCheckout({
       });
       const signature = await payOrder(
         {
-          connection,
-          adapter: conn.adapter,
-          buyer: conn.buyer,
+          rpc,
+          wallet: conn.wallet,
+          account: conn.account,
+          chain,
           onStep: (step) => {
             // The extra approval is announced before Phantom asks for it.
             if (step === 'create-seller-account') setNote(SELLER_ACCOUNT_NOTE);
@@ -312,7 +316,15 @@ export function WalletCheckout({
       setBusy(false);
     }
   };
-  usePhoneOptions({ onPayByLink: () => void onPayByLink() });
+  useWalletHandlers({
+    phonePaths: { onPayByLink: () => void onPayByLink() },
+    // A wallet chosen in the picker did not connect: a decline needs no words; anything else does.
+    onConnectError: (err) => {
+      if (!isUserRejection(err)) setNote(plainError(err, false));
+    },
+  });
+  // Android: the protocol found no wallet app on the phone.
+  useEffect(() => onMobileWalletNotFound(() => setNote(MOBILE_WALLET_NOT_FOUND)), []);
 
   /** A new purchase: the finished order leaves the column, the form is cleared and takes focus. */
   const onBuyAnother = () => {
@@ -328,7 +340,14 @@ export function WalletCheckout({
   return (
     <div className="pay">
       <div className="wallet-connect">
-        <WalletMultiButton />
+        <button
+          type="button"
+          className="button secondary wallet-button"
+          aria-haspopup="dialog"
+          onClick={openPicker}
+        >
+          {account ? shortAddress(account.address) : connecting ? 'Connecting...' : 'Select Wallet'}
+        </button>
       </div>
       {finished && nothingLeft ? null : finished ? ( // for the buyer's own purchase (the receipt below is the page's answer). // The piece just bought was the last one: nothing to buy another of, and no bad news
         <button

@@ -1,16 +1,15 @@
 /**
- * Wallet checkout (Phantom), spec §4 "Wallet purchase flow". Default export: loaded lazily by the product page,
- * so @solana/web3.js, spl-token and the wallet adapter (and its modal's CSS) live in this chunk only. This file
- * sets up the providers; the checkout itself is WalletCheckout.tsx, its order attempt attempt.ts.
+ * Wallet checkout, spec §4 "Wallet purchase flow". Default export: loaded lazily by the product page, so the
+ * wallet code (@solana/kit, the Wallet Standard, the picker and its CSS) lives in this chunk only. This file sets
+ * up the wallet session (autoConnect: a remembered wallet reconnects silently) and, on Android, registers the
+ * Mobile Wallet Adapter; the checkout itself is WalletCheckout.tsx, its order attempt attempt.ts.
  */
-import '../../lib/wallet-adapter-ui.css';
-import '../../lib/buffer-global';
-import { ConnectionProvider, WalletProvider } from '@solana/wallet-adapter-react';
-import { useCallback, useMemo } from 'react';
+import { useEffect } from 'react';
 import { useConfig } from '../../api/config';
+import { WalletSessionProvider } from '../../components/WalletSession';
+import { registerMobileWallet } from '../../lib/mobile-wallet';
 import type { CheckoutProps } from '../types';
 import { WalletCheckout } from './WalletCheckout';
-import { WalletModalProvider } from './WalletModal';
 
 function LoadingButton() {
   return (
@@ -22,12 +21,10 @@ function LoadingButton() {
 
 export default function WalletPay(props: CheckoutProps) {
   const config = useConfig();
-  // No adapters of our own: WalletProvider offers every Wallet Standard wallet the browser registers, Phantom
-  // included (it registers as one, so its legacy adapter would be a duplicate). With none, the modal says
-  // "You'll need a wallet on Solana to continue" (spec §2) instead of listing an undetected Phantom.
-  const wallets = useMemo(() => [], []);
-  // Errors are reported by the flow itself (alerts, inline notes); the provider's default logs them instead.
-  const onError = useCallback(() => undefined, []);
+  const cluster = config.status === 'known' ? config.config.cluster : null;
+  useEffect(() => {
+    if (cluster) registerMobileWallet(cluster);
+  }, [cluster]);
   if (config.status === 'loading') return <LoadingButton />;
   if (config.status === 'failed') {
     return (
@@ -38,15 +35,8 @@ export default function WalletPay(props: CheckoutProps) {
     );
   }
   return (
-    <ConnectionProvider
-      endpoint={config.config.rpcUrl}
-      config={{ commitment: 'confirmed', wsEndpoint: config.config.wsUrl }}
-    >
-      <WalletProvider wallets={wallets} autoConnect onError={onError}>
-        <WalletModalProvider>
-          <WalletCheckout {...props} config={config.config} />
-        </WalletModalProvider>
-      </WalletProvider>
-    </ConnectionProvider>
+    <WalletSessionProvider autoConnect>
+      <WalletCheckout {...props} config={config.config} />
+    </WalletSessionProvider>
   );
 }

@@ -33,6 +33,9 @@ export const NOT_SIGNED_NOTE =
   'You declined the request in your wallet. Nothing was paid and no order was made. Click Buy Now to try again.';
 export const MAIL_PENDING_NOTE =
   'Your payment went through. The confirmation e-mails have not been delivered yet; the store keeps retrying them automatically. The order status below updates by itself.';
+/** Android: the Mobile Wallet Adapter found no wallet app on the phone. */
+export const MOBILE_WALLET_NOT_FOUND =
+  'No wallet app on this phone answered. Install a Solana wallet app (Phantom, Solflare), or choose Select Wallet and pay with a payment link or QR code instead.';
 /** What happens when an awaiting order's time runs out (shown in place of the time left). */
 export const TIME_UP =
   'Time is up: this order can no longer be paid, and nothing was taken from your wallet for it. Click Buy Now to start a new order at the current price.';
@@ -60,7 +63,7 @@ export function shortfallText(s: Shortfall): string {
 
 /** The extra approval: the seller has no $CLAIM account yet, so this first purchase opens it. */
 export const SELLER_ACCOUNT_NOTE =
-  'This seller has no $CLAIM account yet. Phantom will first ask you to approve opening it (a one-time deposit of about 0.002 SOL, paid by you), then to approve the payment itself.';
+  'This seller has no $CLAIM account yet. Your wallet will first ask you to approve opening it (a one-time deposit of about 0.002 SOL, paid by you), then to approve the payment itself.';
 
 const rawText = (err: unknown): string => {
   const e = err as { name?: unknown; message?: unknown; logs?: unknown; error?: { message?: unknown } };
@@ -80,6 +83,8 @@ export function plainError(err: unknown, sent: boolean): string {
   }
   const raw = rawText(err);
   if (/user rejected|4001/i.test(raw)) return 'User rejected the request.';
+  if (/no installed wallet that supports the mobile wallet protocol|ERROR_WALLET_NOT_FOUND/i.test(raw))
+    return MOBILE_WALLET_NOT_FOUND;
   if (sent)
     return 'Your payment was sent, but its confirmation could not be checked here. The order status below updates by itself.';
   if (/no record of a prior credit|insufficient lamports|insufficient funds for (fee|rent)/i.test(raw))
@@ -88,7 +93,11 @@ export function plainError(err: unknown, sent: boolean): string {
     return 'Your wallet does not hold enough $CLAIM for this payment. Nothing was paid.';
   if (/blockhash not found|block height exceeded|has expired/i.test(raw))
     return 'The network did not take the payment in time. Nothing was paid; click Buy Now to try again.';
-  if (/not connected|WalletConnection|WalletNotReady|WalletAccount|WalletDisconnected/i.test(raw))
+  if (
+    /not connected|WalletConnection|WalletNotReady|WalletAccount|WalletDisconnected|connected no account/i.test(
+      raw,
+    )
+  )
     return 'Your wallet is not connected. Connect it with Select Wallet, then click Buy Now again.';
   if (/timed out|timeout/i.test(raw))
     return 'The Solana network did not answer in time. Nothing was paid; please try again in a moment.';

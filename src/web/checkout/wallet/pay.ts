@@ -2,79 +2,69 @@
  * The on-chain half of the wallet checkout (spec §4 steps 3–7) for an order the server has already recorded:
  * finalized blockhash → the buyer's token account must exist → create the seller's token account if missing
  * (one extra wallet approval, then a fresh blockhash) → TransferChecked of exactly the quoted base units with the
- * order's reference as a read-only key, signed and sent by Phantom (the adapter's sendTransaction, which calls
- * the provider's signAndSendTransaction). The browser never decides that an order is paid: the server does.
+ * order's reference as a read-only key, built by the store's one payment builder (src/core/payment-tx.ts, @solana/kit:
+ * the server's Solana Pay transaction request builds the same) and signed and sent by
+ * the wallet (`solana:signAndSendTransaction`, or `solana:signTransaction` and our send: src/web/lib/wallets.ts).
+ * The browser never decides that an order is paid: the server does.
  */
-import '../../lib/buffer-global';
-import type { Adapter } from '@solana/wallet-adapter-base';
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
-import {
-  PublicKey,
-  Transaction,
-  type BlockhashWithExpiryBlockHeight,
-  type Connection,
-  type TransactionInstruction,
-} from '@solana/web3.js';
+import type { IdentifierString } from '@wallet-standard/base';
+import { compilePaymentTransaction } from '../../../core/payment-tx';
 import { BLOCKHASH_FAILED, NO_TOKEN_ACCOUNT } from './messages';
 import { CheckoutStop, type Shortfall } from './stops';
 import {
-  computeBudgetInstructions,
   CREATE_ACCOUNT_COMPUTE_UNITS,
   priorityFeeLamports,
   priorityPrice,
   TRANSFER_COMPUTE_UNITS,
 } from '../../lib/priority-fee';
+import {
+  accountsData,
+  balanceLamports,
+  confirmSignature,
+  latestBlockhash,
+  rentExemptLamports,
+  sendSigned,
+  withTimeout,
+  type Blockhash,
+  type SolanaRpc,
+} from '../../lib/solana-rpc';
+import {
+  address,
+  associatedTokenAccount,
+  CLAIM_DECIMALS,
+  createAccountInstruction,
+  walletTransaction,
+  type Address,
+} from '../../lib/wallet-tx';
+import { signAndSend, transactionVersionFor, type Wallet, type WalletAccount } from '../../lib/wallets';
 
-export const CLAIM_DECIMALS = 6;
+export { CLAIM_DECIMALS };
 const RPC_TIMEOUT_MS = 15_000;
 
 /** What to pay: the server's order (OrderCreated), parsed. */
 export interface PaymentTarget {
   orderId: string;
-  mint: PublicKey;
-  recipient: PublicKey;
-  reference: PublicKey;
+  mint: Address;
+  recipient: Address;
+  reference: Address;
   amountBaseUnits: bigint;
 }
 
 export interface PayDeps {
-  connection: Connection;
-  /** A connected Phantom adapter. */
-  adapter: Adapter;
-  buyer: PublicKey;
+  rpc: SolanaRpc;
+  /** The connected wallet and its account (the buyer). */
+  wallet: Wallet;
+  account: WalletAccount;
+  chain: IdentifierString;
   /** Called once per wallet approval request, before the wallet is asked (for the page's status line). */
   onStep?: (step: 'create-seller-account' | 'transfer' | 'confirm') => void;
   /** Called as soon as the transfer's signature is known (before its confirmation). */
   onSent?: (signature: string) => void;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} timed out`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
-async function finalizedBlockhash(connection: Connection): Promise<BlockhashWithExpiryBlockHeight> {
+async function finalizedBlockhash(rpc: SolanaRpc): Promise<Blockhash> {
   try {
-    const bh = await withTimeout(
-      connection.getLatestBlockhash('finalized'),
-      RPC_TIMEOUT_MS,
-      'getLatestBlockhash',
-    );
+    const bh = await latestBlockhash(rpc, 'finalized');
     if (!bh.blockhash) throw new Error('empty blockhash');
     return bh;
   } catch {
@@ -82,43 +72,44 @@ async function finalizedBlockhash(connection: Connection): Promise<BlockhashWith
   }
 }
 
-/** The TransferChecked instruction of a payment, with the order's reference appended (read-only, non-signer). */
-export function paymentInstruction(buyer: PublicKey, target: PaymentTarget): TransactionInstruction {
-  const source = getAssociatedTokenAddressSync(target.mint, buyer);
-  const destination = getAssociatedTokenAddressSync(target.mint, target.recipient);
-  const ix = createTransferCheckedInstruction(
-    source,
-    target.mint,
-    destination,
-    buyer,
-    target.amountBaseUnits,
-    CLAIM_DECIMALS,
-  );
-  ix.keys.push({ pubkey: target.reference, isSigner: false, isWritable: false });
-  return ix;
+/**
+ * The payment the wallet signs (wire bytes, unsigned): ComputeBudget limit and price, then TransferChecked of
+ * exactly the order's base units with its reference read-only last; version 0 when the wallet takes it, else legacy.
+ * The seller's account exists by then (payOrder creates it first, in its own approval, as the spec's flow has it).
+ */
+export async function paymentTransaction(
+  buyer: Address,
+  target: PaymentTarget,
+  lifetime: Blockhash,
+  microLamports: number,
+  version: 0 | 'legacy',
+): Promise<Uint8Array> {
+  const { wireBytes } = await compilePaymentTransaction({
+    payer: buyer,
+    mint: target.mint,
+    sellerOwner: target.recipient,
+    amountBaseUnits: target.amountBaseUnits,
+    decimals: CLAIM_DECIMALS,
+    reference: target.reference,
+    priorityMicroLamports: microLamports,
+    sellerAccountExists: true,
+    lifetime,
+    version,
+  });
+  return wireBytes;
 }
 
 async function sendAndConfirm(
   deps: PayDeps,
-  ix: TransactionInstruction,
-  budget: { units: number; microLamports: number },
-  bh: BlockhashWithExpiryBlockHeight,
+  tx: Uint8Array,
+  bh: Blockhash,
   onSent?: (sig: string) => void,
 ): Promise<string> {
-  const tx = new Transaction({
-    feePayer: deps.buyer,
-    blockhash: bh.blockhash,
-    lastValidBlockHeight: bh.lastValidBlockHeight,
-  }).add(...computeBudgetInstructions(budget.units, budget.microLamports), ix);
-  const signature = await deps.adapter.sendTransaction(tx, deps.connection, {
-    preflightCommitment: 'confirmed',
-  });
-  onSent?.(signature);
-  const res = await deps.connection.confirmTransaction(
-    { signature, blockhash: bh.blockhash, lastValidBlockHeight: bh.lastValidBlockHeight },
-    'confirmed',
+  const signature = await signAndSend(deps.wallet, deps.account, deps.chain, tx, (signed) =>
+    sendSigned(deps.rpc, signed),
   );
-  if (res.value.err) throw new Error(`the transaction failed on chain (${JSON.stringify(res.value.err)})`);
+  onSent?.(signature);
+  await confirmSignature(deps.rpc, signature, bh.lastValidBlockHeight, 'the transaction');
   return signature;
 }
 
@@ -126,7 +117,6 @@ async function sendAndConfirm(
 export const LAMPORTS_PER_SIGNATURE = 5_000;
 
 export {
-  computeBudgetInstructions,
   CREATE_ACCOUNT_COMPUTE_UNITS,
   PRIORITY_FEE_CAP,
   PRIORITY_FEE_FLOOR,
@@ -145,39 +135,37 @@ const TOKEN_ACCOUNT_SIZE = 165;
  * buyer has to create it). Null when the payment can go ahead. Read with 'confirmed' like the payment itself.
  */
 export async function preflight(
-  connection: Connection,
-  buyer: PublicKey,
-  target: { mint: PublicKey; recipient: PublicKey; amountBaseUnits: bigint },
+  rpc: SolanaRpc,
+  buyer: Address,
+  target: { mint: Address; recipient: Address; amountBaseUnits: bigint },
   feePerTransactionLamports = LAMPORTS_PER_SIGNATURE,
 ): Promise<Shortfall | null> {
   // Spec §4 step 3 comes first: an unreachable node gives the spec's blockhash alert, before anything else.
-  await finalizedBlockhash(connection);
-  const buyerAta = getAssociatedTokenAddressSync(target.mint, buyer);
-  const sellerAta = getAssociatedTokenAddressSync(target.mint, target.recipient);
-  const [[buyerAccount, sellerAccount], lamports] = await withTimeout(
-    Promise.all([
-      connection.getMultipleAccountsInfo([buyerAta, sellerAta], 'confirmed'),
-      connection.getBalance(buyer, 'confirmed'),
-    ]),
+  await finalizedBlockhash(rpc);
+  const [buyerAta, sellerAta] = await Promise.all([
+    associatedTokenAccount(target.mint, buyer),
+    associatedTokenAccount(target.mint, target.recipient),
+  ]);
+  const [[buyerAccount, sellerAccount], lamportsBig] = await withTimeout(
+    Promise.all([accountsData(rpc, [buyerAta, sellerAta]), balanceLamports(rpc, buyer)]),
     RPC_TIMEOUT_MS,
     'reading the wallet balances',
   );
   if (!buyerAccount) return { kind: 'no-token-account' };
-  const have = tokenAmountOf(buyerAccount.data);
+  // Compared as bigints; shown as numbers (a shortfall is below the need, a few thousandths of a SOL).
+  const lamports =
+    lamportsBig > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(lamportsBig);
+  const have = tokenAmountOf(buyerAccount);
   if (have < target.amountBaseUnits) return { kind: 'claim', have, need: target.amountBaseUnits };
   const createsSellerAccount = !sellerAccount;
   // Each transaction's base fee plus its priority fee at today's price (the same price payOrder will use).
-  const price = await priorityPrice(connection, [buyerAta, sellerAta]);
+  const price = await priorityPrice(rpc, [buyerAta, sellerAta]);
   let need = feePerTransactionLamports + priorityFeeLamports(price, TRANSFER_COMPUTE_UNITS);
   if (createsSellerAccount)
     need +=
       feePerTransactionLamports +
       priorityFeeLamports(price, CREATE_ACCOUNT_COMPUTE_UNITS) +
-      (await withTimeout(
-        connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE, 'confirmed'),
-        RPC_TIMEOUT_MS,
-        'reading the rent',
-      ));
+      Number(await rentExemptLamports(rpc, TOKEN_ACCOUNT_SIZE));
   if (lamports < need)
     return { kind: 'sol', haveLamports: lamports, needLamports: need, createsSellerAccount };
   return null;
@@ -192,35 +180,36 @@ export function tokenAmountOf(data: Uint8Array): bigint {
 /** Pays `target` from the connected wallet; resolves to the transfer's signature once it is confirmed. */
 export async function payOrder(deps: PayDeps, target: PaymentTarget): Promise<string> {
   if (target.amountBaseUnits <= 0n) throw new Error('the order has no amount to pay');
-  const { connection, buyer } = deps;
-  let bh = await finalizedBlockhash(connection);
+  const { rpc } = deps;
+  const buyer = address(deps.account.address);
+  let bh = await finalizedBlockhash(rpc);
 
-  const buyerAta = getAssociatedTokenAddressSync(target.mint, buyer);
-  const sellerAta = getAssociatedTokenAddressSync(target.mint, target.recipient);
-  const [buyerAccount, sellerAccount] = await withTimeout(
-    connection.getMultipleAccountsInfo([buyerAta, sellerAta], 'confirmed'),
-    RPC_TIMEOUT_MS,
-    'reading token accounts',
-  );
+  const [buyerAta, sellerAta] = await Promise.all([
+    associatedTokenAccount(target.mint, buyer),
+    associatedTokenAccount(target.mint, target.recipient),
+  ]);
+  const [buyerAccount, sellerAccount] = await accountsData(rpc, [buyerAta, sellerAta]);
   if (!buyerAccount) throw new CheckoutStop(NO_TOKEN_ACCOUNT);
-  const microLamports = await priorityPrice(connection, [buyerAta, sellerAta]);
+  const microLamports = await priorityPrice(rpc, [buyerAta, sellerAta]);
 
   if (!sellerAccount) {
     // The seller has no $CLAIM account yet: the buyer creates it (pays its rent) in a separate approval.
     // The idempotent form of the instruction, so a concurrent creation by another buyer cannot fail it.
     deps.onStep?.('create-seller-account');
-    await sendAndConfirm(
-      deps,
-      createAssociatedTokenAccountIdempotentInstruction(buyer, sellerAta, target.recipient, target.mint),
-      { units: CREATE_ACCOUNT_COMPUTE_UNITS, microLamports },
-      bh,
-    );
-    bh = await finalizedBlockhash(connection);
+    const create = walletTransaction({
+      feePayer: buyer,
+      blockhash: bh,
+      budget: { units: CREATE_ACCOUNT_COMPUTE_UNITS, microLamports },
+      instructions: [createAccountInstruction(buyer, sellerAta, target.recipient, target.mint)],
+    });
+    await sendAndConfirm(deps, create, bh);
+    bh = await finalizedBlockhash(rpc);
   }
 
   deps.onStep?.('transfer');
-  const budget = { units: TRANSFER_COMPUTE_UNITS, microLamports };
-  return sendAndConfirm(deps, paymentInstruction(buyer, target), budget, bh, (sig) => {
+  const version = transactionVersionFor(deps.wallet);
+  const pay = await paymentTransaction(buyer, target, bh, microLamports, version);
+  return sendAndConfirm(deps, pay, bh, (sig) => {
     deps.onStep?.('confirm');
     deps.onSent?.(sig);
   });
@@ -237,9 +226,9 @@ export function targetOf(order: {
     throw new Error('the store sent no valid amount for this order');
   return {
     orderId: order.orderId,
-    mint: new PublicKey(order.mint),
-    recipient: new PublicKey(order.recipient),
-    reference: new PublicKey(order.reference),
+    mint: address(order.mint),
+    recipient: address(order.recipient),
+    reference: address(order.reference),
     amountBaseUnits: BigInt(order.amountBaseUnits),
   };
 }
