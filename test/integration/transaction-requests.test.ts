@@ -5,12 +5,7 @@
  * through NODE_EXTRA_CA_CERTS (test/support/solana-pay-wallet.ts); the chain is the localnet (real SPL Token and
  * associated-token programs), the watcher and the mail are the production ones (SQLite, SMTP on loopback).
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
@@ -18,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseURL } from 'solana-pay-client';
 import type { OrderCreated, OrderPublic } from '../../src/core/api';
 import { startStack, type Stack } from '../support/stack';
+import { startTlsFront, type TlsFront } from '../support/tls-front';
 import { restock } from '../support/stock';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -27,62 +23,14 @@ const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const ATA_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 const PAY_LIMIT = 60;
 
-let dir = '';
-let front: HttpsServer;
+let front: TlsFront;
 let stack: Stack;
 let offsetMs = 0;
 let publicUrl = '';
 
-/** A TLS front for the server: HTTPS on a loopback port, forwarded as is to the server's own HTTP port. */
-function startFront(key: string, cert: string): Promise<HttpsServer> {
-  const server = createHttpsServer({ key, cert }, (req, res) => {
-    const target = new URL(stack.url);
-    const up = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'claim-txreq-'));
-  // A certificate for 127.0.0.1 made now, valid a day, its own trust anchor (CA:TRUE) for NODE_EXTRA_CA_CERTS.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'pipe' },
-  );
-  front = await startFront(
-    readFileSync(join(dir, 'key.pem'), 'utf8'),
-    readFileSync(join(dir, 'cert.pem'), 'utf8'),
-  );
-  publicUrl = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  front = await startTlsFront();
+  publicUrl = front.url;
   stack = await startStack({
     withoutTokenAccount: ['gorilla'],
     env: { PUBLIC_URL: publicUrl, RATE_LIMIT_ORDERS_PER_MINUTE: String(PAY_LIMIT) },
@@ -91,14 +39,14 @@ beforeAll(async () => {
       priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: new Date(Date.now() + offsetMs) }) },
     },
   });
+  front.target = stack.url;
   // Each glass piece is one of a kind: enough for the records below (a QR record holds none; payments sell).
   await restock(stack.server, EAGLES, 50);
 }, 120_000);
 
 afterAll(async () => {
   await stack?.close();
-  await new Promise((r) => (front ? front.close(() => r(undefined)) : r(undefined)));
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await front?.close();
 });
 
 async function qrRecord(productId: string): Promise<OrderCreated> {
@@ -153,7 +101,7 @@ function wallet(args: {
     execFile(
       process.execPath,
       ['--import', 'tsx', join(ROOT, 'test/support/solana-pay-wallet.ts'), JSON.stringify(input)],
-      { cwd: ROOT, env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }, timeout: 90_000 },
+      { cwd: ROOT, env: { ...process.env, NODE_EXTRA_CA_CERTS: front.certFile }, timeout: 90_000 },
       (err, stdout, stderr) => {
         const line = stdout.trim().split('\n').pop() ?? '';
         try {

@@ -25,6 +25,8 @@ import {
   MSG_SENT,
   QR_TIME_UP,
   SCAN_ON_ANOTHER,
+  TRANSFER_FALLBACK_NOTE,
+  WALLET_CANNOT_READ,
 } from './messages';
 import { usePhone } from './usePhone';
 
@@ -68,6 +70,7 @@ export default function QrPay({
   const [copyNote, setCopyNote] = useState<string | null>(null);
   const [nudge, setNudge] = useState(0);
   const [notReady, setNotReady] = useState(false);
+  const [transferFallback, setTransferFallback] = useState(false);
   const qrArea = useRef<HTMLElement>(null);
   const alerted = useRef(false);
   const phone = usePhone();
@@ -141,6 +144,7 @@ export default function QrPay({
     vendorId: vendor.id,
     sellsByWallet: catalog.products.some((p) => p.vendorId === vendor.id && p.payment === 'wallet'),
     phone,
+    transferFallback,
   });
 
   useEffect(() => {
@@ -233,6 +237,26 @@ export default function QrPay({
           Copy payment link
         </button>
       </p>
+      {view.payLink.fallback === 'offer' && (
+        <p>
+          <button
+            type="button"
+            className="button link"
+            onClick={() => setTransferFallback(true)}
+            data-testid="transfer-fallback"
+          >
+            {WALLET_CANNOT_READ}
+          </button>
+        </p>
+      )}
+      {view.payLink.fallback === 'shown' && (
+        <p className="note" data-testid="transfer-fallback-note">
+          {TRANSFER_FALLBACK_NOTE}{' '}
+          <button type="button" className="button link" onClick={() => setTransferFallback(false)}>
+            Show the first code again
+          </button>
+        </p>
+      )}
       {copyNote && (
         <p className="note" role="status">
           {copyNote}

@@ -42,3 +42,8 @@ export const STATUS_TEXT: Record<OrderStatus, string> = {
   oversold: 'Payment received, but the item sold out first: the seller will refund you',
   cancelled: 'Order cancelled: the seller refunds your payment',
 };
+
+/** Over HTTPS the QR is a Solana Pay transaction request; this shows the plain transfer request instead. */
+export const WALLET_CANNOT_READ = 'My wallet cannot read this code';
+export const TRANSFER_FALLBACK_NOTE =
+  "This simpler code works in any wallet that reads Solana Pay links. It cannot set up the seller's $CLAIM account: if your wallet says an account is not found, use the first code.";

@@ -12,6 +12,11 @@ export interface StoredQrOrder {
   orderUrl: string | null;
   /** null: an unpriced order (no price was known; confirmed with 'N/A', the seller arranges payment). */
   solanaPayUrl: string | null;
+  /**
+   * Over HTTPS: the record's Solana Pay transaction request (`solana:https://…`), which the QR and "Open in
+   * wallet" carry; `solanaPayUrl` is then the fallback ("My wallet cannot read this code").
+   */
+  transactionRequestUrl?: string;
   /** Six-decimal $CLAIM amount of the order (null when unpriced). */
   amount: string | null;
   quantity: number;
@@ -53,6 +58,9 @@ export function loadQrOrder(productId: string): StoredQrOrder | null {
       productId,
       orderUrl: orderUrl && /^https?:\/\//.test(orderUrl) ? orderUrl : null,
       solanaPayUrl: v.solanaPayUrl,
+      ...(typeof v.transactionRequestUrl === 'string' && v.transactionRequestUrl.startsWith('solana:https://')
+        ? { transactionRequestUrl: v.transactionRequestUrl }
+        : {}),
       amount: v.amount,
       quantity: v.quantity,
       quote: str(v.quote),

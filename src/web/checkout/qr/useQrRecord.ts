@@ -42,6 +42,7 @@ export function useQrRecord(args: {
         return {
           ...order,
           solanaPayUrl: r.solanaPayUrl,
+          ...(r.transactionRequestUrl ? { transactionRequestUrl: r.transactionRequestUrl } : {}),
           amount: r.amount,
           quantity,
           quote: token,
@@ -64,6 +65,9 @@ export function useQrRecord(args: {
         productId,
         orderUrl: created.orderUrl,
         solanaPayUrl: created.solanaPayUrl,
+        ...('transactionRequestUrl' in created && created.transactionRequestUrl
+          ? { transactionRequestUrl: created.transactionRequestUrl }
+          : {}),
         amount: created.amount,
         quantity,
         quote: token,

@@ -185,8 +185,21 @@ describe('qrView: the QR box', () => {
   it("the record's own link: the QR, its amount and the copy / open links", () => {
     const v = qrView(input({ order: record(), status: server('awaiting_payment') }));
     expect(v.box).toEqual({ kind: 'qr', url: URL, amount: '1234.500000' });
-    expect(v.payLink).toEqual({ url: URL, amount: '1,234.500000 $CLAIM' });
+    expect(v.payLink).toEqual({ url: URL, amount: '1,234.500000 $CLAIM', fallback: null });
     expect(v.timeLeftUntil).toBe('2026-01-01T00:15:00.000Z');
+  });
+
+  it('over HTTPS: the QR and the open link carry the transaction request, the transfer request one tap away', () => {
+    const tx = 'solana:https://shop.example/api/pay/abc.def';
+    const order = { ...record(), transactionRequestUrl: tx };
+    const v = qrView(input({ order, status: server('awaiting_payment') }));
+    expect(v.box).toEqual({ kind: 'qr', url: tx, amount: '1234.500000' });
+    expect(v.payLink).toEqual({ url: tx, amount: '1,234.500000 $CLAIM', fallback: 'offer' });
+    const fallback = qrView(input({ order, status: server('awaiting_payment'), transferFallback: true }));
+    expect(fallback.box).toEqual({ kind: 'qr', url: URL, amount: '1234.500000' });
+    expect(fallback.payLink).toEqual({ url: URL, amount: '1,234.500000 $CLAIM', fallback: 'shown' });
+    // Paid: neither link.
+    expect(qrView(input({ order, status: server('paid') })).payLink).toBeNull();
   });
 
   it('the link shows while the status is loading (a resumed record)', () => {

@@ -60,6 +60,8 @@ export interface QrViewInput {
   sellsByWallet: boolean;
   /** A phone (a coarse pointer): the page leads with the wallet on this phone, the QR for another device below. */
   phone?: boolean;
+  /** The buyer asked for the plain transfer request ("My wallet cannot read this code"). */
+  transferFallback?: boolean;
 }
 
 /** The content of the QR box, one of these at a time. */
@@ -106,7 +108,15 @@ export interface QrView extends QrRecordState {
   payNext: string | null;
   box: QrBox;
   /** The amount line and the copy / open-in-wallet links (the record's own link only). */
-  payLink: { url: string; amount: string } | null;
+  payLink: {
+    url: string;
+    amount: string;
+    /**
+     * The record has a transaction request (HTTPS): 'offer' the transfer request one tap away, or it is shown
+     * ('shown': the link and QR are the transfer request now); null without one.
+     */
+    fallback: 'offer' | 'shown' | null;
+  } | null;
   status: QrStatusBlock | null;
   /** The payment window's end, while an awaiting priced record counts down. */
   timeLeftUntil: string | null;
@@ -182,7 +192,11 @@ export function qrView(i: QrViewInput): QrView {
   // Only the record's own link is ever shown (record before showing); none once payment arrived, and none while
   // the open record is being moved to the page's quantity (or the quantity is not a number: no link).
   const following = requotable && order !== null && quantity !== order.quantity;
-  const payUrl = order && !settled && !following ? order.solanaPayUrl : null;
+  const transferUrl = order && !settled && !following ? order.solanaPayUrl : null;
+  // Over HTTPS the QR carries the transaction request (any wallet that reads Solana Pay links builds nothing itself);
+  // the transfer request stays one tap away.
+  const txUrl = transferUrl ? (order?.transactionRequestUrl ?? null) : null;
+  const payUrl = txUrl && !i.transferFallback ? txUrl : transferUrl;
   const payAmount = order ? order.amount : null;
 
   /** The price is unknown but the server issued an unpriced quote: the order can be confirmed with 'N/A'. */
@@ -218,7 +232,14 @@ export function qrView(i: QrViewInput): QrView {
     title: payoutRefused ? TITLE_PAYOUT_REFUSED : i.phone ? TITLE_PHONE : TITLE_SCAN,
     payNext: payNext ? nowPay(payNext) : null,
     box,
-    payLink: payUrl && payAmount ? { url: payUrl, amount: `${groupThousands(payAmount)} $CLAIM` } : null,
+    payLink:
+      payUrl && payAmount
+        ? {
+            url: payUrl,
+            amount: `${groupThousands(payAmount)} $CLAIM`,
+            fallback: txUrl ? (i.transferFallback ? 'shown' : 'offer') : null,
+          }
+        : null,
     status: order ? statusBlock(order, known, { requotable, paid, settled, quantity }) : null,
     timeLeftUntil: known?.status === 'awaiting_payment' && known.amount !== null ? known.expiresAt : null,
     unpricedNote: unpricedQuote,

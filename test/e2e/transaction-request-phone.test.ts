@@ -1,0 +1,75 @@
+/**
+ * Over HTTPS, on a phone (390 × 844, touch): the QR page's "Open in wallet" and QR carry the Solana Pay
+ * transaction request, and "My wallet cannot read this code" gives the transfer request one tap away (and back).
+ * The page is served through a TLS front with a certificate made for the run (test/support/tls-front.ts); the
+ * browser context accepts it with Playwright's `ignoreHTTPSErrors` (Chromium has no NODE_EXTRA_CA_CERTS). The
+ * wallet's side (GET, POST, sign, pay) is test/integration/transaction-requests.test.ts.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  launchBrowser,
+  openPage,
+  startTestServer,
+  unexpectedErrors,
+  type TestServer,
+} from '../support/browser';
+import { startTlsFront, type TlsFront } from '../support/tls-front';
+
+let front: TlsFront;
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  front = await startTlsFront();
+  [server, browser] = await Promise.all([startTestServer({ PUBLIC_URL: front.url }), launchBrowser()]);
+  front.target = server.url;
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await front?.close();
+});
+
+describe('transaction request on a phone over HTTPS', () => {
+  it('"Open in wallet" carries the transaction request; the transfer request is one tap away', async () => {
+    const { page, errors, close } = await openPage(browser, front.url, {
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      ignoreHTTPSErrors: true,
+    });
+    try {
+      await page.goto('/vendors/coopersglass/product9');
+      const open = page.getByTestId('open-in-wallet');
+      await expect.poll(() => open.getAttribute('href'), { timeout: 60_000 }).toMatch(/^solana:https:/);
+      const tx = (await open.getAttribute('href')) ?? '';
+      expect(tx).toMatch(new RegExp(`^solana:${front.url}/api/pay/[1-9A-HJ-NP-Za-km-z]+\\.[\\w-]{22}$`));
+      const qr = page.getByTestId('qr-image');
+      await expect.poll(() => qr.getAttribute('src')).toBe(`/api/qr.svg?data=${encodeURIComponent(tx)}`);
+      await expect
+        .poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+        .toBe(true);
+
+      const fallback = page.getByTestId('transfer-fallback');
+      expect(await fallback.textContent()).toBe('My wallet cannot read this code');
+      const box = await fallback.boundingBox();
+      expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
+      await fallback.tap();
+      await expect
+        .poll(() => open.getAttribute('href'))
+        .toMatch(/^solana:[1-9A-HJ-NP-Za-km-z]{32,44}\?amount=/);
+      const transfer = (await open.getAttribute('href')) ?? '';
+      expect(transfer).toContain('spl-token=');
+      expect(await page.getByTestId('transfer-fallback-note').textContent()).toContain('works in any wallet');
+      await expect
+        .poll(() => qr.getAttribute('src'))
+        .toBe(`/api/qr.svg?data=${encodeURIComponent(transfer)}`);
+      await page.getByRole('button', { name: 'Show the first code again' }).tap();
+      await expect.poll(() => open.getAttribute('href')).toBe(tx);
+      expect(unexpectedErrors(errors)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
