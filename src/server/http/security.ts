@@ -27,6 +27,8 @@ const LIMITED_READS = new Set([
   'GET /api/order-pages/:token',
   'GET /api/order-pages/:token/data',
   'GET /order/:token',
+  // A Solana Pay transaction request's label (pay-routes.ts): a token in the path, as the order page's.
+  'GET /api/pay/:token',
 ]);
 /**
  * The seller console's sign-in routes have their own, tighter limit (`sellerAuthPerMinute`): each nonce is a row
