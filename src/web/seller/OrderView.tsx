@@ -113,11 +113,14 @@ export function OrderView(props: { orderId: string; config: ConfigState; onBack:
         </dl>
 
         <h3>Ship to</h3>
-        <address>
-          {order.buyerName}
-          <br />
-          {order.shippingAddress}
-          <br />
+        <address data-testid="ship-to">
+          {(order.packingSlip.shipTo.length > 0 ? order.packingSlip.shipTo : [order.buyerName]).map(
+            (line, i) => (
+              <span key={i} className="seller-address-line">
+                {line}
+              </span>
+            ),
+          )}
           {order.buyerEmail && <a href={`mailto:${order.buyerEmail}`}>{order.buyerEmail}</a>}
         </address>
 
