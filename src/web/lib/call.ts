@@ -38,7 +38,7 @@ export interface CallOptions<T> {
 }
 
 export async function call<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   opts: CallOptions<T> = {},
 ): Promise<T> {

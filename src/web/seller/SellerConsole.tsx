@@ -21,6 +21,7 @@ import { useLiveOrders } from './live';
 import { OrderView } from './OrderView';
 import { SessionsPage } from './SessionsPage';
 import { StockPage } from './StockPage';
+import { WebhooksPage } from './WebhooksPage';
 import { SummaryCards } from './SummaryCards';
 import './seller-list.css';
 
@@ -38,7 +39,7 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
   const [summary, setSummary] = useState<SellerSummary | null>(null);
   const [error, setError] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
-  const [tab, setTab] = useState<'orders' | 'stock' | 'sessions'>('orders');
+  const [tab, setTab] = useState<'orders' | 'stock' | 'webhooks' | 'sessions'>('orders');
   const live = useLiveOrders(openId);
   const unseen = live.unseen.size;
 
@@ -136,6 +137,14 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
         <button
           type="button"
           className="button"
+          aria-pressed={tab === 'webhooks'}
+          onClick={() => setTab('webhooks')}
+        >
+          Webhooks
+        </button>{' '}
+        <button
+          type="button"
+          className="button"
           aria-pressed={tab === 'sessions'}
           onClick={() => setTab('sessions')}
         >
@@ -145,6 +154,8 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
 
       {tab === 'sessions' ? (
         <SessionsPage onSignedOut={props.onSignOut} />
+      ) : tab === 'webhooks' ? (
+        <WebhooksPage me={me} />
       ) : tab === 'stock' ? (
         <StockPage />
       ) : openId ? (
