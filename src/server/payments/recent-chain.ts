@@ -4,8 +4,8 @@
  * process, refreshed lazily: a request that finds it older than `refreshMs` starts one refresh in the background
  * (two RPC requests: getLatestBlockhash, getRecentPrioritizationFees for the vendors' token accounts) and is
  * answered from the snapshot at once. The refresh goes through the process's RPC budget as a background request
- * (rpcBackground: refused at once rather than queued when no slot is free; the snapshot stands, the next request
- * tries again), so no POST ever waits for, or adds, an RPC call of its own. An idle shop asks nothing.
+ * (rpcBackground: refused at once rather than queued when no slot is free; the snapshot stands, and a request
+ * `refreshMs` later tries again), so no POST ever waits for, or adds, an RPC call of its own. An idle shop asks nothing.
  *
  * A blockhash older than `maxBlockhashAgeMs` (or none yet) is not handed out: the answer then carries the zero
  * blockhash the Solana Pay spec allows ("the wallet must set it"). The price follows the wallet checkout's rule
