@@ -3,6 +3,7 @@
  * every limit on, startPayments (the payment watcher with its RPC budget) as a service, production settings
  * (SOLANA_RPC_URL set). Forked by `startProductionServer` (./production.ts) with:
  *   --rpc URL --ws URL --price URL --dir DIR [--pg-url URL --schema NAME]
+ *   [--drop-start ISO --drop-units N --drop-hold-minutes M --trust-proxy HOPS] (bench:drop)
  * It sends `{ port }` once listening, answers `{ stats: true }` with the RPC counters, and exits when its IPC
  * channel closes (dropping its PostgreSQL schema, if any).
  */
@@ -13,7 +14,8 @@ import { startServer } from '../../src/server/server';
 import { paymentsService, type RunningPayments } from '../../src/server/payments/index';
 import { loadSettings } from '../../src/server/settings';
 import { demoKeys } from '../../src/localnet/demo-keys';
-import { BENCH_PAIR, BENCH_PRODUCT } from './production';
+import { BENCH_DROP, BENCH_PAIR, BENCH_PRODUCT } from './production';
+import { catalog as shopCatalog } from '../../catalog';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -43,7 +45,27 @@ const settings = loadSettings({
   // The order route's own limit is per client IP, and the whole load comes from one: set out of reach so the
   // bench measures the route, not the limiter (which still runs on every request).
   RATE_LIMIT_ORDERS_PER_MINUTE: '1000000',
+  // bench:drop: its buyers' addresses come in X-Forwarded-For from the load generator (one proxy hop).
+  ...(arg('trust-proxy') ? { TRUST_PROXY: arg('trust-proxy') } : {}),
 });
+// bench:drop: the shop's catalogue with one drop (a one-of-a-kind glass product with --drop-units pieces).
+const dropStart = arg('drop-start');
+const catalog = dropStart
+  ? {
+      vendors: shopCatalog.vendors,
+      products: [
+        ...shopCatalog.products,
+        {
+          ...shopCatalog.products.find((p) => p.id === BENCH_PRODUCT)!,
+          id: BENCH_DROP,
+          name: 'Bench Drop',
+          routes: ['/vendors/coopersglass/bench-drop'],
+          initialStock: Number(arg('drop-units') ?? 20),
+          drop: { startsAt: dropStart, holdMinutes: Number(arg('drop-hold-minutes') ?? 1) },
+        },
+      ],
+    }
+  : undefined;
 let payments: RunningPayments | undefined;
 const storeConfig = pgUrl ? { kind: 'postgres' as const, url: pgUrl, schema } : settings.database;
 // The release step first, as a deploy runs it (`npm run migrate`): production settings leave MIGRATE_ON_START off.
@@ -51,6 +73,7 @@ await (await openStore(storeConfig)).close();
 const server = await startServer(settings, {
   logger: true,
   ...(pgUrl ? { store: storeConfig } : {}),
+  ...(catalog ? { catalog } : {}),
   services: [paymentsService({}, (p) => (payments = p))],
 });
 // Every order reserves its unit: give the bench's (one of a kind) product enough stock for the whole run.

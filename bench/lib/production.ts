@@ -19,6 +19,8 @@ import type { StoreConfig } from '../../src/server/store/store';
 export const BENCH_PAIR = 'Bv1G7m4nQ7XXxz8v7K2o2Jm1cU6vGk5y9V4K3Qn8ZbQ1';
 /** A wallet product of the demo catalogue; the server child stocks it for the whole run. */
 export const BENCH_PRODUCT = 'lilac-tiptop';
+/** bench:drop's drop (./production-server.ts --drop-start): a copy of the bench product with its own pieces. */
+export const BENCH_DROP = 'bench-drop';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -132,11 +134,17 @@ export async function startProductionServer(opts: {
   priceUrl: string;
   dir: string;
   pgUrl?: string;
+  /** The PostgreSQL schema (default a fresh one): instances given the same one share the store. */
+  schema?: string;
   nodeArgs?: string[];
+  /** More arguments for ./production-server.ts (e.g. a drop: --drop-start, --drop-units, --trust-proxy). */
+  extraArgs?: string[];
+  /** Its log file's name in `dir` (default server.log). */
+  logName?: string;
 }): Promise<ProductionServer> {
-  const log = join(opts.dir, 'server.log');
+  const log = join(opts.dir, opts.logName ?? 'server.log');
   const out = openSync(log, 'a');
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const schema = opts.schema ?? `bench_${randomBytes(4).toString('hex')}`;
   const child = fork(
     here('./production-server.ts'),
     [
@@ -149,6 +157,7 @@ export async function startProductionServer(opts: {
       '--dir',
       opts.dir,
       ...(opts.pgUrl ? ['--pg-url', opts.pgUrl, '--schema', schema] : []),
+      ...(opts.extraArgs ?? []),
     ],
     { execArgv: ['--import', 'tsx', ...(opts.nodeArgs ?? [])], stdio: ['ignore', out, out, 'ipc'] },
   );

@@ -94,3 +94,11 @@ export function dropNeedsHold(reason: 'no_proof' | 'unchecked' | 'balance'): Dom
     },
   );
 }
+
+/**
+ * How often a page asks for its place while waiting: every 2 s near the front, less often further back (20 ms more
+ * per buyer ahead, at most 15 s), so a crowd of a thousand asks ~100 times a second, not 500.
+ */
+export function pollMs(ahead: number): number {
+  return Math.min(15_000, 2_000 + Math.max(0, ahead) * 20);
+}

@@ -324,6 +324,27 @@ export interface SellerStockChange {
 export interface SellerStock {
   lines: SellerStockLine[];
   changes: SellerStockChange[];
+  /** The vendor's drops now (docs/decisions/drops.md); absent when it has none. */
+  drops?: SellerDrop[];
+}
+
+/** One drop's live state on the console's stock page. */
+export interface SellerDrop {
+  productId: string;
+  productName: string;
+  /** When buying opens (ISO). */
+  startsAt: string;
+  holdMinutes: number;
+  perBuyer: number;
+  /** Pieces in stock (not yet sold, held included), free now, held by unpaid orders, sold. */
+  onHand: number;
+  available: number;
+  held: number;
+  sold: number;
+  /** Holds that lapsed or were released without a payment (each piece went back to the line). */
+  released: number;
+  /** The line: everyone who joined, still waiting, let through now, who held, who let their turn pass. */
+  line: { joined: number; waiting: number; through: number; held: number; lapsed: number };
 }
 
 /** POST /api/seller/stock: sets one line's units in stock. */

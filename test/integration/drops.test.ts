@@ -30,6 +30,7 @@ import { Keypair } from '@solana/web3.js';
 import { catalog as shopCatalog } from '../../catalog';
 import type { Catalog } from '../../src/core/catalog';
 import type { DropLineResponse } from '../../src/core/api';
+import { sellerStock } from '../../src/server/seller/stock';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const LILAC = 'lilac-tiptop'; // wallet, glass: one of a kind
@@ -311,6 +312,22 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
       expect(rows.filter((r) => r.state === 'released')).toHaveLength(3);
       const line = await a.server.stock.dropLine.stats(DROP, clock.now());
       expect(line).toMatchObject({ joined: 32, held: 6, waiting: 26 });
+      // The vendor's console shows the drop live: pieces held, released, sold, and the line.
+      const { drops } = await sellerStock(
+        { stock: b.server.stock, catalog: dropCatalog(3), now: clock.now },
+        ['coopersglass'],
+      );
+      expect(drops).toEqual([
+        expect.objectContaining({
+          productId: DROP,
+          onHand: 3,
+          available: 0,
+          held: 3,
+          released: 3,
+          sold: 0,
+          line: expect.objectContaining({ joined: 32, held: 6, waiting: 26 }),
+        }),
+      ]);
     });
 
     it('no oversell: 40 buyers ordering at once on two instances hold exactly the 5 pieces, and the counts agree', async () => {

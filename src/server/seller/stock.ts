@@ -4,7 +4,8 @@
  * (src/server/stock/repository.ts); every change is recorded there with the actor `seller:<payout address>`.
  */
 import type { Catalog } from '../../core/catalog';
-import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
+import type { SellerDrop, SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
+import { dropRules } from '../../core/drop';
 import { availableOf, stockKey, type StockKey } from '../../core/stock';
 import { DomainError } from '../../core/errors';
 import type { StockRepository } from '../stock/repository';
@@ -51,8 +52,35 @@ export async function sellerStock(deps: SellerStockDeps, vendorIds: readonly str
       });
     }
   }
+  // The vendor's drops: their live state (docs/decisions/drops.md).
+  const drops: SellerDrop[] = [];
+  for (const p of products) {
+    const rules = dropRules(p);
+    if (!rules) continue;
+    const now = deps.now();
+    const [counts, free, line] = await Promise.all([
+      deps.stock.reservationCounts(p.id),
+      deps.stock.productAvailability(p.id),
+      deps.stock.dropLine.stats(p.id, now),
+    ]);
+    const onHand = lines.filter((l) => l.productId === p.id).reduce((n, l) => n + l.onHand, 0);
+    drops.push({
+      productId: p.id,
+      productName: p.name,
+      startsAt: rules.startsAt.toISOString(),
+      holdMinutes: rules.holdMs / 60_000,
+      perBuyer: rules.perBuyer,
+      onHand,
+      available: free.available,
+      held: counts.held,
+      sold: counts.sold,
+      released: counts.released,
+      line,
+    });
+  }
   return {
     lines,
+    ...(drops.length ? { drops } : {}),
     changes: changes.map((c): SellerStockChange => ({
       productId: c.productId,
       ...(c.variantId !== undefined ? { variantId: c.variantId } : {}),

@@ -159,18 +159,26 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       const started = now.getTime() >= rules.startsAt.getTime();
       // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
       const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
-      await db
-        .insertInto('drop_line')
-        .values({
-          product_id: productId,
-          holder,
-          rank,
-          joined_at: now.toISOString(),
-          through_at: null,
-          done_at: null,
-        })
-        .onConflict((oc) => oc.columns(['product_id', 'holder']).doNothing())
-        .execute();
+      // Joins once (a read first: a buyer asking again writes nothing).
+      const known = await db
+        .selectFrom('drop_line')
+        .select('holder')
+        .where('product_id', '=', productId)
+        .where('holder', '=', holder)
+        .executeTakeFirst();
+      if (!known)
+        await db
+          .insertInto('drop_line')
+          .values({
+            product_id: productId,
+            holder,
+            rank,
+            joined_at: now.toISOString(),
+            through_at: null,
+            done_at: null,
+          })
+          .onConflict((oc) => oc.columns(['product_id', 'holder']).doNothing())
+          .execute();
       if (!started) {
         const n = await db
           .selectFrom('drop_line')

@@ -37,6 +37,8 @@ export interface StockReads {
   availability(q?: Db): Promise<StockAvailability[]>;
   /** One product's lines: units free now, held by unpaid orders, and when the first hold lapses (a drop's page). */
   productAvailability(productId: string): Promise<{ available: number; held: number; heldUntil?: string }>;
+  /** One product's reservations by state (a drop's console): units held, sold, released. */
+  reservationCounts(productId: string): Promise<{ held: number; sold: number; released: number }>;
   /** Throws OutOfStockError when a line asks for more than is available now (quotes: a read, no hold). */
   assertAvailable(lines: readonly StockRequest[], q?: Db): Promise<void>;
   /** The change log, newest last (optionally of one line). */
@@ -63,6 +65,17 @@ export function createStockReads(store: Store): StockReads {
           ...(h ? { held: h.units, heldUntil: h.until } : {}),
         };
       });
+    },
+
+    async reservationCounts(productId) {
+      const rows = await db
+        .selectFrom('reservations')
+        .select(['state', (eb) => eb.fn.sum<number>('quantity').as('units')])
+        .where('product_id', '=', productId)
+        .groupBy('state')
+        .execute();
+      const of = (state: string) => Number(rows.find((r) => r.state === state)?.units ?? 0);
+      return { held: of('held'), sold: of('sold'), released: of('released') };
     },
 
     async productAvailability(productId) {

@@ -23,6 +23,7 @@ import { usePageTitle } from '../lib/title';
 import type { CheckoutProps } from '../checkout/types';
 import type { Product } from '../../core/catalog';
 import { NotFoundPage } from './NotFoundPage';
+import { DropPanel } from '../components/DropPanel';
 
 // The checkouts: separate chunks. QrPay draws the QR code, so it loads right after the first render; WalletPay
 // (@solana/kit and the Wallet Standard) loads on the visitor's first intent, see WalletSlot.
@@ -67,6 +68,8 @@ export default function ProductPage({ productId }: { productId: string }) {
   usePageTitle(product?.name ?? 'Page not found');
   const price = usePrice();
   const stock = useStock();
+  // A drop (docs/decisions/drops.md): Buy Now shows only once the line lets this buyer through.
+  const [dropTurn, setDropTurn] = useState(false);
   const storedAtLoad = useHasStoredOrder(product?.id);
   const [variantId, setVariantId] = useState(product?.variants?.[0]?.id);
   const [quantityText, setQuantityText] = useState('1');
@@ -373,11 +376,11 @@ export default function ProductPage({ productId }: { productId: string }) {
           {error && <p className="error">{error}</p>}
           {staleNote}
           {badge}
-          {stockNote}
+          {product.drop ? <DropPanel product={product} onTurn={setDropTurn} /> : stockNote}
           {noSizeLeft ? null : variants}
           {soldOut ? null : quantityInput}
           {soldOut ? null : form}
-          {soldOut ? null : (
+          {soldOut || (product.drop && !dropTurn) ? null : (
             <Suspense
               fallback={
                 <button type="button" className="button big buy-now" disabled>

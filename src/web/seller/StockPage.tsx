@@ -5,7 +5,7 @@
  * vendor's line and a count below what open orders hold (release them first).
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import type { SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
+import type { SellerDrop, SellerStock, SellerStockChange, SellerStockLine } from '../../core/seller-api';
 import { ApiRequestError } from '../lib/call';
 import { sellerApi } from './api';
 import { formatLocalDateTime } from '../lib/time';
@@ -58,6 +58,13 @@ export function StockPage() {
   useEffect(() => {
     void load();
   }, [load]);
+  // A drop is live: its state is read again every 5 s while the page is open.
+  const hasDrops = Boolean(stock?.drops?.length);
+  useEffect(() => {
+    if (!hasDrops) return;
+    const t = window.setInterval(() => void load(), 5_000);
+    return () => window.clearInterval(t);
+  }, [hasDrops, load]);
 
   const names = new Map(
     (stock?.lines ?? []).map((l) => [
@@ -120,6 +127,8 @@ export function StockPage() {
               ))}
             </tbody>
           </table>
+
+          {stock.drops && <DropsTable drops={stock.drops} />}
 
           <h3>Recent changes</h3>
           {stock.changes.length === 0 ? (
@@ -235,5 +244,50 @@ function StockRow(props: {
         </form>
       </td>
     </tr>
+  );
+}
+
+/** The vendor's drops, live (docs/decisions/drops.md): pieces sold, held, released, and the line. */
+function DropsTable({ drops }: { drops: SellerDrop[] }) {
+  return (
+    <>
+      <h3>Drops</h3>
+      <table className="seller-stock-lines seller-drops">
+        <thead>
+          <tr>
+            <th scope="col">Drop</th>
+            <th scope="col">Starts</th>
+            <th scope="col">Sold</th>
+            <th scope="col">Held</th>
+            <th scope="col">Released</th>
+            <th scope="col">Available</th>
+            <th scope="col">In line</th>
+          </tr>
+        </thead>
+        <tbody>
+          {drops.map((d) => (
+            <tr key={d.productId} data-testid="drop-row">
+              <th scope="row">{d.productName}</th>
+              <td data-label="Starts">
+                <time dateTime={d.startsAt}>{formatLocalDateTime(d.startsAt)}</time>
+              </td>
+              <td data-label="Sold">{d.sold}</td>
+              <td data-label="Held">{d.held}</td>
+              <td data-label="Released">{d.released}</td>
+              <td data-label="Available">
+                {d.available} of {d.onHand}
+              </td>
+              <td data-label="In line">
+                {d.line.waiting} waiting, {d.line.through} let through ({d.line.joined} joined)
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">
+        Each piece is held {drops[0]?.holdMinutes} minutes for payment; released pieces go to the next buyer
+        in line. This table updates every 5 seconds.
+      </p>
+    </>
   );
 }
