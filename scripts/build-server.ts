@@ -13,6 +13,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { WEB_BUILD_STAMP, webBuildInputsHash } from './web-build-stamp';
 
 const rootDir = resolve(import.meta.dirname, '..');
 
@@ -42,4 +43,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.dirname,
   await buildServer();
   mkdirSync(resolve(rootDir, 'dist'), { recursive: true });
   writeFileSync(BUILD_COMPLETE, `${new Date().toISOString()}\n`);
+  // The web build of `npm run build` (its first steps) is the one the browser tests build: stamp it, so their
+  // setup (test/support/prepare.ts) does not build it again.
+  writeFileSync(WEB_BUILD_STAMP, `${webBuildInputsHash()}\n`);
 }

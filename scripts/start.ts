@@ -23,6 +23,7 @@ const INPUT_FILES = [
   'tsconfig.json',
   'vite.config.ts',
   'scripts/build-server.ts',
+  'scripts/web-build-stamp.ts',
   'scripts/prerender.ts',
   'scripts/compress.ts',
 ];

@@ -11,22 +11,14 @@
  *   `TEST_REBUILD=1` to force it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { WEB_BUILD_STAMP, webBuildInputsHash } from '../../scripts/web-build-stamp';
+
+export { webBuildInputsHash };
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const STAMP = join(ROOT, 'dist/.web-build-stamp');
-const INPUT_DIRS = ['src/web', 'src/core', 'catalog', 'vendor'];
-const INPUT_FILES = [
-  'vite.config.ts',
-  'tsconfig.json',
-  'package-lock.json',
-  'scripts/prerender.ts',
-  'scripts/compress.ts',
-];
-/** Files under the input directories that never reach the build. */
-const NOT_INPUT = /\.test\.tsx?$/;
+const STAMP = WEB_BUILD_STAMP;
 
 export function ensureChromium(): string {
   const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
@@ -54,31 +46,6 @@ export function ensureChromium(): string {
   }
   process.env.CHROME_PATH = found;
   return found;
-}
-
-function files(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : [p];
-  });
-}
-
-/** The hash of everything the web build reads. */
-export function webBuildInputsHash(): string {
-  const h = createHash('sha256');
-  const all = [
-    ...INPUT_DIRS.flatMap((d) => files(join(ROOT, d))).filter((f) => !NOT_INPUT.test(f)),
-    ...INPUT_FILES.map((f) => join(ROOT, f)).filter((f) => existsSync(f)),
-  ].sort();
-  for (const f of all) {
-    h.update(relative(ROOT, f)).update('\0').update(readFileSync(f)).update('\0');
-  }
-  const viteEnv = Object.entries(process.env)
-    .filter(([k]) => k.startsWith('VITE_'))
-    .sort(([a], [b]) => a.localeCompare(b));
-  h.update(JSON.stringify(viteEnv));
-  return h.digest('hex');
 }
 
 function run(cmd: string, args: string[]): void {
