@@ -37,6 +37,10 @@ export interface Receiver {
   secrets(path: string, ...secrets: string[]): void;
   /** The statuses the next requests to `path` get, in order ('hang': no answer at all); then 200. */
   answer(path: string, ...statuses: (number | 'hang')[]): void;
+  /** Each answer to `path` waits this long (ms). */
+  slow(path: string, ms: number): void;
+  /** The most requests to `path` that were open at once. */
+  maxInFlight(path: string): number;
   /** A request to `path` arrived (called before it is answered). */
   onRequest?: (r: Received) => void;
   received(path?: string): Received[];
@@ -50,6 +54,9 @@ export async function startReceiver(): Promise<Receiver> {
   const secretsOf = new Map<string, string[]>();
   const scripts = new Map<string, (number | 'hang')[]>();
   const got: Received[] = [];
+  const delays = new Map<string, number>();
+  const open = new Map<string, number>();
+  const most = new Map<string, number>();
   const hanging = new Set<import('node:http').ServerResponse>();
   const self: { me?: Receiver } = {};
   const server: Server = createServer({ key: pem.key, cert: pem.cert }, (req, res) => {
@@ -93,7 +100,16 @@ export async function startReceiver(): Promise<Receiver> {
         hanging.add(res);
         return;
       }
-      res.writeHead(next, { 'content-type': 'text/plain' }).end(next < 300 ? 'ok' : 'no');
+      const now = (open.get(path) ?? 0) + 1;
+      open.set(path, now);
+      most.set(path, Math.max(most.get(path) ?? 0, now));
+      setTimeout(
+        () => {
+          open.set(path, (open.get(path) ?? 1) - 1);
+          res.writeHead(next, { 'content-type': 'text/plain' }).end(next < 300 ? 'ok' : 'no');
+        },
+        delays.get(path) ?? 0,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -108,6 +124,10 @@ export async function startReceiver(): Promise<Receiver> {
     answer(path, ...statuses) {
       scripts.set(path, statuses);
     },
+    slow(path, ms) {
+      delays.set(path, ms);
+    },
+    maxInFlight: (path) => most.get(path) ?? 0,
     received: (path) => (path ? got.filter((r) => r.path === path) : [...got]),
     async waitFor(path, n, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
