@@ -149,6 +149,13 @@ describe('e-mails on a 390 px phone', () => {
       expect(w.body, what).toBeLessThanOrEqual(390);
       // Long links are words in HTML.
       for (const link of [EXPLORER, ORDER_URL]) expect(html, what).not.toContain(`>${link}<`);
+      // Every next step (order page, transaction, parcel, payment) is a 44 px button.
+      const short = await page.evaluate(() =>
+        [...document.querySelectorAll('td a')]
+          .map((a) => ({ text: a.textContent, height: a.getBoundingClientRect().height }))
+          .filter((a) => a.height < 44),
+      );
+      expect(short, what).toEqual([]);
     }
   });
 

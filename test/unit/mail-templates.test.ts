@@ -33,7 +33,9 @@ describe('mail templates', () => {
     const mine = renderEmail(buyer!);
     expect(mine.text).toContain('Pay the missing amount with the Solana Pay link below');
     expect(mine.text).toContain(`Solana Pay link: ${topUp}`);
-    expect(mine.html).toContain(`<a href="${topUp.replace(/&/g, '&amp;')}">`);
+    expect(mine.html).toContain(
+      `<a href="${topUp.replace(/&/g, '&amp;')}" style="display:inline-block;padding:12px 18px`,
+    );
   });
 
   it('a fully paid order: the payment link field says there is nothing more to pay, never a link', () => {
@@ -94,7 +96,7 @@ describe('mail templates', () => {
     const b = renderEmail(buyer!);
     expect(b.text).toContain('the seller will review it and confirm');
     expect(b.text).toContain(`Order page: ${facts.orderUrl}`);
-    expect(b.html).toContain(`<a href="${facts.orderUrl}">`);
+    expect(b.html).toContain(`<a href="${facts.orderUrl}" style="display:inline-block;padding:12px 18px`);
     const [missing] = outgoing({ ...facts, shipping: undefined }, 'details_missing');
     expect(subjectFor(missing!)).toBe('Paid, shipping details missing: Strawberry Fritter Rosin');
     expect(renderEmail(missing!).text).toContain('Received ($CLAIM): 3.000000');

@@ -212,6 +212,10 @@ function vendorContact(p: OrderEmailPayload): { text: string; html: string } | u
   return { text, html: htmlParts.join(' ') };
 }
 
+/** A link as a button in HTML mail (inline styles: mail clients drop style sheets): 12 + 20 + 12 = 44 px tall. */
+const BUTTON =
+  'display:inline-block;padding:12px 18px;line-height:20px;min-height:20px;background:#0b6e55;color:#ffffff;border-radius:22px;text-decoration:none;font-weight:600';
+
 /**
  * The HTML reads on a phone: a viewport, no fixed widths (the column is at most 600 px and shrinks with the
  * screen), long values (signatures, addresses, tracking numbers) wrap anywhere, and long links are words.
@@ -257,9 +261,10 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
         k === 'Tracking page') &&
       /^https?:\/\/[^\s"'<>]+$/.test(v);
     if (k === 'Transaction link') txIndex += 1;
+    // A next step (the order page, a transaction, the parcel, a payment) is a button: a 44 px tap target.
     const value =
       isPayLink || isWebLink
-        ? `<a href="${escapeHtml(v)}">${escapeHtml(linkWords(k, txIndex, txCount))}</a>`
+        ? `<a href="${escapeHtml(v)}" style="${BUTTON}">${escapeHtml(linkWords(k, txIndex, txCount))}</a>`
         : escapeHtml(v);
     return `<tr><th align="left" valign="top" style="padding:4px 12px 4px 0;font-weight:600">${escapeHtml(k)}</th><td style="padding:4px 0;${wrap}">${value}</td></tr>`;
   };
