@@ -314,7 +314,13 @@ export interface OrderPageView {
   };
   /** Underpaid: what is missing and a payment link for exactly that (same reference). */
   topUp?: { amount: string; amountBaseUnits: string; solanaPayUrl: string };
-  /** The buyer's control over their data (never the data itself: the page has no name, e-mail or address). */
+  /**
+   * The details as the buyer typed them, so a typo can be caught: the name, the address on its lines and the
+   * e-mail masked (src/core/buyer-details.ts). Present only while the shop keeps them readable (absent when none
+   * were given, erased or unreadable: `privacy.details` says which).
+   */
+  details?: { fullName: string; email: string; addressLines: string[] };
+  /** The buyer's control over their data. */
   privacy: OrderPagePrivacy;
   /**
    * Transactions the store could not read that may pay this order (a transaction version it does not read yet,

@@ -10,6 +10,8 @@ export const paths = {
   vendor: (vendorId: string) => `/vendors/${vendorId}`,
   /** The buyer's order page: a capability token (128 random bits, lower-case hex), never the order id. */
   order: (token: string) => `/order/${token}`,
+  /** "Download my data": everything the shop keeps about the order, readable on a phone, the JSON beside it. */
+  orderData: (token: string) => `/order/${token}/data`,
   /** The seller console (sign in with the payout wallet). */
   seller: '/seller',
 } as const;
@@ -27,7 +29,7 @@ export type Screen =
   | { kind: 'vendor'; vendor: Vendor }
   | { kind: 'product'; product: Product; vendor: Vendor }
   /** Client-rendered from GET /api/order-pages/:token; not prerendered (it depends on the visitor's order). */
-  | { kind: 'order'; token: string }
+  | { kind: 'order'; token: string; data?: true }
   | { kind: 'not-found' };
 
 /** A request path as the route table sees it: no query or fragment, no trailing slash, lower case. */
@@ -59,8 +61,9 @@ export function resolveScreen(catalog: Catalog, rawPath: string): Screen {
     const vendor = catalog.vendors.find((v) => v.id === product.vendorId);
     if (vendor) return { kind: 'product', product, vendor };
   }
-  const order = /^\/order\/([^/]+)$/.exec(path);
-  if (order?.[1] && ORDER_TOKEN.test(order[1])) return { kind: 'order', token: order[1] };
+  const order = /^\/order\/([^/]+)(\/data)?$/.exec(path);
+  if (order?.[1] && ORDER_TOKEN.test(order[1]))
+    return order[2] ? { kind: 'order', token: order[1], data: true } : { kind: 'order', token: order[1] };
   const m = /^\/vendors\/([^/]+)$/.exec(path);
   if (m) {
     const vendor = catalog.vendors.find((v) => v.id === m[1]);

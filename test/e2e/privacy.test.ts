@@ -6,6 +6,7 @@
  * names no one in its title, and is rate-limited like its API.
  */
 import { readFileSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderDataExport, QuoteResponse } from '../../src/core/api';
@@ -28,6 +29,9 @@ const BUYER = {
   postalCode: 'MB1 9LL',
   country: 'Secretland',
 };
+
+/** The buyer reads the order page on a phone. */
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
 let server: TestServer;
 let browser: Browser;
@@ -73,19 +77,35 @@ async function placeOrder(): Promise<OrderCreated & { token: string }> {
 describe('buyer privacy on the order page', () => {
   it('downloads my data, refuses deletion before shipping, cancels instead, then deletes my details', async () => {
     const order = await placeOrder();
-    const { page, errors, close } = await openPage(browser, server.url, { acceptDownloads: true });
+    const { page, errors, close } = await openPage(browser, server.url, { ...PHONE, acceptDownloads: true });
     try {
       await page.goto(`/order/${order.token}`);
       const section = page.getByTestId('order-privacy');
       await expect.poll(() => section.getAttribute('data-details')).toBe('kept');
       expect(await page.title()).not.toContain('Ottoline');
-      expect(await page.content()).not.toContain(BUYER.fullName);
       expect(await section.innerText()).toMatch(/keeps your name, e-mail and shipping address encrypted/);
+      // The details as typed (a typo can be caught), the e-mail masked.
+      const details = page.getByTestId('order-details');
+      expect(await details.innerText()).toContain(BUYER.fullName);
+      expect(await details.innerText()).toContain('9 Lanternlight Mews');
+      expect(await details.innerText()).toContain('Mistbridge, Fogshire MB1 9LL');
+      expect(await page.getByTestId('order-email').innerText()).toBe('o•••@privacy-e2e.example');
+      expect(await page.content()).not.toContain(BUYER.email);
 
-      // Download my data: a JSON file with the details and the e-mails kept about the order.
+      // Download my data: a page a phone can read, with the JSON file beside it.
+      await page.getByTestId('download-my-data').click();
+      await page.waitForURL(`**/order/${order.token}/data`);
+      const readable = page.getByTestId('my-data');
+      await readable.waitFor();
+      expect(await page.getByTestId('my-data-details').innerText()).toContain(BUYER.email);
+      expect(await readable.innerText()).toContain(
+        `Your data for order ${order.orderId.slice(0, 8).toUpperCase()}`,
+      );
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(await page.evaluate(() => window.innerWidth));
       const [download] = await Promise.all([
         page.waitForEvent('download'),
-        page.getByTestId('download-my-data').click(),
+        page.getByTestId('download-json').click(),
       ]);
       const file = await download.path();
       const data = JSON.parse(readFileSync(file, 'utf8')) as OrderDataExport;
@@ -93,6 +113,8 @@ describe('buyer privacy on the order page', () => {
       expect(data.details).toMatchObject({ state: 'kept', shipping: { fullName: BUYER.fullName } });
       expect(data.order.number).toBe(order.orderId.slice(0, 8).toUpperCase());
       expect(data.retention.days).toBe(90);
+      await page.goBack();
+      await expect.poll(() => section.getAttribute('data-details')).toBe('kept');
 
       // Before shipping: no deletion, the page explains and offers to cancel (nothing was paid).
       expect(await page.getByTestId('delete-my-details').count()).toBe(0);
@@ -100,6 +122,7 @@ describe('buyer privacy on the order page', () => {
         /vendor needs your name and address to ship/,
       );
       await page.getByTestId('cancel-instead').click();
+      await page.getByTestId('cancel-confirm-yes').click();
       await expect.poll(() => page.getByTestId('privacy-message').innerText()).toMatch(/Order cancelled/);
       await expect.poll(() => page.getByTestId('order-page').getAttribute('data-status')).toBe('expired');
 
@@ -112,7 +135,7 @@ describe('buyer privacy on the order page', () => {
 
       const [again] = await Promise.all([
         page.waitForEvent('download'),
-        page.getByTestId('download-my-data').click(),
+        page.getByTestId('download-my-data-json').click(),
       ]);
       const after = readFileSync(await again.path(), 'utf8');
       expect(JSON.parse(after)).toMatchObject({ details: { state: 'erased' } });
@@ -150,14 +173,35 @@ describe('buyer privacy on the order page', () => {
         blockTime: null,
       },
     );
-    const { page, close } = await openPage(browser, server.url);
+    const { page, close } = await openPage(browser, server.url, PHONE);
     try {
       await page.goto(`/order/${order.token}`);
+      await expect
+        .poll(() => page.getByTestId('order-status-line').innerText())
+        .toBe('Payment received and final');
+      // One tap does not cancel: the page asks first, and "Keep my order" keeps it.
       await page.getByTestId('cancel-instead').click();
+      const confirm = page.getByTestId('cancel-confirm');
+      expect(await confirm.innerText()).toMatch(/Ask the vendor to cancel this order\?/);
+      await confirm.getByRole('button', { name: 'Keep my order' }).click();
+      expect(await confirm.count()).toBe(0);
+      await page.getByTestId('cancel-instead').click();
+      // The confirmation's buttons are 44 px targets; axe finds nothing serious on the page.
+      const yes = await page.getByTestId('cancel-confirm-yes').boundingBox();
+      expect(yes?.height ?? 0).toBeGreaterThanOrEqual(44);
+      const axe = await new AxeBuilder({ page }).analyze();
+      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+      await page.getByTestId('cancel-confirm-yes').click();
       await expect
         .poll(() => page.getByTestId('delete-cancel-first').innerText())
         .toMatch(/You asked the vendor to cancel it/);
       expect(await page.getByTestId('cancel-instead').count()).toBe(0);
+      // The status follows the request: not "final" and "the seller ships it" any more.
+      await expect
+        .poll(() => page.getByTestId('order-status-line').innerText())
+        .toBe('Cancellation requested: waiting for the seller');
+      expect(await page.getByTestId('order-next').innerText()).not.toMatch(/ships it/);
+      expect(await page.getByTestId('order-next').innerText()).toMatch(/asked the seller to cancel/);
     } finally {
       await close();
     }

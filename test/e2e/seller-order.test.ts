@@ -221,9 +221,12 @@ describe('one order in the seller console', () => {
     expect(await buyer.page.getByTestId('order-payments').innerText()).toContain(
       'extra payment (the seller refunds it)',
     );
-    // More came in than the order's amount: said plainly, not "received 2 of 1".
+    // More came in than the order's amount: said plainly, not "received 2 of 1", and what happens to the extra.
     expect(await buyer.page.getByTestId('order-status-line').innerText()).toContain(
       '$CLAIM order; the payments below show the extra',
+    );
+    expect(await buyer.page.getByTestId('order-extra').innerText()).toMatch(
+      /more than the order total: the seller refunds the extra to the wallet that paid\.$/,
     );
     expect(unexpectedErrors(buyer.errors)).toEqual([]);
     await buyer.close();

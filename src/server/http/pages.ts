@@ -144,6 +144,8 @@ export async function pageRoutes(app: FastifyInstance, deps: PageRouteDeps): Pro
     };
     // The buyer's order page (a capability URL) is a route of its own, rate-limited per client IP as its API.
     app.get('/order/:token', servePage);
+    // Its "Download my data" page: the same capability, the same limit.
+    app.get('/order/:token/data', servePage);
     app.setNotFoundHandler(async (req, reply) => {
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return reply.status(404).send({ error: 'not_found', message: 'Not found' });

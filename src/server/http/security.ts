@@ -27,6 +27,7 @@ const LIMITED_READS = new Set([
   'GET /api/order-pages/:token',
   'GET /api/order-pages/:token/data',
   'GET /order/:token',
+  'GET /order/:token/data',
   // A Solana Pay transaction request's label (pay-routes.ts): a token in the path, as the order page's.
   'GET /api/pay/:token',
 ]);

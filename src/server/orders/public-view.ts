@@ -1,7 +1,7 @@
 /**
  * The public views of an order: GET /api/orders/:id (status, ledger, history and e-mail states; for the page that
  * holds the order id; nothing personal and not the page token: the id is no capability) and the buyer's order page
- * by capability token (no id, no e-mail, no address).
+ * by capability token (no id; the name and address as typed and the e-mail masked, for the token's holder).
  */
 import type { OrderPageView, OrderPublic, ShippingDetailsState } from '../../core/api';
 import { trackingUrl } from '../../core/carriers';
@@ -10,7 +10,8 @@ import { owedOf, owedParts } from '../../core/refunds';
 import { owedInputOf } from './money';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { topUpUrlOf } from './notifications';
-import { openActionDetail } from '../privacy/order-data';
+import { openActionDetail, openShipping } from '../privacy/order-data';
+import { addressLinesOf, maskEmail } from '../../core/buyer-details';
 import { privacyOf } from './privacy-state';
 import { itemsOf, ledgerOf, orderNumberOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
@@ -111,6 +112,14 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
   }
   const unreadable = await unreadableOf(q, o.id);
   if (unreadable) view.unreadablePayments = unreadable;
+  // The details as typed, opened with the order's key for the holder of its page token (the e-mail masked).
+  const opened = openShipping(ctx.sealer, o.id, o.shipping_json);
+  if (opened.state === 'given')
+    view.details = {
+      fullName: opened.shipping.fullName,
+      email: maskEmail(opened.shipping.email),
+      addressLines: addressLinesOf(opened.shipping),
+    };
   if (o.status === 'underpaid' && o.amount_base_units !== null) {
     const missing = BigInt(o.amount_base_units) - received;
     if (missing > 0n) {

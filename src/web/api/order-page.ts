@@ -2,7 +2,7 @@
  * The buyer's order page, through src/web/lib/call.ts: GET /api/order-pages/:token, and the buyer's control
  * over their details (delete, cancel instead; "Download my data" is a plain link to /data).
  */
-import type { OrderPageView } from '../../core/api';
+import type { OrderDataExport, OrderPageView } from '../../core/api';
 import { call, isObject } from '../lib/call';
 
 function isOrderPage(b: unknown): b is OrderPageView {
@@ -41,4 +41,20 @@ export function cancelOrderInstead(token: string): Promise<OrderPageView> {
     body: {},
     check: isOrderPage,
   });
+}
+
+function isDataExport(b: unknown): b is OrderDataExport {
+  return (
+    isObject(b) &&
+    isObject(b.order) &&
+    isObject(b.details) &&
+    Array.isArray(b.emails) &&
+    Array.isArray(b.sellerActions) &&
+    isObject(b.retention)
+  );
+}
+
+/** GET /api/order-pages/:token/data, read by the "Download my data" page (the same JSON the file holds). */
+export function getMyData(token: string, signal?: AbortSignal): Promise<OrderDataExport> {
+  return call('GET', myDataUrl(token), { check: isDataExport, ...(signal ? { signal } : {}) });
 }

@@ -15,6 +15,7 @@ const load = {
   vendor: () => import('../pages/VendorPage'),
   product: () => import('../pages/ProductPage'),
   order: () => import('../pages/OrderPage'),
+  orderData: () => import('../pages/OrderDataPage'),
   seller: () => import('../seller/SellerPage'),
 };
 const HomePage = lazy(load.home);
@@ -25,6 +26,7 @@ const VendorsPage = lazy(load.vendors);
 const VendorPage = lazy(load.vendor);
 const ProductPage = lazy(load.product);
 const OrderPage = lazy(load.order);
+const OrderDataPage = lazy(load.orderData);
 const SellerPage = lazy(load.seller);
 
 /**
@@ -35,6 +37,7 @@ const SellerPage = lazy(load.seller);
 export function preloadScreen(screen: Screen): Promise<unknown> {
   if (screen.kind === 'not-found') return Promise.resolve();
   if (screen.kind === 'product') return load.product().then((m) => m.preloadCheckout(screen.product.payment));
+  if (screen.kind === 'order' && screen.data) return load.orderData();
   return load[screen.kind]();
 }
 
@@ -45,6 +48,12 @@ function OrderRoute() {
   const { token = '' } = useParams();
   const t = token.toLowerCase();
   return ORDER_TOKEN.test(t) ? <OrderPage key={t} token={t} /> : <NotFoundPage />;
+}
+
+function OrderDataRoute() {
+  const { token = '' } = useParams();
+  const t = token.toLowerCase();
+  return ORDER_TOKEN.test(t) ? <OrderDataPage key={t} token={t} /> : <NotFoundPage />;
 }
 
 function VendorRoute() {
@@ -65,6 +74,7 @@ export function AppRoutes() {
         <Route path={paths.seller} element={<SellerPage />} />
         <Route path={paths.vendor(':vendorId')} element={<VendorRoute />} />
         <Route path={paths.order(':token')} element={<OrderRoute />} />
+        <Route path={paths.orderData(':token')} element={<OrderDataRoute />} />
         {productRoutes.map(({ path, productId }) => (
           <Route key={path} path={path} element={<ProductPage key={productId} productId={productId} />} />
         ))}

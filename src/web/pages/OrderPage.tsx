@@ -39,13 +39,28 @@ function refundedAll(v: OrderPageView): boolean {
   return BigInt(v.owed.remainingBaseUnits) === 0n && BigInt(v.owed.refundedBaseUnits) > 0n;
 }
 
+/** What arrived above the order's amount (0 when not overpaid or unpriced). */
+function overpaidBy(v: OrderPageView): bigint {
+  if (v.amountBaseUnits === null) return 0n;
+  const over = BigInt(v.receivedBaseUnits) - BigInt(v.amountBaseUnits);
+  return over > 0n ? over : 0n;
+}
+
 /** What the page says about an extra payment: owed back, back already, or dust (owed nothing). */
 const extraText = (v: OrderPageView, index: number) => {
   if (BigInt(v.owed.perPayment[index] ?? '0') === 0n) return 'extra payment (too small to be sent back)';
   return refundedAll(v) ? 'extra payment (refunded)' : 'extra payment (the seller refunds it)';
 };
 
+/** The buyer asked the vendor to cancel and the vendor has not answered yet (the order's own fact). */
+const cancelAsked = (v: OrderPageView) => v.privacy.cancel === 'requested';
+
 function statusLine(v: OrderPageView, now: number): string {
+  if (
+    cancelAsked(v) &&
+    (v.status === 'paid' || v.status === 'final' || v.status === 'paid_late' || v.status === 'underpaid')
+  )
+    return 'Cancellation requested: waiting for the seller';
   switch (v.status) {
     case 'awaiting_payment': {
       if (v.amount === null) return 'Awaiting payment: the seller will contact you to arrange it';
@@ -78,6 +93,8 @@ function statusLine(v: OrderPageView, now: number): string {
 }
 
 function nextSteps(v: OrderPageView): string {
+  if (cancelAsked(v) && v.status !== 'cancelled')
+    return 'You asked the seller to cancel this order. They have been e-mailed; while they look at it the order does not ship. Once they cancel it, they refund your payment to the wallet that paid, and this page shows the refund.';
   if (
     v.shippingDetails !== 'given' &&
     (v.status === 'paid' || v.status === 'final' || v.status === 'paid_late')
@@ -112,8 +129,8 @@ function nextSteps(v: OrderPageView): string {
 
 /**
  * The buyer's order page (/order/<capability token>), linked from every buyer e-mail: number, items, amounts,
- * live status, each payment with its explorer link, and what happens next. Client-rendered data (not
- * prerendered); no e-mail or shipping address is ever shown here.
+ * live status, each payment with its explorer link, the details as typed (name, address; the e-mail masked) and
+ * what happens next. Client-rendered data (not prerendered); the page title names no one.
  */
 export default function OrderPage({ token }: { token: string }) {
   usePageTitle('Your order');
@@ -196,21 +213,30 @@ export default function OrderPage({ token }: { token: string }) {
       <h2>Status</h2>
       <p role="status" aria-live="polite" data-testid="order-status-line">
         <strong>{statusLine(v, now)}</strong>
-        {v.amountBaseUnits !== null && BigInt(v.receivedBaseUnits) > 0n && (
-          <span>
-            {' '}
-            {BigInt(v.receivedBaseUnits) > BigInt(v.amountBaseUnits)
-              ? // More than the order's amount came in: say so, rather than "received 2 of 1".
-                `(received ${formatClaim(BigInt(v.receivedBaseUnits))} $CLAIM for a ${groupThousands(v.amount ?? '')} $CLAIM order; the payments below show the extra)`
-              : `(received ${formatClaim(BigInt(v.receivedBaseUnits))} of ${groupThousands(v.amount ?? '')} $CLAIM)`}
-          </span>
-        )}
+        {v.amountBaseUnits !== null &&
+          BigInt(v.receivedBaseUnits) > 0n &&
+          BigInt(v.receivedBaseUnits) !== BigInt(v.amountBaseUnits) && (
+            <span>
+              {' '}
+              {BigInt(v.receivedBaseUnits) > BigInt(v.amountBaseUnits)
+                ? // More than the order's amount came in: say so, rather than "received 2 of 1".
+                  `(received ${formatClaim(BigInt(v.receivedBaseUnits))} $CLAIM for a ${groupThousands(v.amount ?? '')} $CLAIM order; the payments below show the extra)`
+                : `(received ${formatClaim(BigInt(v.receivedBaseUnits))} of ${groupThousands(v.amount ?? '')} $CLAIM)`}
+            </span>
+          )}
       </p>
       {v.shipment?.trackingUrl && (
         <p data-testid="order-tracking">
-          <a href={v.shipment.trackingUrl} target="_blank" rel="noopener noreferrer">
+          <a className="button" href={v.shipment.trackingUrl} target="_blank" rel="noopener noreferrer">
             Track the parcel with {v.shipment.carrier}
           </a>
+        </p>
+      )}
+      {overpaidBy(v) > 0n && (
+        <p className="note" data-testid="order-extra">
+          {refundedAll(v)
+            ? `You sent ${formatClaim(overpaidBy(v))} $CLAIM more than the order total; the seller has refunded it (below).`
+            : `You sent ${formatClaim(overpaidBy(v))} $CLAIM more than the order total: the seller refunds the extra to the wallet that paid.`}
         </p>
       )}
       {v.shippingDetails !== 'given' && (
@@ -253,12 +279,13 @@ export default function OrderPage({ token }: { token: string }) {
                     {row.p.role === 'extra' ? extraText(v, row.i) : ROLE_TEXT[row.p.role]},{' '}
                     {formatLocalDateTime(row.p.at)} —{' '}
                     <a
+                      className="button small secondary"
                       href={explorerTxUrl(row.p.signature, cfg)}
                       target="_blank"
                       rel="noopener noreferrer"
                       data-testid="order-tx-link"
                     >
-                      view transaction {row.p.signature.slice(0, 8)}…
+                      View the transaction
                     </a>
                   </li>
                 ) : (
@@ -266,17 +293,35 @@ export default function OrderPage({ token }: { token: string }) {
                     Refund to your wallet: {formatClaim(BigInt(row.r.amountBaseUnits))} $CLAIM,{' '}
                     {formatLocalDateTime(row.r.at)} —{' '}
                     <a
+                      className="button small secondary"
                       href={explorerTxUrl(row.r.signature, cfg)}
                       target="_blank"
                       rel="noopener noreferrer"
                       data-testid="order-refund-link"
                     >
-                      view transaction {row.r.signature.slice(0, 8)}…
+                      View the transaction
                     </a>
                   </li>
                 ),
               )}
           </ul>
+        </>
+      )}
+      {v.details && (
+        <>
+          <h2>Shipping to</h2>
+          <p className="muted small">
+            As you typed it: if something is wrong, contact the seller before it ships.
+          </p>
+          <address className="order-details" data-testid="order-details">
+            <strong>{v.details.fullName}</strong>
+            {v.details.addressLines.map((line, n) => (
+              <span key={n}>{line}</span>
+            ))}
+            <span>
+              E-mail: <span data-testid="order-email">{v.details.email}</span>
+            </span>
+          </address>
         </>
       )}
       <h2>What happens next</h2>
