@@ -400,6 +400,7 @@ describe('one order in the seller console', () => {
     const buyer = await openPage(browser, stack.url);
     await buyer.page.goto(new URL(second.orderUrl).pathname);
     await buyer.page.getByTestId('cancel-instead').click();
+    await buyer.page.getByTestId('cancel-confirm-yes').click(); // the page asks first
     await buyer.page.getByText('You asked the vendor to cancel it').waitFor();
 
     // The vendor: the request is under Exceptions in plain words; cancel, then refund everything with the wallet.
