@@ -303,13 +303,12 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
         payments: [],
         shippingDetails: 'given',
       });
-      for (const secret of [
-        usShipping.email,
-        usShipping.address1,
-        usShipping.fullName,
-        r.orderId,
-        r.reference,
-      ])
+      // The holder of the page's token sees the details as typed (issue 33: a typo can be caught), the e-mail
+      // masked; the full e-mail, the order id (it attaches details) and the reference never appear.
+      expect(view.details).toMatchObject({ fullName: usShipping.fullName });
+      expect(view.details?.addressLines.join('\n')).toContain(usShipping.address1);
+      expect(view.details?.email).not.toBe(usShipping.email);
+      for (const secret of [usShipping.email, r.orderId, r.reference])
         expect(first.body).not.toContain(secret);
 
       // Underpaid: what is missing and a top-up link with the same reference.
