@@ -300,6 +300,8 @@ export async function startServer(
     };
     mergeProbes(probes, overrides.probes);
     let draining = false;
+    // Readiness waits for the whole start below (the price first of all), not only for the listening socket.
+    let started = false;
     const app = await buildApp({
       settings,
       ops: {
@@ -310,6 +312,7 @@ export async function startServer(
         watcherMaxLagSeconds: settings.watcherMaxLagS,
         now,
         draining: () => draining,
+        started: () => started,
       },
       // Several instances share one PostgreSQL database: their rate-limit counters live there too.
       ...(store.dialect === 'postgres' ? { rateLimitStore: databaseRateLimitStore(store.db) } : {}),
@@ -436,6 +439,7 @@ export async function startServer(
         }),
       );
 
+    started = true;
     return {
       app,
       url,

@@ -1,6 +1,6 @@
 /**
  * Operations against the real server (startServer: SQLite file or PostgreSQL, the localnet as the RPC, the price
- * service on the demo feed): health (live; ready = the database and not draining, 200 while the RPC is stopped
+ * service on the demo feed): health (live; ready = the database, started and not draining, 200 while the RPC is stopped
  * and buyers still quote and order; the dependency report saying the RPC and the watcher are failing),
  * Prometheus metrics (text format, token outside demo mode), /_prerender/* answering 404, the QR route's byte
  * check and rate limit, rate limits on writing routes with 429 + Retry-After (shared by two instances on
@@ -107,7 +107,7 @@ describe('health', () => {
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({
       ok: true,
-      parts: { database: { ok: true }, draining: { ok: true } },
+      parts: { database: { ok: true }, started: { ok: true }, draining: { ok: true } },
     });
     // Every outside service, part by part, with a status and a plain detail.
     const up = await until(async () => {
@@ -165,6 +165,36 @@ describe('health', () => {
     expect(after.status).toBe('awaiting_payment');
   }, 60_000);
 
+  it('readiness waits for the end of the start: 503 "still starting" while it starts (the price loaded first), 200 after', async () => {
+    const net = await localnet();
+    let during: { status: number; body: unknown; price: number } | undefined;
+    const s = await server(demoSettings(net), undefined, {
+      // A service starts last: the socket listens, the price has started, the start is not over yet.
+      services: [
+        async ({ url }) => {
+          const r = await fetch(`${url}/api/health/ready`);
+          during = {
+            status: r.status,
+            body: await r.json(),
+            price: (await fetch(`${url}/api/price`)).status,
+          };
+        },
+      ],
+    });
+    expect(during).toEqual({
+      status: 503,
+      body: {
+        ok: false,
+        error: 'not_ready',
+        message: 'Not ready: this instance is still starting.',
+        failing: ['started'],
+        parts: { database: { ok: true }, started: { ok: false }, draining: { ok: true } },
+      },
+      price: 200,
+    });
+    expect((await fetch(`${s.url}/api/health/ready`)).status).toBe(200);
+  });
+
   it('draining turns ready 503 at once, naming it, while every other route still answers', async () => {
     const net = await localnet();
     const s = await server(demoSettings(net));
@@ -177,7 +207,7 @@ describe('health', () => {
       error: 'not_ready',
       message: 'Not ready: this instance is shutting down.',
       failing: ['draining'],
-      parts: { database: { ok: true }, draining: { ok: false } },
+      parts: { database: { ok: true }, started: { ok: true }, draining: { ok: false } },
     });
     expect((await fetch(`${s.url}/api/health/live`)).status).toBe(200);
     expect((await fetch(`${s.url}/api/catalog`)).status).toBe(200);

@@ -3,7 +3,7 @@
  * Prometheus metrics (GET /metrics, with the request-latency hook), the catalogue and the browser's configuration.
  *
  * Which probe is which (docs/deploy.md): live = the process answers (restart it otherwise); ready = the database
- * answers and the instance is not draining (route to it otherwise not); deps = the outside services per part
+ * answers and the instance has started and is not draining (route to it otherwise not); deps = the outside services per part
  * (alert on it, never route on it).
  */
 import { timingSafeEqual } from 'node:crypto';

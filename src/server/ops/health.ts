@@ -1,7 +1,11 @@
 /**
- * Readiness for GET /api/health/ready: may a load balancer send this instance traffic? Two parts, nothing else:
+ * Readiness for GET /api/health/ready: may a load balancer send this instance traffic? Three parts, nothing else:
  *
  * - database: open, migrated and answering (nothing can be served without it);
+ * - started: the instance has finished its start (the HTTP server listens first, because the demo's price feeds
+ *   are served by the store itself; the price, the outbox and the leases start after): a load balancer that routed
+ *   to a listening but unstarted instance would meet quotes refused for want of a price (bench:rolling measured
+ *   503s on quotes for about a second after a restart before this part existed);
  * - draining: the instance is shutting down (SIGTERM): it still answers the requests it gets while it drains,
  *   but takes no new traffic from the load balancer.
  *
@@ -18,6 +22,8 @@ export interface ReadinessDeps {
   store: Store;
   /** True once the instance drains (SIGTERM): readiness turns 503 at once. Absent: never draining. */
   draining?: () => boolean;
+  /** False until the instance has finished its start: readiness is 503 until then. Absent: started. */
+  started?: () => boolean;
 }
 
 export interface OutboxBacklog {
@@ -29,6 +35,8 @@ export interface Readiness {
   ready: boolean;
   parts: {
     database: { ok: boolean };
+    /** ok: false until the instance has finished its start (price loaded, outbox and leases started). */
+    started: { ok: boolean };
     /** ok: false while the instance drains before it stops. */
     draining: { ok: boolean };
   };
@@ -66,8 +74,13 @@ async function databaseOk(store: Store): Promise<boolean> {
 
 export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
   const draining = deps.draining?.() ?? false;
+  const started = deps.started?.() ?? true;
   const database = await databaseOk(deps.store);
-  const parts: Readiness['parts'] = { database: { ok: database }, draining: { ok: !draining } };
+  const parts: Readiness['parts'] = {
+    database: { ok: database },
+    started: { ok: started },
+    draining: { ok: !draining },
+  };
   const failing = (Object.keys(parts) as (keyof Readiness['parts'])[]).filter((k) => !parts[k].ok);
   return { ready: failing.length === 0, parts, failing };
 }
@@ -75,5 +88,6 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
 /** The plain sentence of a 503 readiness answer. */
 export function notReadyMessage(r: Readiness): string {
   if (!r.parts.draining.ok) return 'Not ready: this instance is shutting down.';
+  if (!r.parts.started.ok) return 'Not ready: this instance is still starting.';
   return 'Not ready: the database does not answer.';
 }
