@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addressLinesOf, maskEmail } from './buyer-details';
+import { addressLines } from './address-lines';
+import { maskEmail } from './buyer-details';
 
 describe('buyer details on the order page', () => {
   it('puts an international address on its lines, without an empty second line', () => {
     expect(
-      addressLinesOf({
+      addressLines({
         kind: 'international',
         fullName: 'Grace Hopper',
         email: 'grace@buyer.test',
@@ -20,7 +21,7 @@ describe('buyer details on the order page', () => {
 
   it('keeps a US second line', () => {
     expect(
-      addressLinesOf({
+      addressLines({
         kind: 'us',
         fullName: 'Erin Eagle',
         email: 'e@x.test',

@@ -3,14 +3,8 @@
  * name and the address as typed, on the lines a parcel carries, and the e-mail masked (the page is a link the
  * buyer may forward; the address is what the confirmation went to, and the buyer knows it). Browser-safe.
  */
-import type { ShippingInput } from './order';
 
-/** The address on its lines: street, second line if any, "city, state postal code", country (international). */
-export function addressLinesOf(s: ShippingInput): string[] {
-  const line2 = s.address2 && s.address2.trim() !== '' ? [s.address2] : [];
-  if (s.kind === 'us') return [s.address1, ...line2, `${s.city}, ${s.usState} ${s.zip}`];
-  return [s.address1, ...line2, `${s.city}, ${s.stateProvince} ${s.postalCode}`, s.country];
-}
+// The address on its lines is ./address-lines.ts, the packing slip's rule: one rule for both.
 
 /**
  * "g•••@buyer.test": the first character of the local part, then dots; the domain kept (the buyer recognises

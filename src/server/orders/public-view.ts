@@ -11,7 +11,8 @@ import { owedInputOf } from './money';
 import type { OrderRow, PaymentRow } from '../store/schema';
 import { topUpUrlOf } from './notifications';
 import { openActionDetail, openShipping } from '../privacy/order-data';
-import { addressLinesOf, maskEmail } from '../../core/buyer-details';
+import { addressLines } from '../../core/address-lines';
+import { maskEmail } from '../../core/buyer-details';
 import { privacyOf } from './privacy-state';
 import { itemsOf, ledgerOf, orderNumberOf, sumOf } from './rows';
 import type { Db, OrderContext } from './types';
@@ -118,7 +119,7 @@ export async function orderPageOf(ctx: OrderContext, q: Db, o: OrderRow): Promis
     view.details = {
       fullName: opened.shipping.fullName,
       email: maskEmail(opened.shipping.email),
-      addressLines: addressLinesOf(opened.shipping),
+      addressLines: addressLines(opened.shipping),
     };
   if (o.status === 'underpaid' && o.amount_base_units !== null) {
     const missing = BigInt(o.amount_base_units) - received;
