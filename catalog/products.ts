@@ -12,6 +12,8 @@ const glass = (
     payment?: 'wallet' | 'qr';
     aliases?: string[];
     notes?: string;
+    /** A drop (docs/decisions/drops.md): on sale from `startsAt`, each piece held `holdMinutes`, `perBuyer` each. */
+    drop?: { startsAt: string; holdMinutes?: number; perBuyer?: number };
   },
 ) => ({
   id: rest.id,
@@ -29,6 +31,7 @@ const glass = (
   quantity: rest.payment === 'qr',
   gridOrder: n,
   ...(rest.notes ? { notes: rest.notes } : {}),
+  ...(rest.drop ? { drop: rest.drop } : {}),
 });
 
 const gorilla = (rest: {

@@ -30,6 +30,8 @@ export interface TestServer {
   settings: Settings;
   /** The running server (store, order service, price service…) for tests that need more than HTTP. */
   running: RunningServer;
+  /** The snapshot of dist/web it serves. */
+  webDir: string;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function startTestServer(
     url: running.url,
     settings,
     running,
+    webDir,
     close: async () => {
       await running.close();
       rmSync(dir, { recursive: true, force: true });

@@ -90,7 +90,8 @@ export function DropPanel({ product, onTurn }: { product: Product; onTurn: (thro
         state.held > 0 && state.heldUntil
           ? `${reservedText(state.heldUntil, now ?? Date.now())}.`
           : `${SOLD_OUT_TEXT}.`;
-    if (p.state === 'waiting')
+    // Sold out with nothing held: no piece can come back by itself, so a place in line would promise nothing.
+    if (p.state === 'waiting' && words !== `${SOLD_OUT_TEXT}.`)
       words = `${words ? `${words} ` : ''}You are in line: ${p.ahead} ${p.ahead === 1 ? 'buyer is' : 'buyers are'} ahead of you. Keep this page open: you are let through as pieces are reserved or come back.`;
     else if (p.state === 'through')
       words = `It is your turn: click Buy Now before ${formatLocalTime(p.until)}.`;
