@@ -4,8 +4,7 @@
  * omits owners, its associated token account for the mint. An account created in the transaction counts from
  * zero. The one rule for the payment judging (verify.ts) and the refund judging (refund.ts). Pure.
  */
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey } from '@solana/web3.js';
+import { associatedTokenAddress } from './ata';
 import type { PaymentTransaction } from './rpc';
 
 /** One token account's raw balance change in a transaction. */
@@ -25,7 +24,7 @@ function rawAmount(s: string): bigint {
 /** The associated token account of `owner` for `mint`, null when either is not a valid key. */
 export function associatedTokenAccount(mint: string, owner: string): string | null {
   try {
-    return getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+    return associatedTokenAddress(mint, owner);
   } catch {
     return null;
   }

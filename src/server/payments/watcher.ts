@@ -21,8 +21,7 @@
  * Lateness, roles (partial, payment, top_up, extra) and one-signature-one-order are the order service's call
  * (recordPayment, idempotent per signature, UNIQUE in the store).
  */
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey } from '@solana/web3.js';
+import { associatedTokenAddress } from './ata';
 import { memoryScanStore } from './scan-store';
 import type { PaymentOutcome } from './verify';
 import {
@@ -92,11 +91,8 @@ export class PaymentWatcher {
     };
     this.background = new Background((where, error) => emit({ type: 'error', where, error }));
     this.feed = options.feed;
-    const mint = new PublicKey(options.mint);
     const recipients = [...new Set(options.recipients)];
-    this.tokenAccounts = recipients.map((r) =>
-      getAssociatedTokenAddressSync(mint, new PublicKey(r), true).toBase58(),
-    );
+    this.tokenAccounts = recipients.map((r) => associatedTokenAddress(options.mint, r));
     this.ctx = {
       rpc: options.rpc,
       orders: options.orders,

@@ -1,4 +1,4 @@
-import { PublicKey } from '@solana/web3.js';
+import { isAddress } from '@solana/kit';
 import { redactUrl } from '../redact';
 
 /**
@@ -134,12 +134,10 @@ export class Reader {
       this.problem(`${name}: required (a base58 Solana address)`);
       return '';
     }
-    try {
-      return new PublicKey(raw).toBase58();
-    } catch {
-      this.problem(`${name}: not a valid base58 Solana address (got '${raw}')`);
-      return '';
-    }
+    // A base58 string of 32 bytes, which is its own canonical form.
+    if (isAddress(raw)) return raw;
+    this.problem(`${name}: not a valid base58 Solana address (got '${raw}')`);
+    return '';
   }
 
   /** A value that must be set (`why`: when, e.g. 'when MAIL_TRANSPORT=emailjs'). */
