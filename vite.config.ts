@@ -3,6 +3,8 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 // Validates the catalogue when the build starts: a broken entry stops the build with file, entry and field named.
 import { catalog } from './catalog/index.ts';
+// The Android wallet's screens link Google Fonts; the shop loads nothing from third parties (mobile-wallet-styles.ts).
+import { MOBILE_WALLET_BROWSER_MODULE, withoutWebFonts } from './src/server/http/mobile-wallet-styles.ts';
 
 export default defineConfig({
   root: resolve(import.meta.dirname, 'src/web'),
@@ -15,6 +17,12 @@ export default defineConfig({
         this.info?.(
           `catalogue: ${catalog.vendors.length} vendors, ${catalog.products.length} products valid`,
         );
+      },
+    },
+    {
+      name: 'claim:mobile-wallet-without-web-fonts',
+      transform(code, id) {
+        return MOBILE_WALLET_BROWSER_MODULE.test(id) ? { code: withoutWebFonts(code), map: null } : null;
       },
     },
   ],

@@ -503,16 +503,34 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
   const ANDROID_CHROME =
     'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
-  it('Android: the Mobile Wallet Adapter is registered and offered first, the phone paths below it; choosing it starts the protocol', async () => {
+  it('Android: the Mobile Wallet Adapter is registered and offered first, the phone paths below it; choosing it starts the protocol, its own screens styled under the CSP', async () => {
     const s = await session({ absent: true, fund: false, context: { ...PHONE, userAgent: ANDROID_CHROME } });
-    // The buyer has allowed this site's local connections (Chrome's Local Network Access, which the protocol's own
-    // screen asks for first): headless Chromium cannot grant it, so the permission query answers as on that phone.
+    // Chrome's Local Network Access: the protocol asks for it with screens of its own, then Chrome prompts. Headless
+    // Chromium has neither the permission nor its prompt, so the query answers as on a phone that has not been
+    // asked yet ("prompt"), and the test grants it below. The library draws its screens in a closed shadow root:
+    // opened here so the test can read them (the only change to the page). CSP violations are recorded as the
+    // page sees them.
     await s.page.addInitScript({
       content: `(() => {
+        window.__lna = { state: 'prompt', onchange: null };
         const query = navigator.permissions.query.bind(navigator.permissions);
         navigator.permissions.query = (d) =>
-          d && d.name === 'loopback-network' ? Promise.resolve({ state: 'granted', onchange: null }) : query(d);
+          d && d.name === 'loopback-network' ? Promise.resolve(window.__lna) : query(d);
+        const attach = Element.prototype.attachShadow;
+        Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: 'open' }); };
+        window.__csp = [];
+        document.addEventListener('securitypolicyviolation', (e) =>
+          window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)), true);
       })();`,
+    });
+    const thirdParty: string[] = [];
+    s.page.on('request', (r) => {
+      if (!/^(http:\/\/(127\.0\.0\.1|localhost)|data:|blob:|solana-wallet:)/.test(r.url()))
+        thirdParty.push(r.url());
+    });
+    const violations = async () => ({
+      events: await s.page.evaluate(() => (window as unknown as { __csp: string[] }).__csp),
+      console: s.errors.filter((e) => /Content Security Policy/i.test(e.text)).map((e) => e.text),
     });
     await openProduct(s.page);
     await fillShipping(s.page);
@@ -537,7 +555,33 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
       if (r.url().startsWith('solana-wallet:')) intents.push(r.url());
     });
     await modal.getByRole('button', { name: 'Use a wallet app on this phone' }).tap();
-    await dialog(s.page).waitFor({ state: 'detached' });
+    await modal.waitFor({ state: 'detached' });
+    // The library's first screen, styled: its own <style> (a hash in style-src) and style attribute (with
+    // 'unsafe-hashes') applied; blocked, the card would have square corners and the layer no position.
+    await s.page.getByText('Allow connections to your wallet').waitFor();
+    const styleOf = (selector: string, property: string) =>
+      s.page
+        .locator(selector)
+        .first()
+        .evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+    expect(await styleOf('.mobile-wallet-adapter-embedded-modal-container', 'position')).toBe('fixed');
+    expect(await styleOf('.mobile-wallet-adapter-embedded-modal-card', 'border-radius')).toBe('24px');
+    expect(
+      await styleOf('.mobile-wallet-adapter-embedded-modal-container > [data-modal-close]', 'position'),
+    ).toBe('absolute');
+    await s.page.getByRole('button', { name: 'Continue to Allow' }).tap();
+    // Chrome asks; the buyer allows.
+    await s.page.evaluate(() => {
+      const lna = (window as unknown as { __lna: { state: string; onchange: (() => void) | null } }).__lna;
+      lna.state = 'granted';
+      lna.onchange?.();
+    });
+    await s.page.getByText('Ready to connect!').waitFor();
+    expect(await styleOf('.mobile-wallet-adapter-embedded-modal-launch-action', 'border-radius')).toBe(
+      '18px',
+    );
+    expect(await styleOf('mask', 'mask-type')).toBe('alpha'); // a style attribute of its icon
+    await s.page.getByRole('button', { name: 'Connect Wallet' }).tap();
     await until('the association intent', () => intents[0]);
     expect(intents[0]).toMatch(/^solana-wallet:\/v1\/associate\/local\?association=[\w.-]+&port=\d+&v=v1$/);
     // No wallet app answers in headless Chromium: the page says so in plain words; nothing ordered, no alert.
@@ -549,6 +593,10 @@ describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
     expect(
       await s.page.evaluate((k) => localStorage.getItem(k), `claim.walletOrder.${PRODUCT_ID}`),
     ).toBeNull();
+    // Two of the library's screens and its spinner's <style> drawn without one CSP violation, and nothing
+    // fetched from a third party (its Google Fonts links are dropped from our build).
+    expect(await violations()).toEqual({ events: [], console: [] });
+    expect(thirdParty).toEqual([]);
     await s.close();
   });
 

@@ -1,6 +1,7 @@
 /**
  * Security headers and the order rate limit (src/server/http/security.ts), through the real composition.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +59,18 @@ describe('security headers', () => {
     const res = await s.app.inject({ method: 'GET', url: '/api/health' });
     const csp = directives(String(res.headers['content-security-policy']));
     expect(csp.get('script-src')).toEqual(["'self'"]);
-    expect(csp.get('style-src')).toEqual(["'self'"]);
+    // Styles: this origin, and the Android wallet's own screens by hash (mobile-wallet-styles.ts): its <style>
+    // texts, and with 'unsafe-hashes' its two style attributes (the e2e Android journey checks they apply).
+    const hash = (t: string) => `'sha256-${createHash('sha256').update(t).digest('base64')}'`;
+    const styles = csp.get('style-src') ?? [];
+    expect(styles[0]).toBe("'self'");
+    expect(styles.slice(-3)).toEqual([
+      "'unsafe-hashes'",
+      hash('position: absolute; width: 100%; height: 100%;'),
+      hash('mask-type:alpha'),
+    ]);
+    expect(styles.slice(1, -3)).toHaveLength(6);
+    for (const s of styles.slice(1, -3)) expect(s).toMatch(/^'sha256-[A-Za-z0-9+/]{43}='$/);
     expect(csp.get('object-src')).toEqual(["'none'"]);
     expect(csp.get('base-uri')).toEqual(["'self'"]);
     expect(csp.get('frame-ancestors')).toEqual(["'none'"]);

@@ -2,9 +2,10 @@
  * Security headers and the order rate limit, registered first in buildApp.
  *
  * - Helmet with a strict Content-Security-Policy: scripts, styles and fonts from this origin only (the built app
- *   has no inline script; React's `style={…}` goes through the CSSOM, which CSP does not restrict), images also
- *   from data:/blob: (QR code), network calls to this origin and to the Solana RPC/WebSocket the browser uses,
- *   no plugins, no framing, no <base> hijack.
+ *   has no inline script; React's `style={…}` goes through the CSSOM, which CSP does not restrict; the one inline
+ *   style allowed is the Android Mobile Wallet Adapter's, by the sha256 of each of its texts: mobile-wallet-styles.ts),
+ *   images also from data:/blob: (QR code), network calls to this origin and to the Solana RPC/WebSocket the
+ *   browser uses, no plugins, no framing, no <base> hijack.
  * - @fastify/rate-limit on every API route that writes, sends mail or costs RPC, and on the QR drawing (per
  *   client and route), answered with the ApiError body (429 rate_limited) and Retry-After. With PostgreSQL
  *   the counters live in the database (src/server/ops/rate-limit-store.ts), shared by every instance.
@@ -17,6 +18,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Settings } from '../settings';
 import { DomainError } from '../../core/errors';
 import { QR_ROUTE } from './qr-route';
+import { mobileWalletStyleSources } from './mobile-wallet-styles';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
@@ -118,7 +120,8 @@ export function contentSecurityPolicy(settings: Settings): Record<string, string
   const directives: Record<string, string[]> = {
     'default-src': ["'self'"],
     'script-src': ["'self'"],
-    'style-src': ["'self'"],
+    // The Android wallet's own screens: the hashes of its <style> texts and style attributes (read from the package).
+    'style-src': ["'self'", ...mobileWalletStyleSources()],
     'img-src': ["'self'", 'data:', 'blob:'],
     'font-src': ["'self'"],
     'connect-src': [...connect],
