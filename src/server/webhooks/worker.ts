@@ -1,6 +1,7 @@
 /**
- * The webhook sender: delivers the rows the order module queued (./queue.ts), like the mail outbox
- * (../mail/outbox.ts) and with its claim:
+ * The webhook sender: delivers the rows the order module queued (./queue.ts) on the claimed-row queue it shares
+ * with the mail outbox (../ops/claimed-queue.ts: lease, renewal, concurrency, hand-back on stop, backoff), with
+ * this table's queries:
  *
  * - claim: a conditional UPDATE (`locked_until` lease + `lock_token` prefixed with the instance id), renewed while
  *   the request runs, so instances sharing PostgreSQL never send one delivery twice at once, and a delivery held
@@ -29,8 +30,16 @@ import type { Resolver } from './address';
 import { ERASED_PAYLOAD } from './queue';
 import { postWebhook, type SendResult } from './send';
 import { signedHeaders } from './sign';
+import {
+  backoffMs,
+  createClaimedQueue,
+  queueWorker,
+  type ClaimedTable,
+  type QueueWorker,
+  type QueueWorkerTuning,
+} from '../ops/claimed-queue';
 
-export interface WebhookWorkerOptions {
+export interface WebhookWorkerOptions extends QueueWorkerTuning {
   store: Store;
   sealer: Sealer;
   settings: Pick<Settings, 'webhooks' | 'mail'>;
@@ -38,13 +47,6 @@ export interface WebhookWorkerOptions {
   resolve: Resolver;
   /** PEM certificates trusted besides the system's (tests only: the loopback receiver's CA). */
   extraCa?: readonly string[];
-  now?: () => Date;
-  random?: () => number;
-  instanceId?: string;
-  leaseMs?: number;
-  pollMs?: number;
-  baseDelayMs?: number;
-  maxDelayMs?: number;
   /** An endpoint failing this long is paused (default three days). */
   pauseAfterMs?: number;
   /** A vendor e-mail was queued (the outbox runs soon). */
@@ -58,25 +60,19 @@ export interface WebhookRunResult {
   failed: number;
 }
 
-export interface WebhookWorker {
-  runOnce(): Promise<WebhookRunResult>;
-  releaseOwnLeases(): Promise<number>;
-  start(): void;
-  stop(): Promise<void>;
-  nudge(): void;
-}
+/** The webhook sender (../ops/claimed-queue.ts). */
+export type WebhookWorker = QueueWorker<WebhookRunResult>;
 
 export const DEFAULT_PAUSE_AFTER_MS = 3 * 24 * 3600_000;
 
-/** Exponential backoff with jitter: base × 2^(n-1), at most `max`, then between half and all of it. */
+/** The webhooks' retry schedule: 5 s doubling to at most ten hours, with jitter (../ops/claimed-queue.ts). */
 export function webhookBackoffMs(
   attempts: number,
   random: number,
   base = 5_000,
   max = 10 * 3600_000,
 ): number {
-  const exp = Math.min(max, base * 2 ** Math.max(0, Math.min(30, attempts - 1)));
-  return Math.round(exp * (0.5 + 0.5 * random));
+  return backoffMs(attempts, random, base, max);
 }
 
 export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
@@ -84,80 +80,86 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const isPg = opts.store.dialect === 'postgres';
   const now = opts.now ?? (() => new Date());
   const random = opts.random ?? Math.random;
-  const leaseMs = opts.leaseMs ?? 30_000;
-  const instanceId = opts.instanceId ?? 'webhooks';
-  const pollMs = opts.pollMs ?? 2_000;
   const pauseAfterMs = opts.pauseAfterMs ?? DEFAULT_PAUSE_AFTER_MS;
   const cfg = opts.settings.webhooks;
-  const held = new Map<string, string>();
-  let renewTimer: ReturnType<typeof setInterval> | undefined;
 
-  async function renewLeases(): Promise<void> {
-    if (held.size === 0) return;
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ locked_until: new Date(now().getTime() + leaseMs).toISOString() })
-      .where('lock_token', 'in', [...held.values()])
-      .execute();
-  }
-
-  /** Claims one due delivery of one endpoint, if no other delivery of it is held. */
-  async function claim(id: string, endpointId: string): Promise<WebhookDeliveryRow | undefined> {
-    const token = `${instanceId}/${randomUUID()}`;
-    const claimed = await db.transaction().execute(async (trx) => {
-      const at = now();
+  /** This table's queries for the shared queue. */
+  const table: ClaimedTable<{ id: string; endpoint_id: string }, WebhookDeliveryRow> = {
+    async due(limit, at) {
+      const rows = await db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .select(['d.id', 'd.endpoint_id'])
+        .where('e.state', '=', 'active')
+        .where('d.state', 'in', ['pending', 'retrying'])
+        .where('d.next_attempt_at', '<=', at)
+        .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', at)]))
+        .orderBy('d.created_at')
+        .limit(limit * 4)
+        .execute();
+      // Oldest first, one per endpoint.
+      const seen = new Set<string>();
+      return rows.filter((r) => !seen.has(r.endpoint_id) && seen.add(r.endpoint_id)).slice(0, limit);
+    },
+    /** Claims one due delivery of one endpoint, if no other delivery of it is held. */
+    async claim({ id, endpoint_id: endpointId }, { token, at, until }) {
       const atIso = at.toISOString();
-      // PostgreSQL: the endpoint's row lock serialises claims of its deliveries across instances.
-      if (isPg)
-        await trx
-          .selectFrom('webhook_endpoints')
+      const claimed = await db.transaction().execute(async (trx) => {
+        // PostgreSQL: the endpoint's row lock serialises claims of its deliveries across instances.
+        if (isPg)
+          await trx
+            .selectFrom('webhook_endpoints')
+            .select('id')
+            .where('id', '=', endpointId)
+            .forUpdate()
+            .executeTakeFirst();
+        const busy = await trx
+          .selectFrom('webhook_deliveries')
           .select('id')
-          .where('id', '=', endpointId)
-          .forUpdate()
+          .where('endpoint_id', '=', endpointId)
+          .where('locked_until', '>', atIso)
           .executeTakeFirst();
-      const busy = await trx
+        if (busy) return false;
+        const res = await trx
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: until, lock_token: token })
+          .where('id', '=', id)
+          .where('state', 'in', ['pending', 'retrying'])
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', atIso)]))
+          .executeTakeFirst();
+        return Number(res.numUpdatedRows) === 1;
+      });
+      if (!claimed) return undefined;
+      return db
         .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('endpoint_id', '=', endpointId)
-        .where('locked_until', '>', atIso)
-        .executeTakeFirst();
-      if (busy) return false;
-      const res = await trx
-        .updateTable('webhook_deliveries')
-        .set({ locked_until: new Date(at.getTime() + leaseMs).toISOString(), lock_token: token })
+        .selectAll()
         .where('id', '=', id)
-        .where('state', 'in', ['pending', 'retrying'])
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', atIso)]))
+        .where('lock_token', '=', token)
         .executeTakeFirst();
-      return Number(res.numUpdatedRows) === 1;
-    });
-    if (!claimed) return undefined;
-    held.set(id, token);
-    return db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('id', '=', id)
-      .where('lock_token', '=', token)
-      .executeTakeFirst();
-  }
-
-  async function dueBatch(limit: number): Promise<{ id: string; endpoint_id: string }[]> {
-    const at = now().toISOString();
-    const rows = await db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id'])
-      .where('e.state', '=', 'active')
-      .where('d.state', 'in', ['pending', 'retrying'])
-      .where('d.next_attempt_at', '<=', at)
-      .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', at)]))
-      .orderBy('d.created_at')
-      .limit(limit * 4)
-      .execute();
-    // Oldest first, one per endpoint.
-    const seen = new Set<string>();
-    return rows.filter((r) => !seen.has(r.endpoint_id) && seen.add(r.endpoint_id)).slice(0, limit);
-  }
+    },
+    async renew(tokens, until) {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ locked_until: until })
+        .where('lock_token', 'in', tokens)
+        .execute();
+    },
+    async handBack(tokens) {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ locked_until: null, lock_token: null })
+        .where('lock_token', 'in', tokens)
+        .execute();
+    },
+    async handBackPrefix(prefix) {
+      const res = await db
+        .updateTable('webhook_deliveries')
+        .set({ locked_until: null, lock_token: null })
+        .where(sql`substr(lock_token, 1, ${prefix.length})`, '=', prefix)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows);
+    },
+  };
 
   function secretsOf(ep: WebhookEndpointRow, at: Date): string[] {
     const out = [opts.sealer.open(ep.secret, ep.id, 'webhook.secret')];
@@ -190,8 +192,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     );
   }
 
-  async function deliver(d: WebhookDeliveryRow, result: WebhookRunResult): Promise<void> {
-    const token = held.get(d.id) ?? '';
+  async function deliver(d: WebhookDeliveryRow, token: string, result: WebhookRunResult): Promise<void> {
     const ep = await db
       .selectFrom('webhook_endpoints')
       .selectAll()
@@ -324,37 +325,27 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     mailQueued = true;
   }
 
+  const queue = createClaimedQueue<{ id: string; endpoint_id: string }, WebhookDeliveryRow>({
+    table,
+    idOf: (row) => row.id,
+    instanceId: opts.instanceId ?? 'webhooks',
+    leaseMs: opts.leaseMs ?? 30_000,
+    pollMs: opts.pollMs ?? 2_000,
+    // One due delivery per endpoint a pass, all at once: at most `concurrency` requests in the process.
+    batchSize: cfg.concurrency,
+    concurrency: cfg.concurrency,
+    pass: runOnce,
+    now,
+    ...(opts.onError ? { onError: (err: unknown) => opts.onError?.(err) } : {}),
+  });
+
   async function runOnce(): Promise<WebhookRunResult> {
     const result: WebhookRunResult = { delivered: 0, retrying: 0, failed: 0 };
-    if (!renewTimer) {
-      renewTimer = setInterval(
-        () => void renewLeases().catch((err: unknown) => opts.onError?.(err)),
-        Math.max(50, Math.floor(leaseMs / 3)),
-      );
-      renewTimer.unref();
-    }
     try {
-      for (let pass = 0; pass < 1000; pass++) {
-        const due = await dueBatch(cfg.concurrency);
-        if (due.length === 0) break;
-        const running: Promise<void>[] = [];
-        for (const c of due) {
-          const row = await claim(c.id, c.endpoint_id);
-          if (!row) continue;
-          running.push(
-            deliver(row, result)
-              .catch((err: unknown) => opts.onError?.(err))
-              .finally(() => held.delete(row.id)),
-          );
-        }
-        if (running.length === 0) break;
-        await Promise.all(running);
-      }
+      await queue.runDue((row, token) =>
+        deliver(row, token, result).catch((err: unknown) => opts.onError?.(err)),
+      );
     } finally {
-      if (held.size === 0 && renewTimer) {
-        clearInterval(renewTimer);
-        renewTimer = undefined;
-      }
       if (mailQueued) {
         mailQueued = false;
         opts.onMailQueued?.();
@@ -363,60 +354,5 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     return result;
   }
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<unknown> | undefined;
-  let again = false;
-  let started = false;
-
-  function schedule(ms: number) {
-    if (!started) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      void tick();
-    }, ms);
-    timer.unref();
-  }
-
-  async function tick(): Promise<void> {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runOnce().catch((err: unknown) => opts.onError?.(err));
-    await running;
-    running = undefined;
-    if (again) {
-      again = false;
-      schedule(0);
-    } else schedule(pollMs);
-  }
-
-  return {
-    runOnce,
-    async releaseOwnLeases() {
-      const res = await db
-        .updateTable('webhook_deliveries')
-        .set({ locked_until: null, lock_token: null })
-        .where(sql`substr(lock_token, 1, ${instanceId.length + 1})`, '=', `${instanceId}/`)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows);
-    },
-    start() {
-      if (started) return;
-      started = true;
-      schedule(0);
-    },
-    async stop() {
-      started = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      if (running) await running;
-    },
-    nudge() {
-      if (!started) return;
-      if (running) again = true;
-      else schedule(0);
-    },
-  };
+  return queueWorker(queue, runOnce);
 }
