@@ -86,7 +86,7 @@ async function until<T>(fn: () => Promise<T | undefined>, ms = 30_000): Promise<
 interface DepsBody {
   status: 'ok' | 'degraded' | 'failing';
   parts: Record<
-    'rpc' | 'watcher' | 'price' | 'mail',
+    'rpc' | 'watcher' | 'price' | 'mail' | 'webhooks',
     { status: string; detail: string } & Record<string, unknown>
   >;
 }
@@ -114,11 +114,12 @@ describe('health', () => {
       const d = await depsBody(s.url);
       return d.parts.price.status === 'ok' ? d : undefined; // the first price refresh may still be in flight
     });
-    expect(Object.keys(up.parts).sort()).toEqual(['mail', 'price', 'rpc', 'watcher']);
+    expect(Object.keys(up.parts).sort()).toEqual(['mail', 'price', 'rpc', 'watcher', 'webhooks']);
     expect(up.status).toBe('ok');
     expect(up.parts.rpc).toEqual({ status: 'ok', detail: 'The Solana RPC answers.' });
     expect(up.parts.mail).toMatchObject({ status: 'ok', backlog: 0, detail: 'No e-mail waiting.' });
     expect(up.parts.watcher).toMatchObject({ status: 'ok', lagSeconds: null, unreadable: { count: 0 } });
+    expect(up.parts.webhooks).toMatchObject({ status: 'ok', detail: 'No webhook endpoints.', waiting: 0 });
 
     await net.close();
     const down = await until(async () => {

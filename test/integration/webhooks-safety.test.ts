@@ -23,6 +23,7 @@ import { startServer, type RunningServer } from '../../src/server/server';
 import type { Settings } from '../../src/server/settings';
 import { createSealer, parseDataKeys } from '../../src/server/privacy/seal';
 import { createWebhookWorker } from '../../src/server/webhooks/worker';
+import type { WebhooksPart } from '../../src/server/ops/dependencies';
 import { TEST_DATA_KEYS } from '../support/fixtures';
 import { sellerSettings, signInSeller, injector, SITE } from '../support/seller-session';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
@@ -325,7 +326,21 @@ describe('webhook endpoints with WEBHOOKS_ALLOW_PRIVATE=1', () => {
       await c.call('POST', `/api/seller/webhooks/${endpoint.id}/test`, c.cookies.gorilla);
       await worker.runOnce();
     };
+    // GET /api/health/deps (public): the webhooks part in counts, never an endpoint's address, path or id.
+    const webhooksHealth = async () => {
+      const r = await c.call('GET', '/api/health/deps', '');
+      expect(r.status).toBe(200);
+      for (const secret of [new URL(receiver.origin).host, '/down', endpoint.id, 'gorilla'])
+        expect(r.body).not.toContain(secret);
+      return r.json<{ parts: { webhooks: WebhooksPart } }>().parts.webhooks;
+    };
     await failures(); // day 0: failing since now, still active
+    expect(await webhooksHealth()).toMatchObject({
+      status: 'degraded',
+      endpoints: { failing: 1 },
+      waiting: expect.any(Number) as number,
+    });
+    expect((await webhooksHealth()).detail).toMatch(/^1 of \d+ active endpoints? failing/);
     let list = (await c.call('GET', '/api/seller/webhooks', c.cookies.gorilla)).json<{
       endpoints: WebhookEndpointView[];
     }>();
@@ -337,6 +352,10 @@ describe('webhook endpoints with WEBHOOKS_ALLOW_PRIVATE=1', () => {
     expect(list.endpoints.find((e) => e.id === endpoint.id)).toMatchObject({
       state: 'paused',
       stateReason: 'failing',
+    });
+    expect(await webhooksHealth()).toMatchObject({
+      status: 'degraded',
+      endpoints: { failing: 0, pausedFailing: 1 },
     });
     clock += 3600_000;
     await failures(); // paused: nothing is sent, no second e-mail
@@ -358,6 +377,7 @@ describe('webhook endpoints with WEBHOOKS_ALLOW_PRIVATE=1', () => {
     clock += 24 * 3600_000;
     const run = await worker.runOnce();
     expect(run.delivered).toBeGreaterThanOrEqual(1);
+    expect((await webhooksHealth()).endpoints).toMatchObject({ failing: 0, pausedFailing: 0 });
   });
 
   it('a sender killed with SIGKILL mid-delivery: the next life delivers it with the same webhook-id', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPaymentCheck, plainAge, watcherLagPart } from './dependencies';
+import { createPaymentCheck, plainAge, watcherLagPart, webhooksPartOf } from './dependencies';
+import type { WebhookHealth } from '../webhooks/health';
 import type { WatcherLag } from './probes';
 
 const lag = (over: Partial<WatcherLag>): WatcherLag => ({
@@ -114,5 +115,76 @@ describe('createPaymentCheck', () => {
     check();
     await new Promise((r) => setImmediate(r));
     expect(check()).toBe('delayed');
+  });
+});
+
+describe('webhooksPartOf', () => {
+  const health = (
+    over: Partial<Omit<WebhookHealth, 'endpoints'>> & { endpoints?: Partial<WebhookHealth['endpoints']> },
+  ): WebhookHealth => ({
+    longestFailingSeconds: null,
+    waiting: 0,
+    oldestWaitingSeconds: null,
+    overdueSeconds: null,
+    ...over,
+    endpoints: {
+      accepting: 0,
+      failing: 0,
+      pausedFailing: 0,
+      pausedByVendor: 0,
+      disabled: 0,
+      ...over.endpoints,
+    },
+  });
+
+  it('ok with no endpoint, or every active one accepting and nothing overdue; the counts beside', () => {
+    expect(webhooksPartOf(health({}))).toMatchObject({ status: 'ok', detail: 'No webhook endpoints.' });
+    expect(
+      webhooksPartOf(
+        health({
+          endpoints: { accepting: 3, pausedByVendor: 1, disabled: 1 },
+          waiting: 2,
+          oldestWaitingSeconds: 45,
+          overdueSeconds: 3,
+        }),
+      ),
+    ).toEqual({
+      status: 'ok',
+      detail:
+        '3 endpoints accepting events (1 paused by its vendor, 1 disabled by a 410 Gone); 2 events waiting, the oldest for 45 s.',
+      endpoints: { accepting: 3, failing: 0, pausedFailing: 0, pausedByVendor: 1, disabled: 1 },
+      longestFailingSeconds: null,
+      waiting: 2,
+      oldestWaitingSeconds: 45,
+      overdueSeconds: 3,
+    });
+  });
+
+  it('degraded while endpoints fail or were paused for failing, or events for working ones are overdue', () => {
+    expect(
+      webhooksPartOf(
+        health({
+          endpoints: { accepting: 4, failing: 1, pausedFailing: 1 },
+          longestFailingSeconds: 3 * 3600,
+          waiting: 14,
+          oldestWaitingSeconds: 3 * 3600,
+        }),
+      ),
+    ).toMatchObject({
+      status: 'degraded',
+      detail:
+        '1 of 5 active endpoints failing, the longest for 3 hours; 1 endpoint paused after days of failures; 14 events waiting, the oldest for 3 hours. Deliveries retry for three days, so nothing is lost meanwhile; each vendor sees its endpoints and their attempts in the seller console.',
+    });
+    const lagging = webhooksPartOf(
+      health({ endpoints: { accepting: 2 }, waiting: 1, oldestWaitingSeconds: 720, overdueSeconds: 720 }),
+    );
+    expect(lagging.status).toBe('degraded');
+    expect(lagging.detail).toContain('events for working endpoints overdue by 12 minutes: the sender lags');
+    // Overdue under ten minutes is the sender at work, not a lag.
+    expect(
+      webhooksPartOf(
+        health({ endpoints: { accepting: 2 }, waiting: 1, oldestWaitingSeconds: 500, overdueSeconds: 500 }),
+      ).status,
+    ).toBe('ok');
   });
 });

@@ -20,16 +20,23 @@
  *   when there is none, it is older (quotes are refused meanwhile) or the guards refuse it.
  * - mail: e-mails waiting in the outbox and the age of the oldest. Degraded once the oldest waits 10 minutes,
  *   failing after an hour (the outbox keeps retrying for four days: nothing is lost meanwhile).
+ * - webhooks: the vendors' endpoints and the events waiting for them, in counts (no address or vendor: the report
+ *   is public). Degraded while an endpoint fails or was paused after days of failures (its vendor acts on it), or
+ *   while events for working endpoints are overdue by 10 minutes (the sender lags); ok otherwise. A receiver's
+ *   failure is its vendor's, and the sender retries for three days, so webhooks never make the report failing
+ *   unless their tables cannot be read.
  */
 import type { PriceSource } from '../orders/quotes';
 import { unreadableSummaryOf } from '../payments/scan-store';
 import type { Store } from '../store/store';
 import { outboxBacklog, priceAgeSeconds } from './health';
 import type { OpsProbes } from './probes';
+import { webhookHealthOf, type WebhookHealth } from '../webhooks/health';
 
 export const DEFAULT_WATCHER_MAX_LAG_S = 60;
 const MAIL_DEGRADED_S = 10 * 60;
 const MAIL_FAILING_S = 60 * 60;
+const WEBHOOKS_OVERDUE_DEGRADED_S = 10 * 60;
 const UNREADABLE_RECENT_MS = 24 * 60 * 60_000;
 
 export type DepStatus = 'ok' | 'degraded' | 'failing';
@@ -83,11 +90,22 @@ export interface MailPart {
   oldestAgeSeconds: number | null;
 }
 
+/** Counts only (../webhooks/health.ts); null where the tables cannot be read. */
+export interface WebhooksPart {
+  status: DepStatus;
+  detail: string;
+  endpoints: WebhookHealth['endpoints'] | null;
+  longestFailingSeconds: number | null;
+  waiting: number | null;
+  oldestWaitingSeconds: number | null;
+  overdueSeconds: number | null;
+}
+
 export interface DependencyReport {
   /** The worst part's status. */
   status: DepStatus;
   checkedAt: string;
-  parts: { rpc: RpcPart; watcher: WatcherPart; price: PricePart; mail: MailPart };
+  parts: { rpc: RpcPart; watcher: WatcherPart; price: PricePart; mail: MailPart; webhooks: WebhooksPart };
 }
 
 const RANK: Record<DepStatus, number> = { ok: 0, degraded: 1, failing: 2 };
@@ -254,15 +272,77 @@ async function mailPart(deps: DependencyDeps, now: Date): Promise<MailPart> {
   };
 }
 
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The webhooks part from their counts: ok, or degraded with what an operator looks at, in plain words. */
+export function webhooksPartOf(h: WebhookHealth): WebhooksPart {
+  const e = h.endpoints;
+  const figures = { ...h };
+  const total = e.accepting + e.failing + e.pausedFailing + e.pausedByVendor + e.disabled;
+  if (total === 0) return { status: 'ok', detail: 'No webhook endpoints.', ...figures };
+  const active = e.accepting + e.failing;
+  const problems: string[] = [];
+  if (e.failing > 0)
+    problems.push(
+      `${e.failing} of ${count(active, 'active endpoint', 'active endpoints')} failing` +
+        (h.longestFailingSeconds !== null ? `, the longest for ${plainAge(h.longestFailingSeconds)}` : ''),
+    );
+  if (e.pausedFailing > 0)
+    problems.push(`${count(e.pausedFailing, 'endpoint', 'endpoints')} paused after days of failures`);
+  if (h.overdueSeconds !== null && h.overdueSeconds >= WEBHOOKS_OVERDUE_DEGRADED_S)
+    problems.push(`events for working endpoints overdue by ${plainAge(h.overdueSeconds)}: the sender lags`);
+  const waiting =
+    h.waiting === 0 || h.oldestWaitingSeconds === null
+      ? 'no event waiting'
+      : `${count(h.waiting, 'event', 'events')} waiting, the oldest for ${plainAge(h.oldestWaitingSeconds)}`;
+  const others = [
+    e.pausedByVendor > 0
+      ? `${e.pausedByVendor} paused by ${e.pausedByVendor === 1 ? 'its vendor' : 'their vendors'}`
+      : '',
+    e.disabled > 0 ? `${e.disabled} disabled by a 410 Gone` : '',
+  ].filter(Boolean);
+  const aside = others.length ? ` (${others.join(', ')})` : '';
+  if (problems.length === 0)
+    return {
+      status: 'ok',
+      detail: `${count(e.accepting, 'endpoint', 'endpoints')} accepting events${aside}; ${waiting}.`,
+      ...figures,
+    };
+  return {
+    status: 'degraded',
+    detail:
+      `${problems.join('; ')}${aside}; ${waiting}. Deliveries retry for three days, so nothing is lost meanwhile; ` +
+      'each vendor sees its endpoints and their attempts in the seller console.',
+    ...figures,
+  };
+}
+
+async function webhooksPart(deps: DependencyDeps, now: Date): Promise<WebhooksPart> {
+  try {
+    return webhooksPartOf(await webhookHealthOf(deps.store, now));
+  } catch {
+    return {
+      status: 'failing',
+      detail: 'The webhook tables cannot be read from the database.',
+      endpoints: null,
+      longestFailingSeconds: null,
+      waiting: null,
+      oldestWaitingSeconds: null,
+      overdueSeconds: null,
+    };
+  }
+}
+
 export async function dependencyReport(deps: DependencyDeps): Promise<DependencyReport> {
   const now = deps.now();
-  const [rpc, watcher, mail] = await Promise.all([
+  const [rpc, watcher, mail, webhooks] = await Promise.all([
     rpcPart(deps.probes),
     watcherPart(deps, now),
     mailPart(deps, now),
+    webhooksPart(deps, now),
   ]);
   const price = pricePart(deps, now);
-  const parts = { rpc, watcher, price, mail };
+  const parts = { rpc, watcher, price, mail, webhooks };
   return {
     status: worst(Object.values(parts).map((p) => p.status)),
     checkedAt: now.toISOString(),
