@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DropSchema } from './drop';
+import { DropSchema } from './drop-schema';
 
 /**
  * The catalogue is data: vendors and products live in `catalog/` and are validated by this schema at build

@@ -2,7 +2,7 @@
  * Drops (issue 32, docs/decisions/drops.md): a product can be a drop in the catalogue, sold from a set second, each
  * piece held for a short time of its own, at most a few to one buyer. Pure rules; browser-safe.
  */
-import { z } from 'zod';
+import type { Drop } from './drop-schema';
 import { DomainError } from './errors';
 import { formatTimeUtc } from './stock';
 
@@ -11,20 +11,9 @@ export const DEFAULT_DROP_HOLD_MINUTES = 5;
 /** Default pieces of one drop one buyer may have (held or bought). */
 export const DEFAULT_DROP_PER_BUYER = 1;
 
-export const DropSchema = z
-  .object({
-    /** When buying opens, to the second, by the server's clock: an ISO time with its zone (Z or ±hh:mm). */
-    startsAt: z
-      .string()
-      .datetime({ offset: true, message: 'must be an ISO time with its zone, e.g. 2026-12-05T18:00:00Z' }),
-    /** How long a piece is held for a buyer who has not paid yet (and how long its quote lasts): 1–15 minutes. */
-    holdMinutes: z.number().int('must be a whole number of minutes').min(1).max(15).optional(),
-    /** Pieces of this drop one buyer may have, held or bought (default 1). */
-    perBuyer: z.number().int('must be a whole number').min(1).max(100).optional(),
-  })
-  .strict();
-
-export type Drop = z.infer<typeof DropSchema>;
+// The catalogue's schema of a drop is in drop-schema.ts: zod stays out of the pages that only apply the rules
+// (the product page's DropPanel imports this module).
+export type { Drop } from './drop-schema';
 
 export interface DropRules {
   startsAt: Date;
