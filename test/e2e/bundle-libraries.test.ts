@@ -1,7 +1,7 @@
 /**
  * One Solana library in the browser (issue 30; docs/decisions/solana-libraries.md): the built web app (dist/web,
  * made by the e2e globalSetup from the current sources) carries nothing of @solana/web3.js, @solana/spl-token,
- * the @solana/wallet-adapter packages or the `buffer` polyfill. Each is recognised by a text its own code holds
+ * the @solana/wallet-adapter packages or the `buffer` polyfill (nor zod, which belongs to the server). Each is recognised by a text its own code holds
  * (checked against the installed package where it is still installed, so a marker cannot go stale silently);
  * the wallet chunks do carry @solana/kit and the Wallet Standard.
  */
@@ -31,6 +31,13 @@ const MARKERS: { pkg: string; source?: string; texts: string[] }[] = [
     pkg: 'buffer',
     source: 'node_modules/buffer/index.js',
     texts: ['Attempt to access memory outside buffer bounds'],
+  },
+  // Not Solana, but weight that rode along before: zod (the catalogue's and the API's schemas, server-side) came in
+  // once with the hold-proof message and once with the drop rules, ~12-14 KB gzip each time (performance.md).
+  {
+    pkg: 'zod',
+    source: 'node_modules/zod/v3/ZodError.js',
+    texts: ['ZodError'],
   },
   // No longer installed: their error classes and the modal's class names.
   {
