@@ -109,6 +109,18 @@ async function freeUnits(q: Db, productId: string): Promise<number> {
 
 const count = (n: unknown) => Number(n ?? 0);
 
+type Row = { rank: number | string; through_at: string | null; done_at: string | null };
+
+/** A buyer's standing from their row, when it needs nothing else: their turn (window open) or done. */
+function settled(me: Row, now: Date): LinePlace | undefined {
+  if (me.done_at) return { state: 'done' };
+  if (!me.through_at) return undefined;
+  const until = Date.parse(me.through_at) + ADMIT_MS;
+  return until > now.getTime()
+    ? { state: 'through', until: new Date(until).toISOString() }
+    : { state: 'done' };
+}
+
 export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
   /** Buyers let through whose window is open and who have no reserved order yet. */
   const active = async (q: Db, productId: string, cutoff: string) =>
@@ -124,12 +136,62 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       )?.n,
     );
 
+  /**
+   * One read, no lock: the free pieces, the buyers let through with their window open, and how many waiting buyers
+   * are ahead of `me` (rank, holder) in line.
+   */
+  async function look(productId: string, cutoff: string, me: Row, holder: string) {
+    const rank = Number(me.rank);
+    const row = await db
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom('stock')
+          .select(
+            sql<number>`coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)`.as(
+              'free',
+            ),
+          )
+          .where('product_id', '=', productId)
+          .as('free'),
+        eb
+          .selectFrom('drop_line')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .where('product_id', '=', productId)
+          .where('through_at', '>', cutoff)
+          .where('done_at', 'is', null)
+          .as('active'),
+        eb
+          .selectFrom('drop_line')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .where('product_id', '=', productId)
+          .where('through_at', 'is', null)
+          .where((e) => e.or([e('rank', '<', rank), e.and([e('rank', '=', rank), e('holder', '<', holder)])]))
+          .as('ahead'),
+        // Their own row again: another request may have let them through since it was read.
+        eb
+          .selectFrom('drop_line')
+          .select('through_at')
+          .where('product_id', '=', productId)
+          .where('holder', '=', holder)
+          .as('through_at'),
+        eb
+          .selectFrom('drop_line')
+          .select('done_at')
+          .where('product_id', '=', productId)
+          .where('holder', '=', holder)
+          .as('done_at'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      room: count(row.free) - count(row.active),
+      ahead: count(row.ahead),
+      me: { rank, through_at: row.through_at ?? null, done_at: row.done_at ?? null },
+    };
+  }
+
   /** Lets the next buyers through while free pieces outnumber the buyers let through (after the start). */
   async function advance(productId: string, now: Date): Promise<void> {
     const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
-    // Cheap first look, without a transaction: most calls let nobody through.
-    const free = await freeUnits(db, productId);
-    if (free <= (await active(db, productId, cutoff))) return;
     await db.transaction().execute(async (trx) => {
       if (isPg)
         await sql`select pg_advisory_xact_lock(hashtextextended(${`line:${productId}`}::text, 0))`.execute(
@@ -154,20 +216,52 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
     });
   }
 
+  /**
+   * One advance at a time per drop on this instance: a caller that comes while one runs waits for the next one
+   * (which starts after it, so it sees the caller in line), and every caller that comes meanwhile shares it. So the
+   * advisory lock (the fleet's one advance at a time) has at most one waiter per instance, holding one connection,
+   * instead of one per request.
+   */
+  const lanes = new Map<string, { running?: Promise<void>; queued?: Promise<void> }>();
+  function advanceSoon(productId: string, now: Date): Promise<void> {
+    let lane = lanes.get(productId);
+    if (!lane) lanes.set(productId, (lane = {}));
+    if (lane.queued) return lane.queued;
+    const l = lane;
+    const before = l.running;
+    const run: Promise<void> = Promise.resolve(before)
+      .catch(() => undefined)
+      .then(() => {
+        if (l.queued === run) l.queued = undefined;
+        l.running = run;
+        return advance(productId, now);
+      })
+      .finally(() => {
+        if (l.running === run) l.running = undefined;
+      });
+    if (before) l.queued = run;
+    else l.running = run;
+    return run;
+  }
+
+  const readMe = (productId: string, holder: string) =>
+    db
+      .selectFrom('drop_line')
+      .select(['rank', 'through_at', 'done_at'])
+      .where('product_id', '=', productId)
+      .where('holder', '=', holder)
+      .executeTakeFirst();
+
   return {
     async place(productId, rules, holder, now) {
       const started = now.getTime() >= rules.startsAt.getTime();
       // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
       const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
-      // Joins once (a read first: a buyer asking again writes nothing).
-      const known = await db
-        .selectFrom('drop_line')
-        .select('holder')
-        .where('product_id', '=', productId)
-        .where('holder', '=', holder)
-        .executeTakeFirst();
-      if (!known)
-        await db
+      // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is
+      // read), one round trip for a newcomer. SQLite: a read first (any insert statement waits for the group fsync).
+      const me =
+        (!isPg ? await readMe(productId, holder) : undefined) ??
+        (await db
           .insertInto('drop_line')
           .values({
             product_id: productId,
@@ -178,7 +272,10 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
             done_at: null,
           })
           .onConflict((oc) => oc.columns(['product_id', 'holder']).doNothing())
-          .execute();
+          .returning(['rank', 'through_at', 'done_at'])
+          .executeTakeFirst()) ??
+        (await readMe(productId, holder));
+      if (!me) throw new Error('drop line: the buyer joined but their row cannot be read');
       if (!started) {
         const n = await db
           .selectFrom('drop_line')
@@ -187,33 +284,19 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
           .executeTakeFirst();
         return { state: 'before_start', inLine: count(n?.n) };
       }
-      await advance(productId, now);
-      const me = await db
-        .selectFrom('drop_line')
-        .select(['rank', 'through_at', 'done_at'])
-        .where('product_id', '=', productId)
-        .where('holder', '=', holder)
-        .executeTakeFirstOrThrow();
-      if (me.done_at) return { state: 'done' };
-      if (me.through_at) {
-        const until = Date.parse(me.through_at) + ADMIT_MS;
-        return until > now.getTime()
-          ? { state: 'through', until: new Date(until).toISOString() }
-          : { state: 'done' };
-      }
-      const ahead = await db
-        .selectFrom('drop_line')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('product_id', '=', productId)
-        .where('through_at', 'is', null)
-        .where((eb) =>
-          eb.or([
-            eb('rank', '<', Number(me.rank)),
-            eb.and([eb('rank', '=', Number(me.rank)), eb('holder', '<', holder)]),
-          ]),
-        )
-        .executeTakeFirst();
-      return { state: 'waiting', ahead: count(ahead?.n) };
+      // Let through already, or done: their row says so.
+      const known = settled(me, now);
+      if (known) return known;
+      // Waiting: one read says whether anyone may be let through and how many are ahead.
+      const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
+      const seen = await look(productId, cutoff, me, holder);
+      const fresh = settled(seen.me, now);
+      if (fresh) return fresh;
+      if (seen.room <= 0) return { state: 'waiting', ahead: seen.ahead };
+      // Room: let the next ones through (one advance at a time on this instance), then look again.
+      await advanceSoon(productId, now);
+      const again = await look(productId, cutoff, me, holder);
+      return settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead };
     },
 
     async stats(productId, now) {
