@@ -184,6 +184,25 @@ export async function createOtherMint(
   return mint.publicKey;
 }
 
+/**
+ * A test client's call, again after a dropped connection (a keep-alive socket the node closed just as it was
+ * reused: ECONNRESET under load). Only the test's own traffic retries; the server's is the subject.
+ */
+export async function again<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 3 || !String((err as Error).message).includes('fetch failed')) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** A client that names itself to the localnet (`x-localnet-client`: another IP on the real network). */
+export const namedClient = (net: Localnet, name: string) =>
+  new Connection(net.rpcUrl, { commitment: 'confirmed', httpHeaders: { 'x-localnet-client': name } });
+
 export async function waitFor<T>(
   what: string,
   fn: () => Promise<T | undefined> | T | undefined,
