@@ -7,27 +7,13 @@
  * in order are in qr-checkout.test.ts; holds, the per-client cap and "Reserved" at the API in
  * test/integration/holds.test.ts.
  */
-import type { Browser, BrowserContextOptions, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchBrowser,
-  openPage,
-  startTestServer,
-  unexpectedErrors,
-  type TestServer,
-} from '../support/browser';
+import type { BrowserContextOptions, Page, Request } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { startTestServer, unexpectedErrors } from '../support/browser';
+import { browserSuite } from '../support/browser-suite';
 import { restock } from '../support/stock';
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = browserSuite();
 
 const viewports: [string, BrowserContextOptions][] = [
   ['phone 390 × 844 (touch)', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
@@ -55,11 +41,11 @@ async function press(options: BrowserContextOptions, target: ReturnType<Page['ge
 
 describe.each(viewports)('checkout on %s', (_name, options) => {
   it('a page view holds nothing: a second visitor sees the one-of-a-kind piece for sale and its QR', async () => {
-    await restock(server.running, 'eagles-xl-joystick-cropal-stick', 1);
-    const first = await openPage(browser, server.url, options);
+    await restock(suite.server.running, 'eagles-xl-joystick-cropal-stick', 1);
+    const first = await suite.open(options);
     await first.page.goto('/vendors/coopersglass/product9');
     await first.page.getByTestId('qr-image').waitFor();
-    const second = await openPage(browser, server.url, options);
+    const second = await suite.open(options);
     await second.page.goto('/vendors/coopersglass');
     await second.page.locator('a.tile[data-product="eagles-xl-joystick-cropal-stick"]').waitFor();
     await second.page.waitForLoadState('networkidle');
@@ -77,7 +63,7 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
   });
 
   it('"ada@" is refused in the form: marked, said, focused; no wallet prompt, no quote, no order', async () => {
-    const { page, errors, close } = await openPage(browser, server.url, options);
+    const { page, errors, close } = await suite.open(options);
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
       dialogs.push(d.message());
@@ -117,8 +103,8 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
   });
 
   it('a quantity above the stock is refused inline and the button waits; a good one brings the QR back', async () => {
-    await restock(server.running, 'honey-dew-papaya-live-rosin', 3);
-    const { page, errors, close } = await openPage(browser, server.url, options);
+    await restock(suite.server.running, 'honey-dew-papaya-live-rosin', 3);
+    const { page, errors, close } = await suite.open(options);
     await page.goto('/honey2');
     await page.getByTestId('qr-image').waitFor();
     await page.getByLabel('Quantity').fill('4');
@@ -141,7 +127,7 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
     // counts holds, refuses nothing here; its refusal of wallet holds is tested at the API (holds.test.ts).
     const limited = await startTestServer({ HOLD_LIMIT_PER_CLIENT: '1' });
     try {
-      const { page, errors, close } = await openPage(browser, limited.url, options);
+      const { page, errors, close } = await suite.open(options, limited.url);
       const dialogs: string[] = [];
       page.on('dialog', (d) => {
         dialogs.push(d.message());
@@ -170,8 +156,8 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
   });
 
   it('the shipping form survives a reload and back/forward within the tab, not in another tab', async () => {
-    await restock(server.running, 'honey-dew-papaya-live-rosin', 25);
-    const { page, context, errors, close } = await openPage(browser, server.url, options);
+    await restock(suite.server.running, 'honey-dew-papaya-live-rosin', 25);
+    const { page, context, errors, close } = await suite.open(options);
     await page.goto('/honey2');
     const name = page.locator('form.order-form [name="fullName"]');
     await name.fill('Grace Hopper');

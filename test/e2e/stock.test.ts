@@ -5,38 +5,23 @@
  * Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in wallet.test.ts, with a
  * real wallet payment on the localnet.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchBrowser,
-  openPage,
-  startTestServer,
-  unexpectedErrors,
-  type TestServer,
-} from '../support/browser';
+import { describe, expect, it } from 'vitest';
+import { unexpectedErrors } from '../support/browser';
+import { browserSuite } from '../support/browser-suite';
 import { restock } from '../support/stock';
 
-let server: TestServer;
-let browser: Browser;
+const suite = browserSuite();
 const POLL_MS = 10_000;
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 describe('stock on the pages', () => {
   it('a sold-out QR page shows Sold out and offers no QR, no payment link and no confirmation', async () => {
-    const { page, errors, close } = await openPage(browser, server.url);
+    const { page, errors, close } = await suite.open();
     const quotes: string[] = [];
     page.on('request', (r) => {
       if (r.url().endsWith('/api/quotes')) quotes.push(r.url());
     });
     // The prerendered HTML carries no stock: the store decides after hydration.
-    const html = await (await fetch(`${server.url}/strawberry-fritter`)).text();
+    const html = await (await fetch(`${suite.server.url}/strawberry-fritter`)).text();
     expect(html).not.toContain('Sold out');
 
     await page.goto('/strawberry-fritter');
@@ -55,8 +40,8 @@ describe('stock on the pages', () => {
   });
 
   it('after hydration the page agrees with the store: restocked shows the QR and "Only N left"; sold out again hides it', async () => {
-    await restock(server.running, 'strawberry-fritter-live-rosin', 2);
-    const { page, errors, close } = await openPage(browser, server.url);
+    await restock(suite.server.running, 'strawberry-fritter-live-rosin', 2);
+    const { page, errors, close } = await suite.open();
     await page.goto('/strawberry-fritter');
     await page.getByTestId('stock').getByText('Only 2 left').waitFor({ timeout: POLL_MS });
     await page.getByRole('button', { name: 'Send Order Confirmation' }).waitFor({ timeout: POLL_MS });
@@ -70,7 +55,7 @@ describe('stock on the pages', () => {
       .toBe(1);
 
     // Sold out again (the seller sets 0): a fresh visit shows Sold out, the tile is not a link.
-    await restock(server.running, 'strawberry-fritter-live-rosin', 0);
+    await restock(suite.server.running, 'strawberry-fritter-live-rosin', 0);
     await page.reload();
     await expect
       .poll(() => page.locator('div.tile.sold-out[data-product="strawberry-fritter-live-rosin"]').count(), {
@@ -85,7 +70,7 @@ describe('stock on the pages', () => {
   });
 
   it('a wallet product page with no stock has no Buy Now and no form; a variant with stock sells', async () => {
-    const { page, errors, close } = await openPage(browser, server.url);
+    const { page, errors, close } = await suite.open();
     // Every size sold out (as BathSalts starts): Sold out, and no size choice, quantity, form or Buy Now.
     await page.goto('/bathsalts');
     await page.getByTestId('stock').getByText('Sold out').waitFor({ timeout: POLL_MS });
@@ -93,7 +78,7 @@ describe('stock on the pages', () => {
     expect(await page.locator('button.buy-now').count()).toBe(0);
     expect(await page.locator('input[name="quantity"]').count()).toBe(0);
     // One size back in stock: the choice is back.
-    await restock(server.running, { productId: 'bathsalts-flower', variantId: 'zips' }, 3);
+    await restock(suite.server.running, { productId: 'bathsalts-flower', variantId: 'zips' }, 3);
     await page.goto('/bathsalts');
     // 18ths (the default variant) has no stock.
     await page.getByTestId('stock').getByText('Sold out').waitFor({ timeout: POLL_MS });

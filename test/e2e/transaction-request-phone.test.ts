@@ -5,40 +5,36 @@
  * browser context accepts it with Playwright's `ignoreHTTPSErrors` (Chromium has no NODE_EXTRA_CA_CERTS). The
  * wallet's side (GET, POST, sign, pay) is test/integration/transaction-requests.test.ts.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchBrowser,
-  openPage,
-  startTestServer,
-  unexpectedErrors,
-  type TestServer,
-} from '../support/browser';
+import { describe, expect, it } from 'vitest';
+import { unexpectedErrors } from '../support/browser';
+import { browserSuite } from '../support/browser-suite';
 import { startTlsFront, type TlsFront } from '../support/tls-front';
 
 let front: TlsFront;
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  front = await startTlsFront();
-  [server, browser] = await Promise.all([startTestServer({ PUBLIC_URL: front.url }), launchBrowser()]);
-  front.target = server.url;
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await front?.close();
+const suite = browserSuite({
+  before: async () => {
+    front = await startTlsFront();
+    return { env: { PUBLIC_URL: front.url } };
+  },
+  started: (server) => {
+    front.target = server.url;
+  },
+  after: async () => {
+    await front?.close();
+  },
 });
 
 describe('transaction request on a phone over HTTPS', () => {
   it('"Open in wallet" carries the transaction request; the transfer request is one tap away', async () => {
-    const { page, errors, close } = await openPage(browser, front.url, {
-      viewport: { width: 390, height: 844 },
-      hasTouch: true,
-      isMobile: true,
-      ignoreHTTPSErrors: true,
-    });
+    const { page, errors, close } = await suite.open(
+      {
+        viewport: { width: 390, height: 844 },
+        hasTouch: true,
+        isMobile: true,
+        ignoreHTTPSErrors: true,
+      },
+      front.url,
+    );
     try {
       await page.goto('/vendors/coopersglass/product9');
       const open = page.getByTestId('open-in-wallet');

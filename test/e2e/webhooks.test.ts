@@ -6,36 +6,27 @@
  * buttons are at least 44 px tall, axe-core finds no serious problem.
  */
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchBrowser,
-  openPage,
-  startTestServer,
-  unexpectedErrors,
-  type TestServer,
-} from '../support/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { unexpectedErrors } from '../support/browser';
+import { browserSuite } from '../support/browser-suite';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 import { testResolver } from '../support/webhook-resolver';
 
-let server: TestServer;
-let browser: Browser;
 let receiver: Receiver;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  [server, browser] = await Promise.all([
-    startTestServer(
-      { WEBHOOKS_ALLOW_PRIVATE: '1' },
-      { webhooks: { resolve: testResolver(), extraCa: [receiver.ca], baseDelayMs: 200, maxDelayMs: 400 } },
-    ),
-    launchBrowser(),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await receiver?.close();
+const suite = browserSuite({
+  env: { WEBHOOKS_ALLOW_PRIVATE: '1' },
+  before: async () => {
+    receiver = await startReceiver();
+    return {
+      overrides: {
+        webhooks: { resolve: testResolver(), extraCa: [receiver.ca], baseDelayMs: 200, maxDelayMs: 400 },
+      },
+    };
+  },
+  after: async () => {
+    await receiver?.close();
+  },
 });
 
 async function openWebhooks(page: Page): Promise<void> {
@@ -65,7 +56,7 @@ async function checkLayout(page: Page, width: number): Promise<void> {
 
 describe('webhooks in the seller console', () => {
   it('add an endpoint, its secret once, a test event delivered and resent, a failing note; desk and phone', async () => {
-    const { page, errors, close } = await openPage(browser, server.url, {
+    const { page, errors, close } = await suite.open({
       viewport: { width: 1280, height: 900 },
     });
     const answers: string[] = [];
