@@ -7,10 +7,11 @@
  * Exit status: 0 done, 1 a failure, 2 bad settings.
  */
 import { readFileSync } from 'node:fs';
-import { Connection, Keypair } from '@solana/web3.js';
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { demoKeypair, demoKeys } from '../src/localnet/demo-keys';
 import { demoDefaults } from '../src/server/demo-defaults';
 import { setupVendorAccounts } from '../src/server/ops/vendor-accounts';
+import { chainRpc } from '../src/server/payments/connection';
 import { redactError } from '../src/server/redact';
 import { isDemoEnv, loadSettings, SettingsError, type Settings } from '../src/server/settings';
 
@@ -19,7 +20,7 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-function readKeypair(file: string): Keypair {
+async function readKeypair(file: string): Promise<KeyPairSigner> {
   let bytes: unknown;
   try {
     bytes = JSON.parse(readFileSync(file, 'utf8'));
@@ -33,13 +34,14 @@ function readKeypair(file: string): Keypair {
   )
     fail(`OPERATOR_KEYPAIR_FILE: ${file} is not a keypair file (a JSON array of 64 bytes)`, 2);
   try {
-    return Keypair.fromSecretKey(Uint8Array.from(bytes as number[]));
+    // Checks that the public half (the last 32 bytes) is the private half's.
+    return await createKeyPairSignerFromBytes(Uint8Array.from(bytes as number[]));
   } catch {
     return fail(`OPERATOR_KEYPAIR_FILE: ${file} does not hold a valid keypair`, 2);
   }
 }
 
-async function demoOperator(settings: Settings): Promise<Keypair> {
+async function demoOperator(settings: Settings): Promise<KeyPairSigner> {
   const operator = demoKeypair('operator');
   const res = await fetch(`${settings.solana.rpcUrl}/faucet`, {
     method: 'POST',
@@ -52,7 +54,7 @@ async function demoOperator(settings: Settings): Promise<Keypair> {
     ),
   );
   if (!res.ok) fail(`faucet: ${res.status} ${await res.text()}`, 1);
-  return operator;
+  return createKeyPairSignerFromBytes(operator.secretKey);
 }
 
 let settings: Settings;
@@ -63,16 +65,16 @@ try {
   throw err;
 }
 
-let operator: Keypair;
-if (settings.operatorKeypairFile) operator = readKeypair(settings.operatorKeypairFile);
+let operator: KeyPairSigner;
+if (settings.operatorKeypairFile) operator = await readKeypair(settings.operatorKeypairFile);
 else if (settings.demo) operator = await demoOperator(settings);
 else
   fail('OPERATOR_KEYPAIR_FILE: required (the key that pays for the accounts; a solana-keygen JSON file)', 2);
 
-const connection = new Connection(settings.solana.rpcUrl, 'confirmed');
+const chain = chainRpc(settings.solana.rpcUrl);
 try {
-  console.log(`operator ${operator.publicKey.toBase58()}, mint ${settings.claimMint}`);
-  const results = await setupVendorAccounts(connection, operator, settings.claimMint, settings.recipients);
+  console.log(`operator ${operator.address}, mint ${settings.claimMint}`);
+  const results = await setupVendorAccounts(chain, operator, settings.claimMint, settings.recipients);
   for (const r of results)
     console.log(
       r.created
@@ -84,4 +86,4 @@ try {
 } catch (err) {
   fail(`vendor:setup failed: ${redactError(err)}`, 1);
 }
-process.exit(0); // web3.js may keep a socket open
+process.exit(0); // a kept-alive socket must not hold the script

@@ -77,8 +77,8 @@ async function main(): Promise<void> {
     for (const line of demoBanner({ storeUrl: server.url, localnetRpcUrl, catalog })) console.log(line);
 
   // Start-up warning: a vendor without a $CLAIM token account makes its first buyer create it. Read through the
-  // server's budgeted Connection, so it shares the process's RPC budget with the watcher.
-  warnMissingVendorAccounts(server.connection, settings).catch((err: unknown) =>
+  // server's budgeted RPC client, so it shares the process's RPC budget with the watcher.
+  warnMissingVendorAccounts(server.chain, settings).catch((err: unknown) =>
     console.warn(`Could not check the vendors' token accounts: ${redactError(err)}`),
   );
 

@@ -2,7 +2,7 @@
  * What startServer (./server.ts) takes and gives: the overrides tests and main.ts pass, and the running server's
  * handle. Types only; server.ts re-exports them.
  */
-import type { Connection } from '@solana/web3.js';
+import type { ChainRpc } from './payments/connection';
 import type { FastifyInstance } from 'fastify';
 import type { Catalog } from '../core/catalog';
 import type { OutboxWorker, OutboxWorkerOptions } from './mail/outbox';
@@ -82,12 +82,12 @@ export interface ServerOverrides {
   probes?: OpsProbes;
   /**
    * Whether each vendor's $CLAIM token account exists (no QR or payment link otherwise). Default: read through the
-   * budgeted Connection with a short cache (payments/payout-accounts.ts). Tests without a chain replace it.
+   * budgeted RPC client with a short cache (payments/payout-accounts.ts). Tests without a chain replace it.
    */
   payoutAccounts?: PayoutAccounts;
   /**
    * Buyers' $CLAIM balances for the hold rule (docs/decisions/holds.md). Default: read through the budgeted
-   * Connection with a 10 s cache (payments/wallet-balances.ts).
+   * RPC client with a 10 s cache (payments/wallet-balances.ts).
    */
   walletBalances?: WalletBalances;
 }
@@ -113,8 +113,8 @@ export interface RunningServer {
   retention?: RetentionJob;
   price?: PriceService;
   transport: MailTransport;
-  /** The process's budgeted Solana Connection (payments/connection.ts): every server RPC call shares its budget. */
-  connection: Connection;
+  /** The process's budgeted Solana RPC client (payments/connection.ts): every server RPC call shares its budget. */
+  chain: ChainRpc;
   /** That budget (the fleet's on PostgreSQL: payments/fleet-budget.ts). */
   budget: RpcBudget;
   /** Whether each vendor can receive by QR (its $CLAIM token account exists), cached. */

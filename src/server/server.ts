@@ -64,7 +64,7 @@ export async function startServer(
       ...(overrides.payoutAccounts ? { payoutAccounts: overrides.payoutAccounts } : {}),
       ...(overrides.walletBalances ? { walletBalances: overrides.walletBalances } : {}),
     });
-    const { budget, connection, payoutAccounts, balances, lanes } = chain;
+    const { budget, payoutAccounts, balances, lanes } = chain;
 
     const transport = overrides.transport ?? createMailTransport(settings.mail);
     if (!overrides.transport && transport.close) cleanups.push(() => transport.close?.());
@@ -220,7 +220,7 @@ export async function startServer(
       ...(retention ? { retention } : {}),
       ...(price ? { price } : {}),
       transport,
-      connection,
+      chain: chain.chain,
       budget,
       payoutAccounts,
       lanes,

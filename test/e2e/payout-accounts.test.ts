@@ -7,10 +7,12 @@
  * creates the account, is in wallet.test.ts); once the account is created the open QR page shows its QR by itself.
  */
 import type { Browser, BrowserContextOptions, Request } from 'playwright-core';
-import { Keypair, Connection } from '@solana/web3.js';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notSetUpMessage } from '../../src/core/payout-account';
 import { setupVendorAccounts } from '../../src/server/ops/vendor-accounts';
+import { chainRpc } from '../../src/server/payments/connection';
 import { launchBrowser, openPage, unexpectedErrors } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
@@ -123,8 +125,8 @@ describe('a vendor without a token account', () => {
     const operator = Keypair.generate();
     await stack.fund(operator.publicKey.toBase58(), { sol: 1 });
     const made = await setupVendorAccounts(
-      new Connection(stack.localnet.rpcUrl, 'confirmed'),
-      operator,
+      chainRpc(stack.localnet.rpcUrl),
+      await createKeyPairSignerFromBytes(operator.secretKey),
       stack.settings.claimMint,
       { gorilla: stack.settings.recipients.gorilla ?? '' },
     );

@@ -8,6 +8,7 @@
  * fleet's budget was full at times (its claims were refused: the test ran at the limit), and every payment is
  * recorded. Runs when TEST_DATABASE_URL is set.
  */
+import { address } from '@solana/kit';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -165,7 +166,10 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
       (async () => {
         for (let i = 0; on; i++) {
           const server = i % 2 ? b : a;
-          await server.connection.getAccountInfo(Keypair.generate().publicKey).catch(() => undefined);
+          await server.chain.api
+            .getAccountInfo(address(Keypair.generate().publicKey.toBase58()), { encoding: 'base64' })
+            .send()
+            .catch(() => undefined);
           await new Promise((r) => setTimeout(r, 150));
         }
       })(),

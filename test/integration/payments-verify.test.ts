@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
-import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
+import { chainRpc } from '../../src/server/payments/connection.js';
+import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import type { PaymentRpc } from '../../src/server/payments/rpc.js';
 import {
   classifyTransaction,
@@ -40,7 +41,7 @@ describe('payment verification against the localnet', () => {
     coopers = net.keys.recipients.coopersglass;
     gorilla = net.keys.recipients.gorilla;
     connection = new Connection(net.rpcUrl, 'confirmed');
-    rpc = connectionPaymentRpc(connection, { timeoutMs: 5000 });
+    rpc = chainPaymentRpc(chainRpc(net.rpcUrl), { timeoutMs: 5000 });
     await faucet(net, buyer.publicKey, 10, 10_000);
   });
   afterAll(async () => {

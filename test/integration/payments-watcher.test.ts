@@ -5,7 +5,8 @@ import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { createWatchLanes } from '../../src/server/payments/lanes.js';
-import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
+import { chainRpc } from '../../src/server/payments/connection.js';
+import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import type { PaymentRpc } from '../../src/server/payments/rpc.js';
 import {
   PaymentWatcher,
@@ -43,7 +44,7 @@ describe('PaymentWatcher against the localnet and the order service', () => {
     mint = net.keys.mint;
     coopers = net.keys.recipients.coopersglass;
     connection = new Connection(net.rpcUrl, 'confirmed');
-    rpc = connectionPaymentRpc(connection, { timeoutMs: 5000 });
+    rpc = chainPaymentRpc(chainRpc(net.rpcUrl), { timeoutMs: 5000 });
     orders = await serviceOrders(net, now);
     await faucet(net, buyer.publicKey, 10, 100_000);
   });

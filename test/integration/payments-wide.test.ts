@@ -9,7 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { Connection, Keypair, Transaction } from '@solana/web3.js';
 import { startLocalnet } from '../../src/localnet/index.js';
-import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
+import { chainRpc } from '../../src/server/payments/connection.js';
+import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { MAX_KEYS_PER_TRANSFER, referenceLikeKeys } from '../../src/server/payments/watch/unmatched.js';
 import { faucet, serviceOrders, transferIx, waitFor } from './payments-support.js';
@@ -36,7 +37,7 @@ describe('wide transactions and the unmatched table', () => {
       const attacker = Keypair.generate();
       await faucet(net, attacker.publicKey, 10, 1_000_000);
       const connection = new Connection(net.rpcUrl, 'confirmed');
-      const rpc = connectionPaymentRpc(connection);
+      const rpc = chainPaymentRpc(chainRpc(net.rpcUrl));
       const store = kyselyScanStore(orders.store.db);
       const coopers = net.keys!.recipients.coopersglass;
       const signatures: string[] = [];

@@ -5,12 +5,14 @@
  * wallet's transaction creates the account) and the other vendor alone, asks the chain a bounded number of times
  * however many pages ask, sees the account once it is created, and refuses in words when the chain cannot be asked.
  */
+import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { createPayoutAccounts } from '../../src/server/payments/payout-accounts';
 import { setupVendorAccounts } from '../../src/server/ops/vendor-accounts';
+import { chainRpc } from '../../src/server/payments/connection';
 import { notSetUpMessage, PAYOUT_UNKNOWN_MESSAGE } from '../../src/core/payout-account';
 import type { PayoutAccountStatus } from '../../src/core/api';
 import { Clock, RecordingTransport, sqliteBackend, TestPrice, testSettings } from './orders-support';
@@ -50,12 +52,9 @@ describe('payout accounts: no QR to a vendor whose token account does not exist'
     });
     reads = 0;
     // The server's reads of the chain, counted by method.
-    const connection = new Connection(net.rpcUrl, {
-      commitment: 'confirmed',
-      fetch: (input, init) => {
-        if (typeof init?.body === 'string' && init.body.includes('"getMultipleAccounts')) reads += 1;
-        return fetch(input, init);
-      },
+    const chain = chainRpc(net.rpcUrl, (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"getMultipleAccounts')) reads += 1;
+      return fetch(input, init);
     });
     server = await startServer(settings, {
       store: await backend.fresh(),
@@ -67,7 +66,7 @@ describe('payout accounts: no QR to a vendor whose token account does not exist'
       retention: false,
       // The production check, on the test clock so its cache periods can be stepped through.
       payoutAccounts: createPayoutAccounts({
-        connection,
+        chain,
         mint: settings.claimMint,
         recipients: settings.recipients,
         now: () => clock.ms,
@@ -126,9 +125,14 @@ describe('payout accounts: no QR to a vendor whose token account does not exist'
       await conn.requestAirdrop(operator.publicKey, LAMPORTS_PER_SOL),
       'confirmed',
     );
-    const made = await setupVendorAccounts(conn, operator, settings.claimMint, {
-      gorilla: settings.recipients.gorilla ?? '',
-    });
+    const made = await setupVendorAccounts(
+      chainRpc(net.rpcUrl),
+      await signerOf(operator),
+      settings.claimMint,
+      {
+        gorilla: settings.recipients.gorilla ?? '',
+      },
+    );
     expect(made[0]?.created).toBe(true);
     clock.advance(14_000);
     expect((await quote(HONEY)).statusCode).toBe(409); // still the cached answer
@@ -156,3 +160,8 @@ describe('payout accounts: no QR to a vendor whose token account does not exist'
     expect((await quote(EAGLES)).statusCode).toBe(200); // seen existing: kept while the RPC is down
   });
 });
+
+/** A web3.js test key as the kit signer the server's setup takes. */
+function signerOf(key: Keypair) {
+  return createKeyPairSignerFromBytes(key.secretKey);
+}

@@ -11,7 +11,8 @@ import { catalog } from '../../catalog/index.js';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
-import { connectionPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
+import { chainRpc } from '../../src/server/payments/connection.js';
+import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { PaymentWatcher, type WatcherEvent } from '../../src/server/payments/watcher.js';
 import { faucet, pay, serviceOrders, waitFor, type ServiceOrders } from './payments-support.js';
@@ -70,7 +71,7 @@ describe('QR: paid before the order is recorded', () => {
     const events: WatcherEvent[] = [];
     const feed = new WsLogsFeed(net.wsUrl, { reconnectMs: 100 });
     const watcher = new PaymentWatcher({
-      rpc: connectionPaymentRpc(connection, { timeoutMs: 5000 }),
+      rpc: chainPaymentRpc(chainRpc(net.rpcUrl), { timeoutMs: 5000 }),
       orders: orders.service,
       feed,
       recipients: [net.keys!.recipients.coopersglass.toBase58(), net.keys!.recipients.gorilla.toBase58()],
@@ -145,7 +146,7 @@ describe('QR: paid before the order is recorded', () => {
     const events: WatcherEvent[] = [];
     const feed = new WsLogsFeed(net.wsUrl, { reconnectMs: 100 });
     const watcher = new PaymentWatcher({
-      rpc: connectionPaymentRpc(connection, { timeoutMs: 5000 }),
+      rpc: chainPaymentRpc(chainRpc(net.rpcUrl), { timeoutMs: 5000 }),
       orders: orders.service,
       feed,
       recipients: [net.keys!.recipients.coopersglass.toBase58(), net.keys!.recipients.gorilla.toBase58()],

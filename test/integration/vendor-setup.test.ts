@@ -16,6 +16,7 @@ import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
 import { demoKeys } from '../../src/localnet/demo-keys.js';
 import { demoDefaults } from '../../src/server/demo-defaults.js';
 import { vendorAccounts, warnMissingVendorAccounts } from '../../src/server/ops/vendor-accounts.js';
+import { chainRpc } from '../../src/server/payments/connection.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -59,7 +60,7 @@ async function signaturesOf(address: string): Promise<string[]> {
 describe('vendor token accounts', () => {
   it('warns at start-up for the missing one only', async () => {
     const lines: string[] = [];
-    const missing = await warnMissingVendorAccounts(connection, defaults, (l) => lines.push(l));
+    const missing = await warnMissingVendorAccounts(chainRpc(net.rpcUrl), defaults, (l) => lines.push(l));
     expect(missing.map((m) => m.group)).toEqual(['gorilla']);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('Vendor gorilla');
@@ -68,7 +69,7 @@ describe('vendor token accounts', () => {
   });
 
   it('vendor:setup creates the missing account, paid by the operator; a second run changes nothing; no warning after', async () => {
-    const before = await vendorAccounts(connection, defaults.claimMint, defaults.recipients);
+    const before = await vendorAccounts(chainRpc(net.rpcUrl), defaults.claimMint, defaults.recipients);
     const gorilla = before.find((a) => a.group === 'gorilla');
     const glass = before.find((a) => a.group === 'coopersglass');
     expect(gorilla?.exists).toBe(false);
@@ -92,7 +93,7 @@ describe('vendor token accounts', () => {
     expect(second).not.toContain('created ');
     expect(await signaturesOf(gorilla?.ata ?? '')).toEqual(sigs); // no transaction touched it
     const lines: string[] = [];
-    expect(await warnMissingVendorAccounts(connection, defaults, (l) => lines.push(l))).toEqual([]);
+    expect(await warnMissingVendorAccounts(chainRpc(net.rpcUrl), defaults, (l) => lines.push(l))).toEqual([]);
     expect(lines).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from 
 import type { OrderCreated, QuoteResponse, StockResponse } from '../../src/core/api';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { startServer, type RunningServer } from '../../src/server/server';
+import { chainRpc } from '../../src/server/payments/connection';
 import { createWalletBalances } from '../../src/server/payments/wallet-balances';
 import { formatBaseUnits } from '../../src/core/money';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
@@ -75,7 +76,11 @@ describe.each(backends)('wallet holds need the money on $name', (backend: Backen
         expireEveryMs: 0,
         retention: false,
         // The production reader (the chain's token accounts), its 10 s cache on the test clock.
-        walletBalances: createWalletBalances({ connection, mint: settings.claimMint, now: () => clock.ms }),
+        walletBalances: createWalletBalances({
+          chain: chainRpc(net.rpcUrl),
+          mint: settings.claimMint,
+          now: () => clock.ms,
+        }),
       });
       await server.stock.set(BATH, 25, 'test', clock.now().toISOString());
     });

@@ -1,43 +1,70 @@
 /**
- * The one way the server builds a Solana `Connection`: every HTTP request it makes takes a slot from the process's
- * RPC budget (`budget.ts`: SOLANA_RPC_BUDGET per 10 s, 40 % per method, 429 pauses every caller), and web3.js's
- * own 429 retry loop is off (the budget honours Retry-After for the whole process instead). The payment watcher,
- * the seller console's refund check, the readiness probe and the start-up check of the vendors' token accounts
- * all go through it (raw JSON-RPC requests too, through `fetchOf`), so every RPC call of the process shares one
- * budget.
+ * The one way the server builds its Solana RPC client: a @solana/kit `Rpc` whose every HTTP request takes a slot
+ * from the process's RPC budget (`budget.ts`: SOLANA_RPC_BUDGET per 10 s, 40 % per method, 429 pauses every
+ * caller; the budget honours Retry-After for the whole process, and nothing else retries). The payment watcher,
+ * the seller console's refund check, the readiness probe, the transaction requests' blockhash, the payout-account
+ * and balance reads and the start-up check of the vendors' token accounts all go through it (the raw JSON-RPC
+ * requests too, through its `fetch`: rpc-adapter.ts's getTransaction of every version), so every RPC call of the
+ * process shares one budget.
+ *
+ * kit's own HTTP transport uses the global fetch and coalesces identical requests made in the same tick; ours
+ * (`fetchTransport`) sends each request through the given fetch, one HTTP request per call, as web3.js did: the
+ * budget counts what is sent.
  */
-import { Connection } from '@solana/web3.js';
+import { createSolanaRpcFromTransport, type Rpc, type RpcTransport, type SolanaRpcApi } from '@solana/kit';
 import type { Settings } from '../settings';
 import { budgetedFetch, type RpcBudget } from './budget';
 
-export interface BudgetedConnectionOptions {
+export interface ChainRpc {
+  /** kit's Solana RPC (every request through `fetch`; default commitment `confirmed`). */
+  readonly api: Rpc<SolanaRpcApi>;
+  /** The endpoint, for raw JSON-RPC requests through `fetch`. */
+  readonly url: string;
+  /** The fetch every request goes through (the budgeted one for budgetedRpc). */
+  readonly fetch: typeof fetch;
+}
+
+export interface BudgetedRpcOptions {
   /** Time limit of each request, waiting for a budget slot included (ms). Default 5000. */
   timeoutMs?: number;
 }
 
-export function budgetedConnection(
-  solana: Pick<Settings['solana'], 'rpcUrl' | 'wsUrl'>,
+/** The process's RPC: every request takes its slot from `budget`. */
+export function budgetedRpc(
+  solana: Pick<Settings['solana'], 'rpcUrl'>,
   budget: RpcBudget,
-  options: BudgetedConnectionOptions = {},
-): Connection {
-  const fetch = budgetedFetch(budget, { deadlineMs: options.timeoutMs ?? 5_000 });
-  const connection = new Connection(solana.rpcUrl, {
-    commitment: 'confirmed',
-    wsEndpoint: solana.wsUrl,
-    fetch,
-    disableRetryOnRateLimit: true,
-  });
-  fetches.set(connection, fetch);
-  return connection;
+  options: BudgetedRpcOptions = {},
+): ChainRpc {
+  return chainRpc(solana.rpcUrl, budgetedFetch(budget, { deadlineMs: options.timeoutMs ?? 5_000 }));
 }
 
-const fetches = new WeakMap<Connection, typeof fetch>();
+/** An RPC client over `fetchFn` (the global fetch by default: tests and scripts, outside any budget). */
+export function chainRpc(url: string, fetchFn: typeof fetch = globalThis.fetch.bind(globalThis)): ChainRpc {
+  return { api: createSolanaRpcFromTransport(fetchTransport(url, fetchFn)), url, fetch: fetchFn };
+}
+
+/** JSON in bodies: a bigint parameter is written as a number (kit's request transformers refuse unsafe ones). */
+function toJson(payload: unknown): string {
+  return JSON.stringify(payload, (_key, value: unknown) =>
+    typeof value === 'bigint' ? Number(value) : value,
+  );
+}
 
 /**
- * The fetch `connection`'s requests go through (a budgeted Connection's budgeted fetch; another's, the global
- * one), for the raw JSON-RPC requests web3.js does not make for us (rpc-adapter.ts: getTransaction of every
- * version we read), so they take their slot from the same budget.
+ * kit's transport contract over `fetchFn`: POST the JSON-RPC payload, answer the parsed body (kit's response
+ * transformers then throw a JSON-RPC error as a SolanaError and turn integers into bigints). An HTTP error
+ * (a 429 the budget gave up on, a 5xx) throws with its status, as web3.js's did.
  */
-export function fetchOf(connection: Connection): typeof fetch {
-  return fetches.get(connection) ?? globalThis.fetch.bind(globalThis);
+function fetchTransport(url: string, fetchFn: typeof fetch): RpcTransport {
+  return async <TResponse>({ payload, signal }: { payload: unknown; signal?: AbortSignal }) => {
+    const res = await fetchFn(url, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json; charset=utf-8' },
+      body: toJson(payload),
+      ...(signal ? { signal } : {}),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${res.status} ${res.statusText}: ${text.slice(0, 300)}`);
+    return JSON.parse(text) as TResponse;
+  };
 }

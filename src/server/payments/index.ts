@@ -1,9 +1,9 @@
 /**
- * Payments: verification (verify.ts), the RPC port (rpc.ts), budgeted Connections (connection.ts, budget.ts),
+ * Payments: verification (verify.ts), the RPC port (rpc.ts), budgeted RPC clients (connection.ts, budget.ts),
  * the WebSocket feed (feed.ts) and the watcher (watcher.ts and its parts in watch/). `startPayments` is the
- * composition the server uses: its own budgeted Connection, one feed, one watcher serving the server's lanes
+ * composition the server uses: its own budgeted RPC client, one feed, one watcher serving the server's lanes
  * (./lanes.ts: the chain clock, the awaited and the hint lane).
- * The process has two budgeted Connections (this one, and startServer's for the refund check, the readiness probe
+ * The process has two budgeted RPC clients (this one, and startServer's for the refund check, the readiness probe
  * and the payout-account reads), both drawing on the one RPC budget the server hands in (`budget`).
  */
 import type { OpsProbes, WatcherLag } from '../ops/probes';
@@ -13,9 +13,9 @@ import type { OrderService } from '../orders/service';
 import type { Settings } from '../settings';
 import type { Store } from '../store/store';
 import { budgetedFetch, RpcBudget, RpcBudgetExhaustedError, rpcPriority, type RpcStats } from './budget';
-import { budgetedConnection } from './connection';
+import { budgetedRpc } from './connection';
 import { WsLogsFeed } from './feed';
-import { connectionPaymentRpc } from './rpc-adapter';
+import { chainPaymentRpc } from './rpc-adapter';
 import type { WatchLanes } from './lanes';
 import { kyselyScanStore, type ScanStore } from './scan-store';
 import { PaymentWatcher, type PaymentWatcherOptions, type WatcherEvent } from './watcher';
@@ -116,9 +116,8 @@ function defaultOnEvent(): (event: WatcherEvent) => void {
 export async function startPayments(deps: StartPaymentsDeps): Promise<RunningPayments> {
   const timeoutMs = deps.rpcTimeoutMs ?? 5_000;
   const budget = deps.budget ?? new RpcBudget({ perWindow: deps.settings.rpcBudget?.per10s ?? 60 });
-  // Every request of this Connection takes its slot from the process's budget (connection.ts).
-  const connection = budgetedConnection(deps.settings.solana, budget, { timeoutMs });
-  const rpc = connectionPaymentRpc(connection, { timeoutMs });
+  // Every request of this client takes its slot from the process's budget (connection.ts).
+  const rpc = chainPaymentRpc(budgetedRpc(deps.settings.solana, budget, { timeoutMs }), { timeoutMs });
   const onEvent = deps.onEvent ?? defaultOnEvent();
   const feed = new WsLogsFeed(deps.settings.solana.wsUrl, {
     onError: (error) => onEvent({ type: 'error', where: 'websocket', error }),

@@ -1,36 +1,41 @@
-import { Keypair, PublicKey, type Connection } from '@solana/web3.js';
-import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { generateKeyPairSigner } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
+import type { ChainRpc } from './connection';
 import { createPayoutAccounts } from './payout-accounts';
 
-const mint = Keypair.generate().publicKey.toBase58();
-const recipients = {
-  coopersglass: Keypair.generate().publicKey.toBase58(),
-  gorilla: Keypair.generate().publicKey.toBase58(),
-};
+const key = async () => (await generateKeyPairSigner()).address;
+const mint = await key();
+const recipients = { coopersglass: await key(), gorilla: await key() };
 
-/** A Connection stand-in: the mint is an SPL Token mint; `exists` says which token accounts exist. */
+/** The RPC client's stand-in: the mint is an SPL Token mint; `exists` says which token accounts exist. */
 function fakeChain(exists: { coopersglass: boolean; gorilla: boolean }) {
   const calls = { mint: 0, accounts: 0 };
   let failing = false;
   let release: (() => void) | undefined;
   let gate: Promise<void> | undefined;
-  const connection = {
-    getAccountInfo: (key: PublicKey) => {
-      calls.mint += 1;
-      if (failing) return Promise.reject(new Error('503'));
-      expect(key.toBase58()).toBe(mint);
-      return Promise.resolve({ owner: TOKEN_PROGRAM_ID });
-    },
-    getMultipleAccountsInfo: async (keys: PublicKey[]) => {
-      calls.accounts += 1;
-      await gate;
-      if (failing) throw new Error('503');
-      return [exists.coopersglass ? {} : null, exists.gorilla ? {} : null].slice(0, keys.length);
-    },
-  } as unknown as Connection;
+  const api = {
+    getAccountInfo: (address: string) => ({
+      send: () => {
+        calls.mint += 1;
+        if (failing) return Promise.reject(new Error('503'));
+        expect(address).toBe(mint);
+        return Promise.resolve({ value: { owner: TOKEN_PROGRAM_ADDRESS } });
+      },
+    }),
+    getMultipleAccounts: (addresses: string[]) => ({
+      send: async () => {
+        calls.accounts += 1;
+        await gate;
+        if (failing) throw new Error('503');
+        return {
+          value: [exists.coopersglass ? {} : null, exists.gorilla ? {} : null].slice(0, addresses.length),
+        };
+      },
+    }),
+  };
   return {
-    connection,
+    chain: { api, url: 'http://chain.invalid', fetch } as unknown as ChainRpc,
     calls,
     exists,
     fail: (f: boolean) => {
@@ -47,7 +52,7 @@ describe('payout accounts check (cached, one read in flight)', () => {
   it('20 pages at once share one read; the answer is cached; the mint is read once per process', async () => {
     const chain = fakeChain({ coopersglass: true, gorilla: false });
     let now = 0;
-    const accounts = createPayoutAccounts({ connection: chain.connection, mint, recipients, now: () => now });
+    const accounts = createPayoutAccounts({ chain: chain.chain, mint, recipients, now: () => now });
     chain.hold();
     const asked = Array.from({ length: 20 }, (_, i) => accounts.state(i % 2 ? 'gorilla' : 'coopersglass'));
     await new Promise((r) => setTimeout(r, 10));
@@ -72,7 +77,7 @@ describe('payout accounts check (cached, one read in flight)', () => {
     let now = 0;
     const errors: unknown[] = [];
     const accounts = createPayoutAccounts({
-      connection: chain.connection,
+      chain: chain.chain,
       mint,
       recipients,
       now: () => now,

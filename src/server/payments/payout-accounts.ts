@@ -1,11 +1,11 @@
 /**
  * Whether each vendor can receive by QR now: its $CLAIM token account exists (src/core/payout-account.ts). Read
- * through the server's budgeted Connection, all vendors in one `getMultipleAccountsInfo`, with a short cache
+ * through the server's budgeted RPC (connection.ts), all vendors in one `getMultipleAccounts`, with a short cache
  * (`PAYOUT_ACCOUNT_TTL_MS`): page views never hit the RPC beyond one read per period, and concurrent askers share
  * one read in flight. The mint's token program is read once. A failed read answers 'unknown' (the caller refuses
  * the QR in words), except that an account already seen existing stays 'exists'.
  */
-import { PublicKey, type Connection } from '@solana/web3.js';
+import type { Address } from '@solana/kit';
 import {
   isFresh,
   nextPayoutEntry,
@@ -15,6 +15,7 @@ import {
   type PayoutAccountState,
 } from '../../core/payout-account';
 import { tokenProgramOf, vendorAccounts } from '../ops/vendor-accounts';
+import type { ChainRpc } from './connection';
 
 export interface PayoutAccounts {
   /** The state of a payout group's token account (cached; reads the chain when the answer is stale). */
@@ -30,7 +31,7 @@ export interface PayoutAccounts {
 }
 
 export interface PayoutAccountsOptions {
-  connection: Connection;
+  chain: ChainRpc;
   mint: string;
   recipients: Record<string, string>;
   now?: () => number;
@@ -43,14 +44,14 @@ export function createPayoutAccounts(opts: PayoutAccountsOptions): PayoutAccount
   const now = opts.now ?? Date.now;
   const ttl = opts.ttl ?? PAYOUT_ACCOUNT_TTL_MS;
   const entries = new Map<string, PayoutAccountEntry>();
-  let program: PublicKey | undefined;
+  let program: Address | undefined;
   let inFlight: Promise<void> | undefined;
 
   const refresh = async (): Promise<void> => {
     const at = now();
     try {
-      program ??= await tokenProgramOf(opts.connection, new PublicKey(opts.mint));
-      const rows = await vendorAccounts(opts.connection, opts.mint, opts.recipients, program);
+      program ??= await tokenProgramOf(opts.chain, opts.mint);
+      const rows = await vendorAccounts(opts.chain, opts.mint, opts.recipients, program);
       for (const r of rows)
         entries.set(r.group, nextPayoutEntry(entries.get(r.group), r.exists ? 'exists' : 'missing', at, ttl));
     } catch (err) {

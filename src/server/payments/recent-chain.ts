@@ -11,11 +11,12 @@
  * blockhash the Solana Pay spec allows ("the wallet must set it"). The price follows the wallet checkout's rule
  * (src/core/priority-fee.ts); the floor until the first answer, and the last answer when a refresh fails.
  */
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey, type Connection } from '@solana/web3.js';
+import type { Address } from '@solana/kit';
 import { PRIORITY_FEE_FLOOR, priorityPriceFrom } from '../../core/priority-fee';
 import { ZERO_BLOCKHASH } from '../../core/payment-tx';
+import { associatedTokenAddress } from './ata';
 import { rpcBackground } from './budget';
+import type { ChainRpc } from './connection';
 
 export interface ChainSnapshot {
   blockhash: string;
@@ -34,7 +35,7 @@ export interface RecentChain {
 }
 
 export interface RecentChainOptions {
-  connection: Pick<Connection, 'getLatestBlockhash' | 'getRecentPrioritizationFees'>;
+  chain: ChainRpc;
   mint: string;
   /** Payout wallets (group → owner): their token accounts are the accounts a payment write-locks. */
   recipients: Record<string, string>;
@@ -50,11 +51,11 @@ export function createRecentChain(opts: RecentChainOptions): RecentChain {
   const now = opts.now ?? Date.now;
   const refreshMs = opts.refreshMs ?? 20_000;
   const maxAge = opts.maxBlockhashAgeMs ?? 45_000;
-  let accounts: PublicKey[] | undefined;
-  const writable = (): PublicKey[] => {
+  let accounts: Address[] | undefined;
+  const writable = (): Address[] => {
     accounts ??= Object.values(opts.recipients).flatMap((owner) => {
       try {
-        return [getAssociatedTokenAddressSync(new PublicKey(opts.mint), new PublicKey(owner), true)];
+        return [associatedTokenAddress(opts.mint, owner)];
       } catch {
         return [];
       }
@@ -71,13 +72,13 @@ export function createRecentChain(opts: RecentChainOptions): RecentChain {
     counts.refreshes++;
     await rpcBackground.run(true, async () => {
       const [latest, fees] = await Promise.allSettled([
-        opts.connection.getLatestBlockhash('confirmed'),
-        opts.connection.getRecentPrioritizationFees({ lockedWritableAccounts: writable() }),
+        opts.chain.api.getLatestBlockhash({ commitment: 'confirmed' }).send(),
+        opts.chain.api.getRecentPrioritizationFees(writable()).send(),
       ]);
       if (latest.status === 'fulfilled')
         hash = {
-          blockhash: latest.value.blockhash,
-          lastValidBlockHeight: BigInt(latest.value.lastValidBlockHeight),
+          blockhash: latest.value.value.blockhash,
+          lastValidBlockHeight: latest.value.value.lastValidBlockHeight,
           at: now(),
         };
       if (fees.status === 'fulfilled') price = priorityPriceFrom(fees.value);

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcBudget } from './budget';
-import { budgetedConnection } from './connection';
+import { budgetedRpc } from './connection';
 import { UnreadableTransactionError } from './rpc';
-import { connectionPaymentRpc } from './rpc-adapter';
+import { chainPaymentRpc } from './rpc-adapter';
 
 const KEY = '11111111111111111111111111111111';
 const bodies: { method: string; params: unknown[] }[] = [];
@@ -32,12 +32,10 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe('getTransaction through the budgeted Connection', () => {
+describe('getTransaction through the budgeted RPC client', () => {
   it('is one raw request declaring version 1, counted by the process budget, its v1 answer read', async () => {
     const budget = new RpcBudget({ perWindow: 60 });
-    const rpc = connectionPaymentRpc(
-      budgetedConnection({ rpcUrl: url, wsUrl: url.replace('http', 'ws') }, budget),
-    );
+    const rpc = chainPaymentRpc(budgetedRpc({ rpcUrl: url }, budget));
     answer = {
       result: {
         slot: 7,
@@ -84,9 +82,7 @@ describe('getTransaction through the budgeted Connection', () => {
   });
 
   it('-32015 and a body that is not JSON are unreadable transactions, not transport failures', async () => {
-    const rpc = connectionPaymentRpc(
-      budgetedConnection({ rpcUrl: url, wsUrl: url.replace('http', 'ws') }, new RpcBudget({ perWindow: 60 })),
-    );
+    const rpc = chainPaymentRpc(budgetedRpc({ rpcUrl: url }, new RpcBudget({ perWindow: 60 })));
     answer = {
       error: { code: -32015, message: 'Transaction version (2) is not supported by the requesting client.' },
     };

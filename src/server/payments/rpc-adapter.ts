@@ -1,12 +1,12 @@
 /**
- * The payments' RPC port (rpc.ts) over a web3.js `Connection`. Every call has a time limit (`timeoutMs`,
- * default 5 s) and reads at commitment `confirmed`. getTransaction is a raw JSON-RPC request through the
- * Connection's own fetch (the process's RPC budget for a budgeted Connection: connection.ts) declaring the
- * highest transaction version we read, its `json` answer read by tx-answer.ts, so legacy, v0 and v1 are judged
- * alike and an answer we cannot read says why (docs/decisions/transaction-versions.md).
+ * The payments' RPC port (rpc.ts) over the server's RPC client (connection.ts: @solana/kit over the budgeted
+ * fetch). Every call has a time limit (`timeoutMs`, default 5 s) and reads at commitment `confirmed`.
+ * getTransaction is a raw JSON-RPC request through the client's own fetch (the process's RPC budget for a
+ * budgeted client) declaring the highest transaction version we read, its `json` answer read by tx-answer.ts, so
+ * legacy, v0 and v1 are judged alike and an answer we cannot read says why (docs/decisions/transaction-versions.md).
  */
-import { PublicKey, type Connection } from '@solana/web3.js';
-import { fetchOf } from './connection';
+import { address, type Signature } from '@solana/kit';
+import type { ChainRpc } from './connection';
 import {
   PaymentRpcError,
   UnreadableTransactionError,
@@ -22,9 +22,9 @@ function toCommitment(s: string | null | undefined): ChainCommitment | null {
 
 let nextId = 1;
 
-/** One getTransaction as a raw JSON-RPC request over `connection`'s endpoint and fetch. */
-async function rawGetTransaction(connection: Connection, signature: string): Promise<unknown> {
-  const res = await fetchOf(connection)(connection.rpcEndpoint, {
+/** One getTransaction as a raw JSON-RPC request over the client's endpoint and fetch. */
+async function rawGetTransaction(chain: ChainRpc, signature: string): Promise<unknown> {
+  const res = await chain.fetch(chain.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -50,40 +50,47 @@ async function rawGetTransaction(connection: Connection, signature: string): Pro
   }
 }
 
-/** Adapts a web3.js Connection to the port. */
-export function connectionPaymentRpc(
-  connection: Connection,
-  options: { timeoutMs?: number } = {},
-): PaymentRpc {
+/** Adapts the RPC client to the port. */
+export function chainPaymentRpc(chain: ChainRpc, options: { timeoutMs?: number } = {}): PaymentRpc {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
-    getSignaturesForAddress: (address, query) =>
+    getSignaturesForAddress: (owner, query) =>
       withTimeout('getSignaturesForAddress', timeoutMs, async () => {
-        const list = await connection.getSignaturesForAddress(
-          new PublicKey(address),
-          { before: query.before, until: query.until, limit: query.limit },
-          'confirmed',
-        );
+        const list = await chain.api
+          // The address is checked here (as web3.js did); signatures go to the node as given, it judges them.
+          .getSignaturesForAddress(address(owner), {
+            commitment: 'confirmed',
+            ...(query.before !== undefined ? { before: query.before as Signature } : {}),
+            ...(query.until !== undefined ? { until: query.until as Signature } : {}),
+            ...(query.limit !== undefined ? { limit: query.limit } : {}),
+          })
+          .send();
         return list.map((s) => ({
           signature: s.signature,
-          slot: s.slot,
+          slot: Number(s.slot),
           err: s.err ?? null,
-          blockTime: s.blockTime ?? null,
+          blockTime: s.blockTime == null ? null : Number(s.blockTime),
           confirmationStatus: toCommitment(s.confirmationStatus),
         }));
       }),
 
     getTransaction: (signature) =>
       withTimeout('getTransaction', timeoutMs, async () =>
-        readGetTransactionBody(signature, await rawGetTransaction(connection, signature)),
+        readGetTransactionBody(signature, await rawGetTransaction(chain, signature)),
       ),
 
     getSignatureStatuses: (signatures) =>
       withTimeout('getSignatureStatuses', timeoutMs, async () => {
-        const res = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+        const res = await chain.api
+          .getSignatureStatuses(signatures as Signature[], { searchTransactionHistory: true })
+          .send();
         return res.value.map((s) =>
           s
-            ? { slot: s.slot, err: s.err ?? null, confirmationStatus: toCommitment(s.confirmationStatus) }
+            ? {
+                slot: Number(s.slot),
+                err: s.err ?? null,
+                confirmationStatus: toCommitment(s.confirmationStatus),
+              }
             : null,
         );
       }),

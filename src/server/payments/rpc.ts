@@ -1,5 +1,5 @@
 /**
- * The narrow RPC port payment verification needs, and its adapter over @solana/web3.js `Connection`.
+ * The narrow RPC port payment verification needs (its adapter over the server's RPC client: rpc-adapter.ts).
  *
  * Everything crossing this port is plain data: addresses and signatures as base58 strings (never `PublicKey`
  * objects compared with `===`), token amounts as raw integer strings. Tests drive verification through it.
