@@ -21,162 +21,30 @@
  * The same is printed for one instance as the baseline (`--instances 1` alone).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { cliArg, cliNumber, httpCall, keepAliveAgent, percentile } from './lib/load';
+import { Keypair } from '@solana/web3.js';
+import { cliArg, cliNumber, httpCall, keepAliveAgent } from './lib/load';
 import {
-  BENCH_DROP,
   startLocalnetProcess,
   startPriceFeed,
   startProductionServer,
   type LocalnetProcess,
   type ProductionServer,
 } from './lib/production';
-import { INTERNATIONAL_SHIPPING } from '../test/support/fixtures';
-import { proofOf } from '../test/support/hold-proof';
-import { pollMs } from '../src/core/drop';
-import type { DropLineResponse, OrderCreated, QuoteResponse } from '../src/core/api';
+import { buyNow, call, fmt, RunStats, sleep, type Buyer } from './lib/drop-buyers';
+import { poolTimeouts, storeFacts } from './lib/drop-store';
+import { settle } from './lib/drop-settle';
 
 const args = process.argv.slice(2);
 const BUYERS = Math.floor(cliNumber(args, 'buyers', 1000, 5000));
 const UNITS = Math.floor(cliNumber(args, 'units', 20, 1000));
-const PAYERS_WHO_DO_NOT_PAY = 5;
 const READS_PER_S = 40;
 const HOLD_MINUTES = 1;
 const pgUrl = process.env.TEST_DATABASE_URL;
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-
-interface Call {
-  status: number;
-  code?: string;
-  ms: number;
-  body: string;
-}
-
-interface Buyer {
-  i: number;
-  ip: string;
-  wallet: Keypair;
-  server: ProductionServer;
-  order?: OrderCreated;
-  /** What the last refusal said (its error code). */
-  refused?: string;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-const pct = (xs: number[], p: number) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    p,
-  );
-const fmt = (xs: number[]) =>
-  xs.length === 0
-    ? 'none'
-    : `n ${xs.length}, p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
-
-async function call(
-  server: ProductionServer,
-  agent: ReturnType<typeof keepAliveAgent>,
-  ip: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: object,
-  headers: Record<string, string> = {},
-): Promise<Call> {
-  const t0 = performance.now();
-  const r = await httpCall({
-    port: server.port,
-    path,
-    method,
-    headers: { ...(body ? JSON_HEADERS : {}), 'x-forwarded-for': ip, ...headers },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-    agent,
-    readBody: true,
-  });
-  const ms = performance.now() - t0;
-  let code: string | undefined;
-  if (r.status >= 400)
-    try {
-      code = (JSON.parse(r.body) as { error?: string }).error;
-    } catch {
-      code = undefined;
-    }
-  return { status: r.status, ms, body: r.body, ...(code ? { code } : {}) };
-}
-
-/** Buy Now: a quote, then an order with the wallet's proof. */
-async function buyNow(b: Buyer, agent: ReturnType<typeof keepAliveAgent>, stats: RunStats): Promise<void> {
-  const t0 = performance.now();
-  const q = await call(b.server, agent, b.ip, 'POST', '/api/quotes', {
-    items: [{ productId: BENCH_DROP, quantity: 1 }],
-  });
-  stats.note(q);
-  if (q.status !== 200) {
-    b.refused = q.code;
-    stats.attempts.push(performance.now() - t0);
-    return;
-  }
-  const quote = JSON.parse(q.body) as QuoteResponse;
-  const o = await call(
-    b.server,
-    agent,
-    b.ip,
-    'POST',
-    '/api/orders',
-    {
-      quote: quote.quote,
-      shipping: INTERNATIONAL_SHIPPING,
-      paymentMethod: 'wallet',
-      payer: proofOf(b.wallet, quote.reference),
-    },
-    { 'idempotency-key': randomUUID() },
-  );
-  stats.note(o);
-  stats.orderCalls.push(o.ms);
-  stats.attempts.push(performance.now() - t0);
-  if (o.status === 201) {
-    b.order = JSON.parse(o.body) as OrderCreated;
-    b.refused = undefined;
-  } else b.refused = o.code;
-}
-
-class RunStats {
-  attempts: number[] = [];
-  orderCalls: number[] = [];
-  refusals: number[] = [];
-  codes = new Map<string, number>();
-  /** The first answer of each refusal code, in words. */
-  samples = new Map<string, string>();
-  fiveHundreds = 0;
-  transportErrors = 0;
-  errors: string[] = [];
-  fail = (e: unknown) => {
-    this.transportErrors++;
-    if (this.errors.length < 3) this.errors.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-  };
-  note(c: Call) {
-    if (c.status >= 500) this.fiveHundreds++;
-    if (c.status >= 400 && c.status < 500) {
-      this.refusals.push(c.ms);
-      const k = `${c.status} ${c.code ?? '?'}`;
-      this.codes.set(k, (this.codes.get(k) ?? 0) + 1);
-      if (!this.samples.has(k)) {
-        let message = c.body.slice(0, 160);
-        try {
-          message = (JSON.parse(c.body) as { message?: string }).message ?? message;
-        } catch {
-          /* not JSON */
-        }
-        this.samples.set(k, message);
-      }
-    }
-  }
-}
 
 async function fund(net: LocalnetProcess, wallets: Keypair[]): Promise<void> {
   let next = 0;
@@ -222,81 +90,6 @@ async function readsMeanwhile(
   }
   await Promise.all(pending);
   return out;
-}
-
-async function storeFacts(schema: string) {
-  const { openStore } = await import('../src/server/store/store');
-  const store = await openStore({ kind: 'postgres', url: pgUrl ?? '', schema });
-  try {
-    const line = await store.db
-      .selectFrom('stock')
-      .select(['on_hand', 'reserved'])
-      .where('product_id', '=', BENCH_DROP)
-      .executeTakeFirstOrThrow();
-    const res = await store.db
-      .selectFrom('reservations')
-      .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('product_id', '=', BENCH_DROP)
-      .groupBy('state')
-      .execute();
-    const log = await store.db
-      .selectFrom('stock_changes')
-      .select(['kind', 'on_hand_after', 'reserved_after', 'seq'])
-      .where('product_id', '=', BENCH_DROP)
-      .orderBy('seq')
-      .execute();
-    const orders = await store.db
-      .selectFrom('orders')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('items_json', 'like', `%${BENCH_DROP}%`)
-      .executeTakeFirstOrThrow();
-    const states = Object.fromEntries(res.map((r) => [r.state, Number(r.n)]));
-    return {
-      onHand: Number(line.on_hand),
-      reserved: Number(line.reserved),
-      states,
-      reserves: log.filter((l) => l.kind === 'reserve').length,
-      last: log.at(-1),
-      orders: Number(orders.n),
-    };
-  } finally {
-    await store.close();
-  }
-}
-
-function poolTimeouts(dir: string, names: string[]): number {
-  let n = 0;
-  for (const name of names) {
-    try {
-      n += readFileSync(join(dir, name), 'utf8')
-        .split('\n')
-        .filter((l) =>
-          /timeout exceeded when trying to connect|pool.*timeout|Connection terminated/i.test(l),
-        ).length;
-    } catch {
-      /* no log */
-    }
-  }
-  return n;
-}
-
-async function pay(net: LocalnetProcess, b: Buyer): Promise<void> {
-  const order = b.order!;
-  const connection = new Connection(net.rpcUrl, 'confirmed');
-  const mint = new PublicKey(order.mint);
-  const ix = createTransferCheckedInstruction(
-    getAssociatedTokenAddressSync(mint, b.wallet.publicKey),
-    mint,
-    getAssociatedTokenAddressSync(mint, new PublicKey(order.recipient), true),
-    b.wallet.publicKey,
-    BigInt(order.amountBaseUnits ?? '0'),
-    6,
-  );
-  ix.keys.push({ pubkey: new PublicKey(order.reference), isSigner: false, isWritable: false });
-  const latest = await connection.getLatestBlockhash('confirmed');
-  const tx = new Transaction({ feePayer: b.wallet.publicKey, ...latest }).add(ix);
-  tx.sign(b.wallet);
-  await connection.sendRawTransaction(tx.serialize());
 }
 
 async function run(
@@ -374,7 +167,7 @@ async function run(
     );
     stop.done = true;
     const readLat = await reads;
-    const facts = await storeFacts(schema);
+    const facts = await storeFacts(pgUrl ?? '', schema);
     const held = buyers.filter((b) => b.order);
     const title = `(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores as it ended) ${opts.instances} instance${opts.instances > 1 ? 's' : ''} on one PostgreSQL, ${BUYERS} buyers for ${UNITS} pieces, arrivals ${opts.spreadMs === 1000 ? 'all in the first second' : `spread over ${opts.spreadMs / 1000} s`}`;
     console.log(title);
@@ -399,75 +192,12 @@ async function run(
     for (const [path, xs] of readLat)
       console.log(`  GET ${path} during the drop (${READS_PER_S}/s in all): ${fmt(xs)}`);
 
-    if (opts.settle) await settle(net, buyers, agent, schema);
+    if (opts.settle) await settle(net, buyers, agent, pgUrl ?? '', schema);
     agent.destroy();
   } finally {
     for (const s of servers.reverse()) await s.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The holders settle: 15 pay, 5 do not; those waiting keep the page open and buy once let through. */
-async function settle(
-  net: LocalnetProcess,
-  buyers: Buyer[],
-  agent: ReturnType<typeof keepAliveAgent>,
-  schema: string,
-): Promise<void> {
-  const holders = buyers.filter((b) => b.order);
-  const payers = holders.slice(PAYERS_WHO_DO_NOT_PAY);
-  const lapsing = holders.slice(0, PAYERS_WHO_DO_NOT_PAY);
-  for (const b of payers) await pay(net, b);
-  const deadline = Math.max(...lapsing.map((b) => Date.parse(b.order!.expiresAt)));
-  const waiting = buyers.filter((b) => !b.order);
-  const secondWave: { b: Buyer; at: number; ahead: number }[] = [];
-  const stats = new RunStats();
-  let polls = 0;
-  const stopAt = deadline + 75_000; // the hold's deadline, the 30 s release sweep, the pages' next asks
-  await Promise.all(
-    waiting.map(async (b) => {
-      let ahead = 0;
-      while (Date.now() < stopAt && secondWave.length < lapsing.length) {
-        await sleep(pollMs(ahead) * (0.5 + Math.random() / 2));
-        const r = await call(b.server, agent, b.ip, 'POST', `/api/drops/${BENCH_DROP}/line`).catch(
-          () => undefined,
-        );
-        polls++;
-        if (!r || r.status !== 200) continue;
-        const place = (JSON.parse(r.body) as DropLineResponse).place;
-        if (place.state === 'waiting') ahead = place.ahead;
-        if (place.state === 'done') return;
-        if (place.state !== 'through') continue;
-        await buyNow(b, agent, stats).catch(() => undefined);
-        for (let k = 0; k < 10 && b.refused === 'drop_needs_hold'; k++) {
-          await sleep(1_000);
-          await buyNow(b, agent, stats).catch(() => undefined);
-        }
-        if (b.order) return void secondWave.push({ b, at: Date.now(), ahead });
-      }
-    }),
-  );
-  // The payers' orders: paid?
-  const statuses = new Map<string, number>();
-  for (const b of payers) {
-    const r = await call(b.server, agent, b.ip, 'GET', `/api/orders/${b.order!.orderId}`);
-    const st = r.status === 200 ? (JSON.parse(r.body) as { status: string }).status : `HTTP ${r.status}`;
-    statuses.set(st, (statuses.get(st) ?? 0) + 1);
-  }
-  const facts = await storeFacts(schema);
-  console.log(
-    `  then: ${payers.length} holders paid on the localnet (their orders now: ${JSON.stringify(Object.fromEntries(statuses))}), ${lapsing.length} did not; their holds lapsed at ${new Date(deadline).toISOString().slice(11, 19)} UTC`,
-  );
-  console.log(
-    `  the waiting pages asked ${polls} times; ${secondWave.length} let through and held (their place when last seen waiting: ${secondWave
-      .map((x) => `${x.ahead} ahead`)
-      .join(
-        ', ',
-      )}), ${secondWave.map((x) => ((x.at - deadline) / 1000).toFixed(1)).join(' s, ')} s after the holds' deadline (the release sweep runs every 30 s)`,
-  );
-  console.log(
-    `  store: on_hand ${facts.onHand}, reserved ${facts.reserved}, reservations ${JSON.stringify(facts.states)}, orders ${facts.orders}`,
-  );
 }
 
 async function main(): Promise<void> {
