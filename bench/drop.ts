@@ -1,24 +1,34 @@
 /**
- * The drop (issue 32): `npm run bench:drop [-- --buyers 1000 --units 20 --only spread|burst --instances 2]`.
- * Needs TEST_DATABASE_URL (PostgreSQL).
+ * The drop (issue 32, docs/decisions/drops.md): `npm run bench:drop`, a few minutes. Needs TEST_DATABASE_URL
+ * (PostgreSQL). Options: `--buyers 1000 --units 20` (the drop), `--only spread|burst` (one arrival pattern),
+ * `--instances 2|1` (one composition), `--no-settle`, `--lead-s 20` (from starting the instances to the start).
  *
- * Two production instances (bench/lib/production-server.ts: request logging, every limit, the payment watcher,
+ * One run prints, in order:
+ *   (a) 2 production instances, arrivals spread over 10 s;
+ *   (b) 2 instances, all arrivals in the first second (a fresh drop);
+ *   (c) after (a), the holders settle: all but 5 pay on the localnet, 5 do not and their pieces go to the next in line;
+ *   (d) (a) and (b) on 1 instance, the baseline;
+ * then a closing table, one line per run.
+ *
+ * Production instances (bench/lib/production-server.ts: request logging, every limit, the payment watcher,
  * TRUST_PROXY=1) on one PostgreSQL schema, against the local network with the public endpoint's limits, sell a drop
- * of `--units` (20) one-of-a-kind pieces (held 1 minute) to `--buyers` (1,000) distinct buyers: each has its own
- * client address (X-Forwarded-For, one proxy hop), its own funded wallet and signs the hold message, and does what
- * Buy Now does at its arrival time, open loop: POST /api/quotes then POST /api/orders (alternating instances).
- * Arrivals are spread evenly over 10 s from the start, then (a fresh drop) all within its first second. Meanwhile
- * GET /api/catalog, /api/stock and /api/price are read at 40/s (open loop) on both instances.
+ * of `--units` (20) one-of-a-kind pieces, held 1 minute (the shortest hold the catalogue allows: whole minutes), to
+ * `--buyers` (1,000) distinct buyers: each has its own client address (X-Forwarded-For, one proxy hop), its own
+ * funded wallet and signs the hold message, and does what Buy Now does at its arrival time, open loop: POST
+ * /api/quotes then POST /api/orders (alternating instances). Meanwhile GET /api/catalog, /api/stock and /api/price are
+ * read at 40/s (open loop) across the instances.
  *
- * Checked after each run, in the store: orders holding stock, `on_hand`/`reserved` of the line, the stock log's
- * reserves and its last row agree; every refusal is a 409 in words (its code counted); 5xx and transport errors.
+ * Printed for each run: held; refused, by what the shop last told each buyer (409 in words: `reserved`,
+ * `drop_in_line`…), and every refused call by code; 5xx; transport errors; pool timeouts (the instances' logs);
+ * the store (`on_hand`/`reserved` of the line, reservations by state, the stock log by kind and its last row, the
+ * orders: they must agree); p50/p99/max of order attempts (quote → order), order calls, refusals, and the reads.
  *
- * Then (first run only) the 20 holders settle: 15 pay on the localnet (the watcher sells), 5 do not. Every refused
- * buyer keeps the page open (POST /api/drops/:id/line at the page's own pace, core/drop.ts pollMs) and clicks Buy
- * Now once let through: the 5 lapsed pieces go to the next 5 in line. Printed: when each was held again after its
- * hold's deadline, and who (their arrival number).
- *
- * The same is printed for one instance as the baseline (`--instances 1` alone).
+ * (c): the payers' transfers on the localnet (each with its order's reference), then every refused buyer keeps the
+ * page open (POST /api/drops/:id/line at the page's own pace, core/drop.ts pollMs) and clicks Buy Now once let
+ * through. Checked: the payments confirmed on the localnet and the vendor's $CLAIM account up by exactly what the
+ * orders asked, the payers' orders paid, and the store (sold = payers, released = 5, held = the next in line,
+ * `on_hand`, `reserved`, the stock log's reserves, sales and releases and its last row). Printed: when each of the
+ * next in line held their piece after the lapsed holds' deadline (the release sweep runs every 30 s).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,16 +43,37 @@ import {
   type LocalnetProcess,
   type ProductionServer,
 } from './lib/production';
-import { buyNow, call, fmt, RunStats, sleep, type Buyer } from './lib/drop-buyers';
+import { buyNow, call, fmt, pct, RunStats, sleep, type Buyer } from './lib/drop-buyers';
 import { poolTimeouts, storeFacts } from './lib/drop-store';
-import { settle } from './lib/drop-settle';
+import { settle, type Settled } from './lib/drop-settle';
 
 const args = process.argv.slice(2);
 const BUYERS = Math.floor(cliNumber(args, 'buyers', 1000, 5000));
 const UNITS = Math.floor(cliNumber(args, 'units', 20, 1000));
 const READS_PER_S = 40;
+/** The drop's hold: the shortest the catalogue allows (whole minutes, 1–15), so the lapsed holds come back soon. */
 const HOLD_MINUTES = 1;
+/** Seconds from forking the instances to the drop's start (they start together, then warm up). */
+const LEAD_S = cliNumber(args, 'lead-s', 20, 600);
 const pgUrl = process.env.TEST_DATABASE_URL;
+
+/** One line of the closing table per run. */
+interface RunSummary {
+  run: string;
+  held: number;
+  /** Buyers refused with a 4xx in words (their last answer), not by a 5xx or a transport error. */
+  inWords: number;
+  fiveHundreds: number;
+  transport: number;
+  pool: number;
+  agree: boolean;
+  attempts: number[];
+  refusals: number[];
+  catalogue: number[];
+  price: number[];
+}
+const summary: RunSummary[] = [];
+const settled: Settled[] = [];
 
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
@@ -100,23 +131,22 @@ async function run(
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'claim-drop-'));
   const schema = `bench_drop_${randomUUID().slice(0, 8)}`;
-  // The start: far enough ahead for the instances to start and warm up.
-  const start = new Date(Date.now() + 25_000 * opts.instances);
+  // The start: far enough ahead for the instances to start (together) and warm up.
+  const start = new Date(Date.now() + LEAD_S * 1000);
   start.setMilliseconds(0);
   const servers: ProductionServer[] = [];
-  const logs: string[] = [];
+  const logs = Array.from({ length: opts.instances }, (_, k) => `server-${k}.log`);
   try {
-    for (let k = 0; k < opts.instances; k++) {
-      logs.push(`server-${k}.log`);
-      servers.push(
-        await startProductionServer({
+    const started = await Promise.allSettled(
+      logs.map((logName) =>
+        startProductionServer({
           rpcUrl: net.rpcUrl,
           wsUrl: net.wsUrl,
           priceUrl,
           dir,
           pgUrl: pgUrl ?? '',
           schema,
-          logName: `server-${k}.log`,
+          logName,
           extraArgs: [
             '--drop-start',
             start.toISOString(),
@@ -128,8 +158,10 @@ async function run(
             '1',
           ],
         }),
-      );
-    }
+      ),
+    );
+    for (const r of started) if (r.status === 'fulfilled') servers.push(r.value);
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
     const agent = keepAliveAgent(512);
     // Warm-up: JIT, pools (reads and a quote of another product), then wait for the start.
     for (let k = 0; k < 60; k++) {
@@ -141,7 +173,10 @@ async function run(
       });
     }
     const wait = start.getTime() - Date.now();
-    if (wait < 0) console.log(`  (the instances started ${-wait} ms after the drop's start)`);
+    if (wait < 0)
+      console.log(
+        `  (the instances were ready ${-wait} ms after the drop's start: give them more, --lead-s)`,
+      );
     await sleep(wait);
 
     const buyers: Buyer[] = wallets.slice(0, BUYERS).map((wallet, i) => ({
@@ -169,30 +204,56 @@ async function run(
     const readLat = await reads;
     const facts = await storeFacts(pgUrl ?? '', schema);
     const held = buyers.filter((b) => b.order);
-    const title = `(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores as it ended) ${opts.instances} instance${opts.instances > 1 ? 's' : ''} on one PostgreSQL, ${BUYERS} buyers for ${UNITS} pieces, arrivals ${opts.spreadMs === 1000 ? 'all in the first second' : `spread over ${opts.spreadMs / 1000} s`}`;
-    console.log(title);
+    const label = `${opts.instances} instance${opts.instances > 1 ? 's' : ''}, ${opts.spreadMs === 1000 ? 'all in the first second' : `spread over ${opts.spreadMs / 1000} s`}`;
     console.log(
-      `  held ${held.length}, refused ${BUYERS - held.length}; refusals by code (a buyer let through whose balance could not be read tries again) (${[...stats.codes].map(([k, v]) => `${k}: ${v}`).join(', ')}), 5xx ${stats.fiveHundreds}, transport errors ${stats.transportErrors}, pool timeouts in the logs ${poolTimeouts(dir, logs)}`,
+      `${label} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores as it ended): ${opts.instances} production instance${opts.instances > 1 ? 's' : ''} on one PostgreSQL, ${BUYERS} buyers for ${UNITS} pieces`,
+    );
+    // Each refused buyer by the last thing the shop told them (a transport error: no answer).
+    const byReason = new Map<string, number>();
+    for (const b of buyers)
+      if (!b.order) byReason.set(b.refused ?? 'no answer', (byReason.get(b.refused ?? 'no answer') ?? 0) + 1);
+    const pool = poolTimeouts(dir, logs);
+    console.log(
+      `  held ${held.length}, refused ${BUYERS - held.length} (${[...byReason].map(([k, v]) => `${k} ${v}`).join(', ')}); 5xx ${stats.fiveHundreds}, transport errors ${stats.transportErrors}, pool timeouts in the logs ${pool}`,
+    );
+    console.log(
+      `  refused calls by code (a buyer let through whose balance could not be read is told to click again, and does): ${[...stats.codes].map(([k, v]) => `${k}: ${v}`).join(', ')}`,
     );
     const agree =
       facts.onHand === UNITS &&
       facts.reserved === held.length &&
       (facts.states.held ?? 0) === held.length &&
       facts.reserves === held.length &&
-      Number(facts.last?.reserved_after) === held.length &&
+      facts.last?.onHand === facts.onHand &&
+      facts.last?.reserved === facts.reserved &&
       facts.orders === held.length;
     console.log(
-      `  store: on_hand ${facts.onHand}, reserved ${facts.reserved}, reservations ${JSON.stringify(facts.states)}, stock log reserves ${facts.reserves} (last row reserved_after ${facts.last?.reserved_after}), orders ${facts.orders}: ${agree ? 'agree' : 'DISAGREE'}; oversold ${Math.max(0, facts.reserved - UNITS)}, unsold while buyers waited ${UNITS - facts.reserved}`,
+      `  store: on_hand ${facts.onHand}, reserved ${facts.reserved}, reservations ${JSON.stringify(facts.states)}, stock log ${JSON.stringify(facts.kinds)} (last row on_hand ${facts.last?.onHand}, reserved ${facts.last?.reserved}), orders ${facts.orders}: ${agree ? 'agree' : 'DISAGREE'}; oversold ${Math.max(0, facts.reserved - UNITS)}, unsold while buyers waited ${UNITS - facts.reserved}`,
     );
     for (const [k, m] of stats.samples) console.log(`    ${k}: "${m}"`);
     for (const e of stats.errors) console.log(`    transport error, e.g. ${e}`);
-    console.log(`  Buy Now (quote → order, from its scheduled start): ${fmt(stats.attempts)}`);
-    console.log(`  order call: ${fmt(stats.orderCalls)}`);
+    console.log(
+      `  order attempts (Buy Now: quote → order, from its scheduled start): ${fmt(stats.attempts)}`,
+    );
+    console.log(`  order calls (POST /api/orders): ${fmt(stats.orderCalls)}`);
     console.log(`  refusals (each refused call): ${fmt(stats.refusals)}`);
     for (const [path, xs] of readLat)
       console.log(`  GET ${path} during the drop (${READS_PER_S}/s in all): ${fmt(xs)}`);
+    summary.push({
+      run: label,
+      held: held.length,
+      inWords: buyers.filter((b) => !b.order && b.refused && !b.refused.startsWith('HTTP')).length,
+      fiveHundreds: stats.fiveHundreds,
+      transport: stats.transportErrors,
+      pool,
+      agree,
+      attempts: stats.attempts,
+      refusals: stats.refusals,
+      catalogue: readLat.get('/api/catalog') ?? [],
+      price: readLat.get('/api/price') ?? [],
+    });
 
-    if (opts.settle) await settle(net, buyers, agent, pgUrl ?? '', schema);
+    if (opts.settle) settled.push(await settle(net, buyers, agent, pgUrl ?? '', schema));
     agent.destroy();
   } finally {
     for (const s of servers.reverse()) await s.stop();
@@ -225,10 +286,32 @@ async function main(): Promise<void> {
           spreadMs,
           settle: instances === 2 && spreadMs === 10_000 && !args.includes('--no-settle'),
         });
+    printSummary();
   } finally {
     price.close();
     await net.close();
   }
+}
+
+/** The closing table: one line per run (p50 / p99 / max in ms), then the settling. */
+function printSummary(): void {
+  const ms = (xs: number[]) =>
+    xs.length === 0
+      ? '-'
+      : `${pct(xs, 50).toFixed(0)} / ${pct(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)}`;
+  console.log('\nSummary (p50 / p99 / max, ms)');
+  console.log(
+    '| run | held | refused in words | 5xx | transport errors | pool timeouts | store agrees | order attempts | refusals | catalogue reads | price reads |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of summary)
+    console.log(
+      `| ${r.run} | ${r.held} | ${r.inWords} | ${r.fiveHundreds} | ${r.transport} | ${r.pool} | ${r.agree ? 'yes' : 'NO'} | ${ms(r.attempts)} | ${ms(r.refusals)} | ${ms(r.catalogue)} | ${ms(r.price)} |`,
+    );
+  for (const s of settled)
+    console.log(
+      `then (2 instances, spread): ${s.paid} paid (${s.confirmedOnChain} confirmed on the localnet, received/due ${s.receivedOverDue} base units), ${s.lapsed} lapsed and went to ${s.nextInLine} buyers next in line ${s.afterDeadlineS.map((x) => x.toFixed(1)).join(', ')} s after the holds' deadline; store ${s.agree ? 'agrees' : 'DISAGREES'}`,
+    );
 }
 
 await main();

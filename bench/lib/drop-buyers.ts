@@ -70,6 +70,9 @@ export async function call(
   return { status: r.status, ms, body: r.body, ...(code ? { code } : {}) };
 }
 
+/** A refusal's code (409 `reserved`…), or `HTTP 5xx` when the shop failed rather than refused. */
+const refusal = (c: Call) => (c.status < 500 && c.code ? c.code : `HTTP ${c.status}`);
+
 /** Buy Now: a quote, then an order with the wallet's proof. */
 export async function buyNow(
   b: Buyer,
@@ -82,7 +85,7 @@ export async function buyNow(
   });
   stats.note(q);
   if (q.status !== 200) {
-    b.refused = q.code;
+    b.refused = refusal(q);
     stats.attempts.push(performance.now() - t0);
     return;
   }
@@ -107,7 +110,7 @@ export async function buyNow(
   if (o.status === 201) {
     b.order = JSON.parse(o.body) as OrderCreated;
     b.refused = undefined;
-  } else b.refused = o.code;
+  } else b.refused = refusal(o);
 }
 
 export class RunStats {

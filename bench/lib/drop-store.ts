@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DROP } from './production';
 
+/** The drop's stock line, reservations, stock log and orders, read from the store after a run. */
 export async function storeFacts(pgUrl: string, schema: string) {
   const { openStore } = await import('../../src/server/store/store');
   const store = await openStore({ kind: 'postgres', url: pgUrl, schema });
@@ -26,23 +27,34 @@ export async function storeFacts(pgUrl: string, schema: string) {
       .execute();
     const orders = await store.db
       .selectFrom('orders')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
       .where('items_json', 'like', `%${BENCH_DROP}%`)
-      .executeTakeFirstOrThrow();
+      .groupBy('status')
+      .execute();
     const states = Object.fromEntries(res.map((r) => [r.state, Number(r.n)]));
+    const kinds: Record<string, number> = {};
+    for (const l of log) kinds[l.kind] = (kinds[l.kind] ?? 0) + 1;
+    const last = log.at(-1);
     return {
       onHand: Number(line.on_hand),
       reserved: Number(line.reserved),
+      /** Reservations of the drop by state (held, sold, released). */
       states,
-      reserves: log.filter((l) => l.kind === 'reserve').length,
-      last: log.at(-1),
-      orders: Number(orders.n),
+      /** Stock log rows of the drop by kind (seed, reserve, sale, release). */
+      kinds,
+      reserves: kinds.reserve ?? 0,
+      /** The stock log's last row: its `on_hand_after`/`reserved_after` must be the line's. */
+      last: last && { onHand: Number(last.on_hand_after), reserved: Number(last.reserved_after) },
+      orders: orders.reduce((n, o) => n + Number(o.n), 0),
+      /** The drop's orders by status. */
+      statuses: Object.fromEntries(orders.map((o) => [o.status, Number(o.n)])),
     };
   } finally {
     await store.close();
   }
 }
 
+/** Lines of the instances' logs that say a pool connection timed out or was cut. */
 export function poolTimeouts(dir: string, names: string[]): number {
   let n = 0;
   for (const name of names) {
