@@ -16,19 +16,13 @@ import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import bs58 from 'bs58';
 import { Keypair } from '@solana/web3.js';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { OrderCreated, QuoteResponse } from '../../src/core/api';
 import { AIRDROP_TIME_ZONE } from '../../src/core/countdown';
 import type { Drop } from '../../src/core/drop';
-import {
-  launchBrowser,
-  openPage,
-  startTestServer,
-  unexpectedErrors,
-  type OpenedPage,
-  type TestServer,
-} from '../support/browser';
+import { unexpectedErrors, type OpenedPage } from '../support/browser';
+import { browserSuite } from '../support/browser-suite';
 import { dropCatalog, serveDropBuild } from '../support/drop-build';
 import { INTERNATIONAL_SHIPPING } from '../support/fixtures';
 import { balancesAssumed, proofOf } from '../support/hold-proof';
@@ -36,10 +30,8 @@ import { balancesAssumed, proofOf } from '../support/hold-proof';
 const LILAC = 'lilac-tiptop';
 const PAGE = '/vendors/coopersglass/product2';
 const ZONE = 'Asia/Kolkata';
-/** From starting the server to the drop's start: the server starts, then the buyer's page and axe, the console. */
+/** From starting the server and the browser to the drop's start: they start, then the buyer's page and axe. */
 const LEAD_MS = 9_000;
-let start: Date;
-let drop: Drop;
 const BUYER = {
   a: '198.51.100.1',
   b: '198.51.100.2',
@@ -50,25 +42,21 @@ const BUYER = {
 /** The console asks GET /api/seller/me on load: 401 is its "not signed in" answer. */
 const SIGNED_OUT_CHECK = [/\/api\/seller\/me$/];
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  start = new Date(Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000);
-  drop = { startsAt: start.toISOString(), holdMinutes: 1 };
-  server = await startTestServer(
-    { TRUST_PROXY: '1' },
-    { catalog: dropCatalog(LILAC, drop), walletBalances: balancesAssumed(), retention: false },
-  );
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+let start: Date;
+let drop: Drop;
+const suite = browserSuite({
+  env: { TRUST_PROXY: '1' },
+  overrides: { walletBalances: balancesAssumed(), retention: false },
+  // The start is set as the server starts (its catalogue has the drop).
+  before: () => {
+    start = new Date(Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000);
+    drop = { startsAt: start.toISOString(), holdMinutes: 1 };
+    return Promise.resolve({ overrides: { catalog: dropCatalog(LILAC, drop) } });
+  },
 });
 
 const api = (ip: string, method: 'GET' | 'POST', path: string, body?: object, headers = {}) =>
-  fetch(`${server.url}${path}`, {
+  fetch(`${suite.server.url}${path}`, {
     method,
     headers: { 'x-forwarded-for': ip, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body ? { body: JSON.stringify(body) } : {}),
@@ -115,8 +103,8 @@ async function buyerPage(ip: string): Promise<OpenedPage> {
     timezoneId: ZONE,
     extraHTTPHeaders: { 'x-forwarded-for': ip },
   };
-  const opened = await openPage(browser, server.url, phone);
-  await serveDropBuild(opened.context, server.webDir, LILAC, drop);
+  const opened = await suite.open(phone);
+  await serveDropBuild(opened.context, suite.server.webDir, LILAC, drop);
   return opened;
 }
 
@@ -184,7 +172,7 @@ describe('a drop on the product page and in the console', () => {
     );
 
     // The vendor's console: the drop, nothing sold, held or released yet.
-    const vendor = await openPage(browser, server.url);
+    const vendor = await suite.open();
     await vendor.page.goto('/seller');
     await vendor.page.getByRole('button', { name: 'Sign in as demo vendor' }).click();
     await vendor.page.getByText('Signed in as').waitFor();
@@ -226,7 +214,7 @@ describe('a drop on the product page and in the console', () => {
     await vendor.page.getByRole('button', { name: 'Release the reserved units of Lilac TipTop' }).click();
     await expect.poll(counts).toBe('0/0/1');
     const next = await buy(BUYER.c);
-    const paid = await server.running.orders.recordPayment(
+    const paid = await suite.server.running.orders.recordPayment(
       { orderId: next.orderId },
       {
         signature: bs58.encode(randomBytes(64)),
