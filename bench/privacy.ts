@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { sql } from 'kysely';
 import { catalog } from '../catalog';
-import { demoKeys } from '../src/localnet/demo-keys';
 import { demoDefaults } from '../src/server/demo-defaults';
 import { createQuote } from '../src/server/orders/quotes';
 import { createOrderService } from '../src/server/orders/service';
@@ -69,7 +68,7 @@ async function withStore<T>(run: (store: Store, dir: string) => Promise<T>): Pro
   }
 }
 
-const settings = loadSettings({ PORT: '0', RATE_LIMIT_ORDERS_PER_MINUTE: '0' }, demoDefaults(demoKeys()));
+const settings = loadSettings({ PORT: '0', RATE_LIMIT_ORDERS_PER_MINUTE: '0' }, demoDefaults());
 const sealer = createSealer(settings.privacy.dataKeys);
 const now = () => new Date();
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;

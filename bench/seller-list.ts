@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { catalog } from '../catalog';
 import type { OrderStatus } from '../src/core/api';
-import { demoKeys } from '../src/localnet/demo-keys';
 import { demoDefaults } from '../src/server/demo-defaults';
 import { createQuote } from '../src/server/orders/quotes';
 import { createOrderService } from '../src/server/orders/service';
@@ -33,7 +32,7 @@ const args = process.argv.slice(2);
 const sizes = (cliArg(args, 'sizes') ?? '10000,100000').split(',').map(Number);
 const PRODUCT = 'sonic-crushed-opal-spillproof';
 const STATUSES: OrderStatus[] = ['paid', 'final', 'shipped', 'delivered', 'awaiting_payment', 'expired'];
-const settings = loadSettings({ PORT: '0', RATE_LIMIT_ORDERS_PER_MINUTE: '0' }, demoDefaults(demoKeys()));
+const settings = loadSettings({ PORT: '0', RATE_LIMIT_ORDERS_PER_MINUTE: '0' }, demoDefaults());
 const sealer = createSealer(settings.privacy.dataKeys);
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 

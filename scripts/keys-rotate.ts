@@ -12,7 +12,6 @@
  * seal new values with it and still open old ones), run this, then remove the old key and restart.
  */
 import { catalog } from '../catalog';
-import { demoKeys } from '../src/localnet/demo-keys';
 import { demoDefaults } from '../src/server/demo-defaults';
 import { createOrderService } from '../src/server/orders/service';
 import { redactError } from '../src/server/redact';
@@ -33,7 +32,7 @@ function option(name: string, fallback: number): number {
 async function main(): Promise<void> {
   const batchSize = Math.max(1, option('batch', 200));
   const delayMs = option('batch-delay-ms', 0);
-  const settings = loadSettings(process.env, isDemoEnv(process.env) ? demoDefaults(demoKeys()) : undefined);
+  const settings = loadSettings(process.env, isDemoEnv(process.env) ? demoDefaults() : undefined);
   const current = settings.privacy.dataKeys[0]?.id ?? '';
   const store = await openStore(settings.database);
   try {

@@ -7,9 +7,13 @@
  * Exit status: 0 done, 1 a failure, 2 bad settings.
  */
 import { readFileSync } from 'node:fs';
-import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
-import { demoKeypair, demoKeys } from '../src/localnet/demo-keys';
+import {
+  createKeyPairSignerFromBytes,
+  createKeyPairSignerFromPrivateKeyBytes,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { demoDefaults } from '../src/server/demo-defaults';
+import { demoSeed } from '../src/server/demo-keys';
 import { setupVendorAccounts } from '../src/server/ops/vendor-accounts';
 import { chainRpc } from '../src/server/payments/connection';
 import { redactError } from '../src/server/redact';
@@ -42,11 +46,12 @@ async function readKeypair(file: string): Promise<KeyPairSigner> {
 }
 
 async function demoOperator(settings: Settings): Promise<KeyPairSigner> {
-  const operator = demoKeypair('operator');
+  // The localnet's deterministic demo operator (src/localnet/demo-keys.ts's demoKeypair('operator')).
+  const operator = await createKeyPairSignerFromPrivateKeyBytes(demoSeed('operator'));
   const res = await fetch(`${settings.solana.rpcUrl}/faucet`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address: operator.publicKey.toBase58(), sol: 1 }),
+    body: JSON.stringify({ address: operator.address, sol: 1 }),
   }).catch((err: unknown) =>
     fail(
       `The localnet at ${settings.solana.rpcUrl} is not reachable (${redactError(err)}): start it with npm start.`,
@@ -54,12 +59,12 @@ async function demoOperator(settings: Settings): Promise<KeyPairSigner> {
     ),
   );
   if (!res.ok) fail(`faucet: ${res.status} ${await res.text()}`, 1);
-  return createKeyPairSignerFromBytes(operator.secretKey);
+  return operator;
 }
 
 let settings: Settings;
 try {
-  settings = loadSettings(process.env, isDemoEnv(process.env) ? demoDefaults(demoKeys()) : undefined);
+  settings = loadSettings(process.env, isDemoEnv(process.env) ? demoDefaults() : undefined);
 } catch (err) {
   if (err instanceof SettingsError) fail(err.message, 2);
   throw err;

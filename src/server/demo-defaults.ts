@@ -1,13 +1,16 @@
 import { catalog } from '../../catalog';
-import { demoRecipientKeypair, type DemoKeys } from '../localnet/demo-keys';
+import { demoAddress, demoRecipientLabel } from './demo-keys';
 import { payoutGroupsOf, type DemoDefaults } from './settings';
 
-/** Demo payout wallets for every payout group of the catalogue (a vendor added as data gets one too). */
-export function demoDefaults(keys: DemoKeys): DemoDefaults {
+/**
+ * Demo mode's mint and payout wallets: the localnet's deterministic keys (./demo-keys.ts), a wallet for every
+ * payout group of the catalogue (a vendor added as data gets one too).
+ */
+export function demoDefaults(): DemoDefaults {
   return {
-    claimMint: keys.mint.toBase58(),
+    claimMint: demoAddress('mint'),
     recipients: Object.fromEntries(
-      payoutGroupsOf(catalog).map((g) => [g, demoRecipientKeypair(g).publicKey.toBase58()]),
+      payoutGroupsOf(catalog).map((g) => [g, demoAddress(demoRecipientLabel(g))]),
     ),
   };
 }

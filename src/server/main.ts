@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { paymentsService } from './payments/index';
 import { startServer } from './server';
-import { demoKeys } from '../localnet/demo-keys';
 import { catalog } from '../../catalog';
 import { demoBanner } from './demo-banner';
 import { demoDefaults } from './demo-defaults';
@@ -19,7 +18,7 @@ async function main(): Promise<void> {
   let settings;
   try {
     // Demo mode: the localnet's keys are deterministic, so settings are validated before anything starts.
-    const demo: DemoDefaults | undefined = isDemoEnv(env) ? demoDefaults(demoKeys()) : undefined;
+    const demo: DemoDefaults | undefined = isDemoEnv(env) ? demoDefaults() : undefined;
     settings = loadSettings(env, demo);
   } catch (err) {
     if (err instanceof SettingsError) {

@@ -10,7 +10,6 @@ import { join, resolve } from 'node:path';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoKeys } from '../../src/localnet/demo-keys';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { demoDefaults } from '../../src/server/demo-defaults';
 import { startServer, type RunningServer } from '../../src/server/server';
@@ -34,7 +33,7 @@ beforeAll(async () => {
       DATABASE_URL: join(dir, 'store.sqlite'),
       MAIL_DIR: join(dir, 'mail'),
     },
-    demoDefaults(demoKeys()),
+    demoDefaults(),
   );
   store = await startServer(settings, { startOutbox: false, expireEveryMs: 0 });
 }, 60_000);

@@ -24,7 +24,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 let net: Localnet;
 let connection: Connection;
 let dir: string;
-const defaults = demoDefaults(demoKeys());
+const defaults = demoDefaults();
 
 beforeAll(async () => {
   net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 3, withoutTokenAccount: ['gorilla'] });

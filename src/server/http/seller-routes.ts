@@ -20,11 +20,10 @@
  *   SOLANA_RPC_URL is set.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import nacl from 'tweetnacl';
 import { formatSiwsMessage } from '../../core/siws';
 import type { SellerMe } from '../../core/seller-api';
 import type { Catalog } from '../../core/catalog';
-import { demoRecipientKeypair } from '../../localnet/demo-keys';
+import { demoAddress, demoRecipientLabel, demoSign } from '../demo-keys';
 import {
   endOtherSessions,
   endSession,
@@ -211,10 +210,10 @@ export async function sellerRoutes(app: FastifyInstance, deps: SellerRoutesDeps)
         if (!vendor)
           throw new DomainError('invalid', 'unknown_vendor', 'No such vendor.', { field: 'vendorId' });
         // The same path as a wallet: a nonce, the SIWS text, an ed25519 signature, verified by signIn.
-        const key = demoRecipientKeypair(vendor.payoutGroup);
+        const label = demoRecipientLabel(vendor.payoutGroup);
         const request = await issueSignInRequest(auth, site());
-        const message = formatSiwsMessage({ ...request, address: key.publicKey.toBase58() });
-        const signature = nacl.sign.detached(new TextEncoder().encode(message), key.secretKey);
+        const message = formatSiwsMessage({ ...request, address: demoAddress(label) });
+        const signature = demoSign(label, new TextEncoder().encode(message));
         const { sessionId, seller } = await signIn(
           auth,
           { message, signature },

@@ -329,7 +329,7 @@ export interface BudgetedFetchOptions {
 type FetchArgs = Parameters<typeof fetch>;
 
 /**
- * A fetch for web3.js's Connection (`{ fetch: budgetedFetch(budget), disableRetryOnRateLimit: true }`): each
+ * The fetch of the server's RPC client (connection.ts: every kit request and raw JSON-RPC request): each
  * request takes its slots from `budget`; 429 pauses the budget (Retry-After) and retries; 5xx and transport
  * failures back off with jitter and retry; all within the request's deadline.
  */

@@ -1,0 +1,72 @@
+/**
+ * One Solana library on the server too (issue 30 item 4; docs/decisions/solana-libraries.md): what the production
+ * server loads — everything src/server/main.ts and migrate-main.ts reach through static imports, as esbuild
+ * bundles them for dist/server (scripts/build-server.ts) — imports no @solana/web3.js, @solana/spl-token or
+ * @solana/pay. The demo chain (src/localnet, built on web3.js) is reached only by main.ts's dynamic import in demo
+ * mode, its own chunk. esbuild's import graph, not a text search, so a re-export or a type-only import is judged
+ * as the bundle does (type-only imports vanish).
+ */
+import { resolve } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+const FORBIDDEN = ['@solana/web3.js', '@solana/spl-token', '@solana/pay'];
+const ENTRIES = ['src/server/main.ts', 'src/server/migrate-main.ts'];
+
+/** The server's import graph with the options of scripts/build-server.ts (nothing written). */
+async function graph(): Promise<Metafile> {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    outdir: 'var/server-libraries',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    packages: 'external',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return result.metafile;
+}
+
+/** Every input reached from the entries through static imports, and the packages they import. */
+function staticReach(meta: Metafile): { files: Set<string>; packages: Map<string, string> } {
+  const files = new Set<string>();
+  const packages = new Map<string, string>(); // package → first importer
+  const queue = [...ENTRIES];
+  while (queue.length) {
+    const file = queue.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const imp of meta.inputs[file]?.imports ?? []) {
+      if (imp.kind === 'dynamic-import') continue;
+      if (imp.external) {
+        if (!packages.has(imp.path)) packages.set(imp.path, file);
+      } else queue.push(imp.path);
+    }
+  }
+  return { files, packages };
+}
+
+describe('the production server bundle', () => {
+  it('loads no web3.js, spl-token or @solana/pay; the demo chain only by dynamic import', async () => {
+    const meta = await graph();
+    const { files, packages } = staticReach(meta);
+    // The graph is the real one: the server's RPC client and the payment are there, on kit.
+    expect(files.has('src/server/payments/connection.ts')).toBe(true);
+    expect(packages.has('@solana/kit')).toBe(true);
+    const forbidden = [...packages].filter(([p]) => FORBIDDEN.some((f) => p === f || p.startsWith(`${f}/`)));
+    expect(forbidden, 'package ← first file importing it').toEqual([]);
+    expect([...files].filter((f) => f.startsWith('src/localnet/'))).toEqual([]);
+    // …and the localnet is still there for demo mode, behind main.ts's dynamic import.
+    expect(
+      meta.inputs['src/server/main.ts']?.imports.some(
+        (i) => i.kind === 'dynamic-import' && i.path === 'src/localnet/index.ts',
+      ),
+    ).toBe(true);
+  });
+});
