@@ -212,7 +212,7 @@ describe('a drop on the product page and in the console', () => {
     // The console follows without a reload: held; then the vendor releases it; the next in line holds and pays.
     await expect.poll(counts, { timeout: 8_000 }).toBe('0/1/0');
     await vendor.page.getByRole('button', { name: 'Release the reserved units of Lilac TipTop' }).click();
-    await expect.poll(counts).toBe('0/0/1');
+    await expect.poll(counts, { timeout: 8_000 }).toBe('0/0/1');
     const next = await buy(BUYER.c);
     const paid = await suite.server.running.orders.recordPayment(
       { orderId: next.orderId },
