@@ -1,9 +1,9 @@
 /**
  * Stock in the browser: pages read live stock from GET /api/stock after hydration. A sold-out QR page
- * says Sold out and offers no QR, no payment link and no confirmation button; the prerendered HTML carries no
- * stock and, once hydrated, the page agrees with the store (a restock shows at once, "Only N left" when low).
- * Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in wallet.test.ts, with a
- * real wallet payment on the localnet.
+ * says Sold out and offers no QR, no payment link, no quantity and no confirmation button; the prerendered HTML
+ * carries no stock and, once hydrated, the page agrees with the store (a restock shows at once, "Only N left"
+ * when low). Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in
+ * wallet.test.ts, with a real wallet payment on the localnet.
  */
 import { describe, expect, it } from 'vitest';
 import { unexpectedErrors } from '../support/browser';
@@ -32,6 +32,7 @@ describe('stock on the pages', () => {
     expect(await page.locator('img[src*="/api/qr.svg"]').count()).toBe(0);
     expect(await page.locator('a[href^="solana:"]').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).count()).toBe(0);
+    expect(await page.locator('input[name="quantity"]').count()).toBe(0);
     expect(await page.getByText('Generating QR Code...').count()).toBe(0);
     // Not even a quote was asked for.
     expect(quotes).toEqual([]);

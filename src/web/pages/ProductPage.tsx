@@ -322,7 +322,8 @@ export default function ProductPage({ productId }: { productId: string }) {
             </p>
             {badge}
             {variants}
-            {quantityInput}
+            {/* Sold out: nothing to buy, so no quantity to choose either. */}
+            {soldOut ? null : quantityInput}
             {!payAmountShown && (
               <p className="claim-price" role="status">
                 Approximate price: <strong data-testid="claim-amount">{claimText(price, units)}</strong>
