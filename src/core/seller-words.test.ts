@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SellerOrderSummary } from './seller-api';
-import { STATUS_LABEL, statusWords } from './seller-words';
+import { noShippingWords, STATUS_LABEL, statusWords } from './seller-words';
 
 type Words = Parameters<typeof statusWords>[0];
 const order = (more: Partial<Words>): Words => ({
@@ -36,5 +36,13 @@ describe('statusWords: the order as the money leaves it', () => {
     expect(Object.values(STATUS_LABEL).join(' ')).not.toMatch(/\(|final/i);
     expect(statusWords(order({ status: 'final' }))).toBe('Paid and settled');
     expect(statusWords(order({ awaitingDetails: true }))).toBe('Paid, waiting for shipping details');
+  });
+
+  it('an order with nothing to ship says why, not "only a fully paid order" when it was paid', () => {
+    expect(noShippingWords('cancelled')).toBe('Cancelled: nothing to ship.');
+    expect(noShippingWords('oversold')).toBe('Oversold: the piece went to another buyer, nothing to ship.');
+    expect(noShippingWords('expired')).toBe('Expired without payment: nothing to ship.');
+    expect(noShippingWords('awaiting_payment')).toBe('Only a fully paid order can be shipped.');
+    expect(noShippingWords('underpaid')).toBe('Only a fully paid order can be shipped.');
   });
 });

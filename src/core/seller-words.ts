@@ -46,6 +46,23 @@ export function statusWords(
   return base;
 }
 
+/**
+ * Why the order view offers no shipping, for an order neither shippable nor shipped: a cancelled or oversold
+ * order has nothing to ship (not "only a fully paid order can be shipped": it was paid), an unpaid one waits.
+ */
+export function noShippingWords(status: OrderStatus): string {
+  switch (status) {
+    case 'cancelled':
+      return 'Cancelled: nothing to ship.';
+    case 'oversold':
+      return 'Oversold: the piece went to another buyer, nothing to ship.';
+    case 'expired':
+      return 'Expired without payment: nothing to ship.';
+    default:
+      return 'Only a fully paid order can be shipped.';
+  }
+}
+
 export const EXCEPTION_LABEL: Record<SellerException, string> = {
   underpaid: 'Underpaid',
   paid_late: 'Paid late',

@@ -15,7 +15,7 @@ import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { NOTE_MAX_LENGTH } from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
 import { sellerApi } from './api';
-import { EXCEPTION_LABEL, message, STATUS_LABEL, statusWords, when } from './labels';
+import { EXCEPTION_LABEL, message, noShippingWords, STATUS_LABEL, statusWords, when } from './labels';
 import { emailWords, eventWords, MAIL_STATE, PAYMENT_ROLE, UNREADABLE_REASON } from './order-words';
 import { MoneyBack, ResolveForm } from './OrderMoneyBack';
 import { claimText, short, type Act } from './order-view-lib';
@@ -410,7 +410,7 @@ function Fulfilment({ order, act }: { order: SellerOrderDetail; act: Act }) {
           )}
         </p>
       )}
-      {!shippable && !shipped && <p>Only a fully paid order can be shipped.</p>}
+      {!shippable && !shipped && <p data-testid="no-shipping">{noShippingWords(order.status)}</p>}
     </>
   );
 }

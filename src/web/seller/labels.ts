@@ -5,6 +5,7 @@ import { formatLocalDateTime } from '../lib/time';
 
 export {
   EXCEPTION_LABEL,
+  noShippingWords,
   PAYMENT_METHOD_LABEL,
   QUEUE_LABEL,
   STATUS_LABEL,
