@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SellerOrderSummary } from './seller-api';
-import { noShippingWords, STATUS_LABEL, statusWords } from './seller-words';
+import { NO_DETAILS_YET, noShippingWords, shipToLines, STATUS_LABEL, statusWords } from './seller-words';
 
 type Words = Parameters<typeof statusWords>[0];
 const order = (more: Partial<Words>): Words => ({
@@ -39,10 +39,22 @@ describe('statusWords: the order as the money leaves it', () => {
   });
 
   it('an order with nothing to ship says why, not "only a fully paid order" when it was paid', () => {
-    expect(noShippingWords('cancelled')).toBe('Cancelled: nothing to ship.');
+    expect(noShippingWords('cancelled')).toBe('This order was cancelled: it does not ship.');
     expect(noShippingWords('oversold')).toBe('Oversold: the piece went to another buyer, nothing to ship.');
     expect(noShippingWords('expired')).toBe('Expired without payment: nothing to ship.');
     expect(noShippingWords('awaiting_payment')).toBe('Only a fully paid order can be shipped.');
     expect(noShippingWords('underpaid')).toBe('Only a fully paid order can be shipped.');
+  });
+
+  it('"Ship to" is never an empty heading: the address, else the name, else that the details have not come', () => {
+    const slip = (shipTo: string[]) => ({ shopName: 'Shop', returnAddress: [], shipTo });
+    expect(shipToLines({ buyerName: 'Ada', packingSlip: slip(['Ada', '12 Main St']) })).toEqual([
+      'Ada',
+      '12 Main St',
+    ]);
+    expect(shipToLines({ buyerName: '(details erased)', packingSlip: slip([]) })).toEqual([
+      '(details erased)',
+    ]);
+    expect(shipToLines({ buyerName: '', packingSlip: slip([]) })).toEqual([NO_DETAILS_YET]);
   });
 });

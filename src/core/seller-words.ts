@@ -53,7 +53,7 @@ export function statusWords(
 export function noShippingWords(status: OrderStatus): string {
   switch (status) {
     case 'cancelled':
-      return 'Cancelled: nothing to ship.';
+      return 'This order was cancelled: it does not ship.';
     case 'oversold':
       return 'Oversold: the piece went to another buyer, nothing to ship.';
     case 'expired':
@@ -61,6 +61,18 @@ export function noShippingWords(status: OrderStatus): string {
     default:
       return 'Only a fully paid order can be shipped.';
   }
+}
+
+/** What the order view's "Ship to" says when the buyer has not sent shipping details (a QR order paid first). */
+export const NO_DETAILS_YET = 'No shipping details yet: the buyer has not sent them.';
+
+/**
+ * The order view's "Ship to" lines: the address on its lines, else the name or what stands for it (details
+ * erased or unreadable), else that the details have not come yet, never an empty heading.
+ */
+export function shipToLines(o: { buyerName: string; packingSlip: { shipTo: string[] } }): string[] {
+  if (o.packingSlip.shipTo.length > 0) return o.packingSlip.shipTo;
+  return [o.buyerName || NO_DETAILS_YET];
 }
 
 export const EXCEPTION_LABEL: Record<SellerException, string> = {

@@ -15,7 +15,15 @@ import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { NOTE_MAX_LENGTH } from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
 import { sellerApi } from './api';
-import { EXCEPTION_LABEL, message, noShippingWords, STATUS_LABEL, statusWords, when } from './labels';
+import {
+  EXCEPTION_LABEL,
+  message,
+  noShippingWords,
+  shipToLines,
+  STATUS_LABEL,
+  statusWords,
+  when,
+} from './labels';
 import { emailWords, eventWords, MAIL_STATE, PAYMENT_ROLE, UNREADABLE_REASON } from './order-words';
 import { MoneyBack, ResolveForm } from './OrderMoneyBack';
 import { claimText, short, type Act } from './order-view-lib';
@@ -114,13 +122,11 @@ export function OrderView(props: { orderId: string; config: ConfigState; onBack:
 
         <h3>Ship to</h3>
         <address data-testid="ship-to">
-          {(order.packingSlip.shipTo.length > 0 ? order.packingSlip.shipTo : [order.buyerName]).map(
-            (line, i) => (
-              <span key={i} className="seller-address-line">
-                {line}
-              </span>
-            ),
-          )}
+          {shipToLines(order).map((line, i) => (
+            <span key={i} className="seller-address-line">
+              {line}
+            </span>
+          ))}
           {order.buyerEmail && <a href={`mailto:${order.buyerEmail}`}>{order.buyerEmail}</a>}
         </address>
 

@@ -6,6 +6,7 @@ import { formatLocalDateTime } from '../lib/time';
 export {
   EXCEPTION_LABEL,
   noShippingWords,
+  shipToLines,
   PAYMENT_METHOD_LABEL,
   QUEUE_LABEL,
   STATUS_LABEL,
