@@ -70,6 +70,9 @@ describe('file transport and /dev/mail', () => {
     expect(subjects).toHaveLength(4);
     expect(subjects[0]?.[1]).toContain('ord_b-order_confirmation-buyer');
     expect(subjects[3]?.[2]).toBe('New order: BathSalts Flower (zips)');
+    // Dates in the site's one format, not the header's RFC 2822 text.
+    expect(list.body).toContain('<td>1 Mar 2025, 10:00 UTC</td>');
+    expect(list.body).not.toContain('+0000');
     expect(list.body).not.toMatch(/<script|<img|<iframe/i);
     expect(list.body).toContain('&lt;script&gt;');
 

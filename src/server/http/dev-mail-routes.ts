@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { readEml } from '../mail/dev-mail';
 import { escapeHtml } from '../mail/templates';
+import { formatDateTime } from '../../core/zone-dates';
 
 /**
  * Demo mode's mailbox: GET /dev/mail lists the .eml files of the `file` transport, newest first, with subject,
@@ -30,6 +31,12 @@ const PAGE_POLICY =
 const HTML_PART_POLICY =
   "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: https: http:; script-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
 
+/** The message's Date header in the site's one date format ("1 Mar 2025, 10:00 UTC"); as written if unreadable. */
+const dateText = (header: string): string => {
+  const ms = Date.parse(header);
+  return escapeHtml(Number.isNaN(ms) ? header : formatDateTime(new Date(ms).toISOString(), 'UTC'));
+};
+
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
   `<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left;vertical-align:top}pre{white-space:pre-wrap;overflow-wrap:anywhere}iframe{width:100%;height:36rem;border:1px solid #ccc;border-radius:4px;background:#fff}a{display:inline-block;min-height:44px;line-height:44px}</style></head><body>${body}</body></html>`;
@@ -54,7 +61,7 @@ export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (ap
     const rows = await Promise.all(
       files.map(async (f) => {
         const m = readEml(await readFile(join(opts.dir, f), 'utf8'));
-        return `<tr><td><a href="/dev/mail/${encodeURIComponent(f)}">${escapeHtml(m.subject || '(no subject)')}</a></td><td>${escapeHtml(m.to)}</td><td>${escapeHtml(m.date)}</td></tr>`;
+        return `<tr><td><a href="/dev/mail/${encodeURIComponent(f)}">${escapeHtml(m.subject || '(no subject)')}</a></td><td>${escapeHtml(m.to)}</td><td>${dateText(m.date)}</td></tr>`;
       }),
     );
     const body =
@@ -103,7 +110,7 @@ export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (ap
         : `<h2>As the recipient sees it</h2><iframe sandbox="allow-popups allow-popups-to-escape-sandbox" title="The message's HTML part" src="/dev/mail/${encodeURIComponent(file)}/html"></iframe>`;
     const body =
       `<p><a href="/dev/mail">← all mail</a></p><h1>${escapeHtml(m.subject || '(no subject)')}</h1>` +
-      `<table><tr><th>From</th><td>${escapeHtml(m.from)}</td></tr><tr><th>To</th><td>${escapeHtml(m.to)}</td></tr><tr><th>Date</th><td>${escapeHtml(m.date)}</td></tr></table>` +
+      `<table><tr><th>From</th><td>${escapeHtml(m.from)}</td></tr><tr><th>To</th><td>${escapeHtml(m.to)}</td></tr><tr><th>Date</th><td>${dateText(m.date)}</td></tr></table>` +
       htmlPart +
       `<h2>Plain text</h2><pre>${escapeHtml(m.text)}</pre>`;
     return reply
