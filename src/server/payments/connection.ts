@@ -50,10 +50,22 @@ function toJson(payload: unknown): string {
   );
 }
 
+/** The node answered a request with a JSON-RPC error: its code and its own words (kept in production too). */
+export class ChainRpcError extends Error {
+  override name = 'ChainRpcError';
+  constructor(
+    readonly code: number | undefined,
+    message: string,
+  ) {
+    super(`JSON-RPC error${code === undefined ? '' : ` ${code}`}: ${message}`);
+  }
+}
+
 /**
  * kit's transport contract over `fetchFn`: POST the JSON-RPC payload, answer the parsed body (kit's response
- * transformers then throw a JSON-RPC error as a SolanaError and turn integers into bigints). An HTTP error
- * (a 429 the budget gave up on, a 5xx) throws with its status, as web3.js's did.
+ * transformers then turn integers into bigints). An HTTP error (a 429 the budget gave up on, a 5xx) throws with
+ * its status, as web3.js's did; a JSON-RPC error throws a ChainRpcError with the node's words (kit's own
+ * SolanaError would say only a code under NODE_ENV=production).
  */
 function fetchTransport(url: string, fetchFn: typeof fetch): RpcTransport {
   return async <TResponse>({ payload, signal }: { payload: unknown; signal?: AbortSignal }) => {
@@ -65,6 +77,13 @@ function fetchTransport(url: string, fetchFn: typeof fetch): RpcTransport {
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`${res.status} ${res.statusText}: ${text.slice(0, 300)}`);
-    return JSON.parse(text) as TResponse;
+    const body = JSON.parse(text) as TResponse;
+    const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    if (error)
+      throw new ChainRpcError(
+        typeof error.code === 'number' ? error.code : undefined,
+        typeof error.message === 'string' ? error.message : JSON.stringify(error),
+      );
+    return body;
   };
 }

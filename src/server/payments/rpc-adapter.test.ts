@@ -90,4 +90,29 @@ describe('getTransaction through the budgeted RPC client', () => {
     answer = '<html>oops</html>';
     await expect(rpc.getTransaction('sig')).rejects.toBeInstanceOf(UnreadableTransactionError);
   });
+
+  it("kit's calls go through the same budget, one request each, and a node's error keeps its words", async () => {
+    const budget = new RpcBudget({ perWindow: 60 });
+    const rpc = chainPaymentRpc(budgetedRpc({ rpcUrl: url }, budget));
+    answer = {
+      result: {
+        context: { slot: 9 },
+        value: [null, { slot: 8, confirmations: null, err: null, confirmationStatus: 'finalized' }],
+      },
+    };
+    const before = budget.stats().requests;
+    expect(await rpc.getSignatureStatuses(['a', 'b'])).toEqual([
+      null,
+      { slot: 8, err: null, confirmationStatus: 'finalized' },
+    ]);
+    expect(budget.stats().requests - before).toBe(1);
+    expect(bodies.at(-1)).toMatchObject({
+      method: 'getSignatureStatuses',
+      params: [['a', 'b'], { searchTransactionHistory: true }],
+    });
+    answer = { error: { code: -32602, message: 'Invalid param: WrongSize' } };
+    await expect(rpc.getSignatureStatuses(['a'])).rejects.toThrow(
+      'getSignatureStatuses: JSON-RPC error -32602: Invalid param: WrongSize',
+    );
+  });
 });
