@@ -11,6 +11,8 @@ import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
+import { admitToDrop } from '../stock/drop-line';
+import { dropsIn } from '../orders/holds';
 import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';
 import type { WatchLanes } from '../payments/lanes';
@@ -76,8 +78,11 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     });
     const { quote, response } = issueQuote(deps.quotes, body);
     // More than is available: 409 "Sold out" / "Reserved: may come back in N minutes" / "Only N left" (from memory
-    // or one read without a lock, stock/sold-out.ts; the order reserves).
-    await deps.stock.assertNotSoldOut(quote.items, deps.quotes.now().getTime());
+    // or one read without a lock, stock/sold-out.ts; the order reserves). A drop's quote is also its buyer's turn
+    // (stock/drop-line.ts): a buyer in line is refused here with their place, before the wallet is asked to sign.
+    const drops = dropsIn(deps.quotes.catalog, quote.items);
+    if (drops.length > 0) await admitToDrop(deps.stock, drops, quote.items, holder(req), deps.quotes.now());
+    else await deps.stock.assertNotSoldOut(quote.items, deps.quotes.now().getTime());
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
     // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
     // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.

@@ -19,7 +19,7 @@ import { checkPayer, dropLinesOf, hold, mayHold } from './holds';
 import { dropNeedsHold, dropNotOpen, dropOpen } from '../../core/drop';
 import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
-import { lineRefusal } from '../stock/drop-line';
+import { admitToDrop } from '../stock/drop-line';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
 import { transactionRequestOf } from './pay-requests';
@@ -164,14 +164,11 @@ export async function createOrder(
   const drops = dropLinesOf(ctx, quote.items);
   for (const d of drops) if (!dropOpen(d.rules, now)) throw dropNotOpen(d.name, d.rules);
   const checked = !record && quote.amountBaseUnits !== null;
-  if (checked) await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
   // A drop's line (stock/drop-line.ts): only a buyer let through may try for a piece (one who never asked joins
-  // at the back and may be let through at once); the others are refused in words with their place, by reads.
-  if (holder)
-    for (const d of drops) {
-      const refusal = lineRefusal(await ctx.stock.dropLine.place(d.productId, d.rules, holder, now));
-      if (refusal) throw refusal;
-    }
+  // at the back and may be let through at once); the others are refused in words with their place, by reads
+  // (the stock's words first when nothing is free).
+  if (holder && drops.length > 0) await admitToDrop(ctx.stock, drops, quote.items, holder, now, checked);
+  else if (checked) await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
   // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
   // brings the wallet's balance (read now, outside the transaction).
   const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;

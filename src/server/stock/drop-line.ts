@@ -17,6 +17,7 @@ import { randomInt } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { DomainError } from '../../core/errors';
 import type { DropRules } from '../../core/drop';
+import type { StockRequest } from '../../core/stock';
 import type { Database } from '../store/schema';
 import type { Db } from './lines';
 
@@ -51,6 +52,13 @@ export interface DropLine {
    * stands now.
    */
   place(productId: string, rules: DropRules, holder: string, now: Date): Promise<LinePlace>;
+  /** `place`, with the free pieces when its read saw them (a waiting buyer's). */
+  standing(
+    productId: string,
+    rules: DropRules,
+    holder: string,
+    now: Date,
+  ): Promise<{ place: LinePlace; free?: number }>;
   /** The line's counts now (the vendor's console). */
   stats(productId: string, now: Date): Promise<LineStats>;
 }
@@ -95,6 +103,42 @@ export function lineRefusal(place: LinePlace): DomainError | undefined {
         { field: 'items' },
       );
   }
+}
+
+/** What `admitToDrop` needs of the stock repository. */
+export interface DropGate {
+  soldOutKnown(lines: readonly StockRequest[], nowMs: number): DomainError | undefined;
+  assertNotSoldOut(lines: readonly StockRequest[], nowMs: number): Promise<void>;
+  dropLine: Pick<DropLine, 'standing'>;
+}
+
+/**
+ * A drop buyer's quote or order (after the start): only a buyer let through may try for a piece. The stock's own
+ * words come first ("Sold out", "Reserved: …", from memory when the line was seen with nothing free), then the
+ * buyer's place in line, then (a buyer let through) the stock read that checks the asked quantity. A waiting
+ * buyer costs the line's reads only: its read of the free pieces stands in for the stock's while any is free.
+ * `checkStock` false: no stock check (an order that holds nothing); the line still decides.
+ */
+export async function admitToDrop(
+  stock: DropGate,
+  drops: readonly { productId: string; rules: DropRules }[],
+  lines: readonly StockRequest[],
+  holder: string,
+  now: Date,
+  checkStock = true,
+): Promise<void> {
+  if (checkStock) {
+    const known = stock.soldOutKnown(lines, now.getTime());
+    if (known) throw known;
+  }
+  for (const d of drops) {
+    const { place, free } = await stock.dropLine.standing(d.productId, d.rules, holder, now);
+    const refusal = lineRefusal(place);
+    if (!refusal) continue;
+    if (checkStock && (free === undefined || free <= 0)) await stock.assertNotSoldOut(lines, now.getTime());
+    throw refusal;
+  }
+  if (checkStock) await stock.assertNotSoldOut(lines, now.getTime());
 }
 
 /** Free units of a product now (every line of it; no lock). */
@@ -183,6 +227,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       ])
       .executeTakeFirstOrThrow();
     return {
+      free: count(row.free),
       room: count(row.free) - count(row.active),
       ahead: count(row.ahead),
       me: { rank, through_at: row.through_at ?? null, done_at: row.done_at ?? null },
@@ -252,52 +297,60 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       .where('holder', '=', holder)
       .executeTakeFirst();
 
+  async function standing(
+    productId: string,
+    rules: DropRules,
+    holder: string,
+    now: Date,
+  ): Promise<{ place: LinePlace; free?: number }> {
+    const started = now.getTime() >= rules.startsAt.getTime();
+    // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
+    const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
+    // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is
+    // read), one round trip for a newcomer. SQLite: a read first (any insert statement waits for the group fsync).
+    const me =
+      (!isPg ? await readMe(productId, holder) : undefined) ??
+      (await db
+        .insertInto('drop_line')
+        .values({
+          product_id: productId,
+          holder,
+          rank,
+          joined_at: now.toISOString(),
+          through_at: null,
+          done_at: null,
+        })
+        .onConflict((oc) => oc.columns(['product_id', 'holder']).doNothing())
+        .returning(['rank', 'through_at', 'done_at'])
+        .executeTakeFirst()) ??
+      (await readMe(productId, holder));
+    if (!me) throw new Error('drop line: the buyer joined but their row cannot be read');
+    if (!started) {
+      const n = await db
+        .selectFrom('drop_line')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('product_id', '=', productId)
+        .executeTakeFirst();
+      return { place: { state: 'before_start', inLine: count(n?.n) } };
+    }
+    // Let through already, or done: their row says so.
+    const known = settled(me, now);
+    if (known) return { place: known };
+    // Waiting: one read says whether anyone may be let through and how many are ahead.
+    const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
+    const seen = await look(productId, cutoff, me, holder);
+    const fresh = settled(seen.me, now);
+    if (fresh) return { place: fresh, free: seen.free };
+    if (seen.room <= 0) return { place: { state: 'waiting', ahead: seen.ahead }, free: seen.free };
+    // Room: let the next ones through (one advance at a time on this instance), then look again.
+    await advanceSoon(productId, now);
+    const again = await look(productId, cutoff, me, holder);
+    return { place: settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead }, free: again.free };
+  }
+
   return {
-    async place(productId, rules, holder, now) {
-      const started = now.getTime() >= rules.startsAt.getTime();
-      // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
-      const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
-      // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is
-      // read), one round trip for a newcomer. SQLite: a read first (any insert statement waits for the group fsync).
-      const me =
-        (!isPg ? await readMe(productId, holder) : undefined) ??
-        (await db
-          .insertInto('drop_line')
-          .values({
-            product_id: productId,
-            holder,
-            rank,
-            joined_at: now.toISOString(),
-            through_at: null,
-            done_at: null,
-          })
-          .onConflict((oc) => oc.columns(['product_id', 'holder']).doNothing())
-          .returning(['rank', 'through_at', 'done_at'])
-          .executeTakeFirst()) ??
-        (await readMe(productId, holder));
-      if (!me) throw new Error('drop line: the buyer joined but their row cannot be read');
-      if (!started) {
-        const n = await db
-          .selectFrom('drop_line')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('product_id', '=', productId)
-          .executeTakeFirst();
-        return { state: 'before_start', inLine: count(n?.n) };
-      }
-      // Let through already, or done: their row says so.
-      const known = settled(me, now);
-      if (known) return known;
-      // Waiting: one read says whether anyone may be let through and how many are ahead.
-      const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
-      const seen = await look(productId, cutoff, me, holder);
-      const fresh = settled(seen.me, now);
-      if (fresh) return fresh;
-      if (seen.room <= 0) return { state: 'waiting', ahead: seen.ahead };
-      // Room: let the next ones through (one advance at a time on this instance), then look again.
-      await advanceSoon(productId, now);
-      const again = await look(productId, cutoff, me, holder);
-      return settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead };
-    },
+    standing,
+    place: async (productId, rules, holder, now) => (await standing(productId, rules, holder, now)).place,
 
     async stats(productId, now) {
       const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
