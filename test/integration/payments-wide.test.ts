@@ -7,25 +7,14 @@
  * reads, so a moment's load on a shared machine is not read as a scan.)
  */
 import { describe, expect, it } from 'vitest';
-import { Connection, Keypair, Transaction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { startLocalnet } from '../../src/localnet/index.js';
+import { newReference } from '../../src/server/orders/reference.js';
 import { chainRpc } from '../../src/server/payments/connection.js';
 import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { MAX_KEYS_PER_TRANSFER, referenceLikeKeys } from '../../src/server/payments/watch/unmatched.js';
-import { faucet, serviceOrders, transferIx, waitFor } from './payments-support.js';
-
-/** A test client's call, again after a dropped keep-alive connection (ECONNRESET under load). */
-async function again<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      if (attempt >= 3 || !String((err as Error).message).includes('fetch failed')) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
+import { again, faucet, serviceOrders, transferIx, waitFor } from './payments-support.js';
 
 describe('wide transactions and the unmatched table', () => {
   it('1,000 wide transactions: at most 4 reference-like keys each are kept, and the match reads new orders only', async () => {
@@ -52,8 +41,9 @@ describe('wide transactions and the unmatched table', () => {
                 recipientOwner: coopers,
                 mint: net.keys!.mint,
                 amount: BigInt(i + 1),
-                // A wide transaction: twelve extra read-only keys.
-                references: Array.from({ length: 12 }, () => Keypair.generate().publicKey),
+                // A wide transaction: twelve extra read-only keys (public keys as references are made: the
+                // store's newReference, native ed25519; web3.js's Keypair.generate for 12,000 keys took seconds).
+                references: Array.from({ length: 12 }, () => new PublicKey(newReference())),
               }),
             );
             tx.sign(attacker);
@@ -93,7 +83,7 @@ describe('wide transactions and the unmatched table', () => {
             Array.from({ length: 250 }, () => ({
               ...row,
               id: crypto.randomUUID(),
-              reference: Keypair.generate().publicKey.toBase58(),
+              reference: newReference(),
               public_token: null,
             })),
           )
