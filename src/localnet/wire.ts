@@ -7,8 +7,8 @@
  * as many as the header requires and no count. web3.js 1.99 decodes all three but cannot serialize a v1 message,
  * so signatures are checked over the message bytes as they came.
  */
+import { createPublicKey, verify } from 'node:crypto';
 import bs58 from 'bs58';
-import nacl from 'tweetnacl';
 import { AddressLookupTableAccount, VersionedTransaction, type MessageV1 } from '@solana/web3.js';
 import type { AccountView } from './accounts.js';
 import type { V1Config } from './history.js';
@@ -128,10 +128,32 @@ export function decodeTransaction(
   };
 }
 
+/** The DER (SPKI) header of an ed25519 public key: the 32 key bytes follow it. */
+const ED25519_SPKI_HEADER = Buffer.from('302a300506032b6570032100', 'hex');
+
+/**
+ * An ed25519 signature over `message` by the 32-byte `publicKey`, checked with Node's native ed25519 (tweetnacl's
+ * pure-JavaScript check took several milliseconds a signature on a loaded machine, and every transaction sent to
+ * the node is checked). A key that is not a point on the curve verifies nothing.
+ */
+export function ed25519Verify(message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
+  if (signature.length !== 64 || publicKey.length !== 32) return false;
+  try {
+    const key = createPublicKey({
+      key: Buffer.concat([ED25519_SPKI_HEADER, publicKey]),
+      format: 'der',
+      type: 'spki',
+    });
+    return verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
+
 /** Every signature verifies against its signer's key over the message bytes. */
 export function verifySignatures(d: Decoded): boolean {
   return d.tx.signatures.every((sig, i) => {
     const key = d.tx.message.staticAccountKeys[i];
-    return key !== undefined && nacl.sign.detached.verify(d.messageBytes, sig, key.toBytes());
+    return key !== undefined && ed25519Verify(d.messageBytes, sig, key.toBytes());
   });
 }
