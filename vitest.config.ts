@@ -43,6 +43,10 @@ export default defineConfig({
           // A watchdog, not a bound: the property tests take a few seconds when the pool shares the cores.
           testTimeout: 30_000,
           maxWorkers: WORKERS,
+          // Pure domain files (no servers, networks or timers left behind, no mocks or globals changed): a worker
+          // runs its files one after another in one module graph instead of importing it afresh for each file
+          // (the unit project took 16 s of CPU instead of 37 s). Integration files keep their own processes.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
