@@ -8,6 +8,7 @@ import { formatClaim, groupThousands } from '../lib/claim-amount';
 import { ApiRequestError, isAbort } from '../lib/call';
 import { formatLocalDateTime } from '../lib/time';
 import { usePageTitle } from '../lib/title';
+import { actionWords, historyWords } from './order-data-words';
 
 type State =
   | { status: 'loading' }
@@ -168,7 +169,7 @@ export default function OrderDataPage({ token }: { token: string }) {
       <ul>
         {o.history.map((h, n) => (
           <li key={n}>
-            {formatLocalDateTime(h.at)}: {h.event.replace(/_/g, ' ')} ({h.status.replace(/_/g, ' ')})
+            {formatLocalDateTime(h.at)}: {historyWords(h)}
           </li>
         ))}
       </ul>
@@ -179,11 +180,7 @@ export default function OrderDataPage({ token }: { token: string }) {
           <ul>
             {d.sellerActions.map((a, n) => (
               <li key={n}>
-                {formatLocalDateTime(a.at)}: {a.action.replace(/_/g, ' ')}
-                {Object.keys(a.detail).length > 0 &&
-                  ` (${Object.entries(a.detail)
-                    .map(([k, v]) => `${k}: ${v}`)
-                    .join(', ')})`}
+                {formatLocalDateTime(a.at)}: {actionWords(a)}
               </li>
             ))}
           </ul>
