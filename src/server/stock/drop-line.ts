@@ -297,6 +297,49 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       .where('holder', '=', holder)
       .executeTakeFirst();
 
+  /**
+   * PostgreSQL, after the start: the join and the look in one statement (the insert writes nothing when the buyer
+   * is in line already). Undefined when the buyer's row is not in this statement's snapshot (their own join,
+   * running at the same moment in another request, committed after it began).
+   */
+  async function joinAndLook(productId: string, holder: string, rank: number, now: Date, cutoff: string) {
+    const { rows } = await sql<{
+      rank: number | string;
+      through_at: string | null;
+      done_at: string | null;
+      free: number | string;
+      active: number | string;
+      ahead: number | string;
+    }>`
+      with ins as (
+        insert into drop_line (product_id, holder, "rank", joined_at, through_at, done_at)
+        values (${productId}, ${holder}, ${rank}, ${now.toISOString()}, null, null)
+        on conflict (product_id, holder) do nothing
+        returning "rank", through_at, done_at
+      ), me as (
+        select "rank", through_at, done_at from ins
+        union all
+        select "rank", through_at, done_at from drop_line where product_id = ${productId} and holder = ${holder}
+      )
+      select me."rank", me.through_at, me.done_at,
+        (select coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)
+           from stock where product_id = ${productId}) as free,
+        (select count(*) from drop_line
+           where product_id = ${productId} and through_at > ${cutoff} and done_at is null) as active,
+        (select count(*) from drop_line d
+           where d.product_id = ${productId} and d.through_at is null
+             and (d."rank" < me."rank" or (d."rank" = me."rank" and d.holder < ${holder}))) as ahead
+      from me limit 1`.execute(db);
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      free: count(row.free),
+      room: count(row.free) - count(row.active),
+      ahead: count(row.ahead),
+      me: { rank: row.rank, through_at: row.through_at, done_at: row.done_at },
+    };
+  }
+
   async function standing(
     productId: string,
     rules: DropRules,
@@ -306,6 +349,17 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
     const started = now.getTime() >= rules.startsAt.getTime();
     // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
     const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
+    const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
+    // PostgreSQL after the start: one statement joins (or finds) the buyer and reads the line.
+    const joined = isPg && started ? await joinAndLook(productId, holder, rank, now, cutoff) : undefined;
+    if (joined) {
+      const known = settled(joined.me, now);
+      if (known) return { place: known, free: joined.free };
+      if (joined.room <= 0) return { place: { state: 'waiting', ahead: joined.ahead }, free: joined.free };
+      await advanceSoon(productId, now);
+      const again = await look(productId, cutoff, joined.me, holder);
+      return { place: settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead }, free: again.free };
+    }
     // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is
     // read), one round trip for a newcomer. SQLite: a read first (any insert statement waits for the group fsync).
     const me =
@@ -337,7 +391,6 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
     const known = settled(me, now);
     if (known) return { place: known };
     // Waiting: one read says whether anyone may be let through and how many are ahead.
-    const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
     const seen = await look(productId, cutoff, me, holder);
     const fresh = settled(seen.me, now);
     if (fresh) return { place: fresh, free: seen.free };
