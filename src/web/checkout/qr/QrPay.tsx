@@ -6,32 +6,19 @@ import { storedReferrer } from '../../lib/referral';
 import type { QrCheckoutProps } from '../types';
 import { explorerTxUrl } from '../../../core/explorer';
 import { forgetQrOrder, loadQrOrder, saveQrOrder, type StoredQrOrder } from './order-store';
-import { QrImage } from '../shared/QrImage';
 import { TimeLeft } from '../shared/TimeLeft';
 import { useOrderStatus } from './useOrderStatus';
 import { useQrRecord } from './useQrRecord';
 import { useQuote } from './useQuote';
 import { catalog } from '../../catalog';
-import { paths } from '../../../core/routes';
-import { qrRecord, qrView, type QrBox, type QrStatusBlock } from './view';
+import { qrRecord, qrView } from './view';
+import { OrderStatusPanel, PayLinkBlock, QrBoxContent, StatusLine } from './parts';
 import { Receipt } from '../shared/Receipt';
 import { receiptText } from '../shared/receipt';
 import { QrConfirmation } from './confirm';
-import {
-  COPIED,
-  COPY_FAILED,
-  GENERATING,
-  MSG_FAILED,
-  MSG_SENT,
-  QR_TIME_UP,
-  SCAN_ON_ANOTHER,
-  TRANSFER_FALLBACK_NOTE,
-  WALLET_CANNOT_READ,
-} from './messages';
+import { COPIED, COPY_FAILED, MSG_FAILED, MSG_SENT, QR_TIME_UP, SCAN_ON_ANOTHER } from './messages';
 import { usePhone } from './usePhone';
 
-/** The QR image's size in CSS pixels (the `.qr-box` of styles.css is sized for it). */
-export const QR_SIZE = 180;
 
 const sleep = (ms: number) => new Promise<void>((r) => window.setTimeout(r, ms));
 
@@ -223,46 +210,15 @@ export default function QrPay({
   };
 
   // The amount to pay (the only amount on the screen) and the links: first on a phone (its own wallet pays),
-  // under the QR at a desk. 44 px buttons that wrap apart, never touching.
+  // under the QR at a desk.
   const payLinkBlock = view.payLink && (
-    <>
-      <p className="qr-amount">
-        Amount to pay: <strong data-testid="qr-amount">{view.payLink.amount}</strong>
-      </p>
-      <p className="actions qr-actions">
-        <a className={phone ? 'button big' : 'button'} href={view.payLink.url} data-testid="open-in-wallet">
-          Open in wallet
-        </a>
-        <button type="button" className="button secondary" onClick={() => void onCopy()}>
-          Copy payment link
-        </button>
-      </p>
-      {view.payLink.fallback === 'offer' && (
-        <p>
-          <button
-            type="button"
-            className="button link"
-            onClick={() => setTransferFallback(true)}
-            data-testid="transfer-fallback"
-          >
-            {WALLET_CANNOT_READ}
-          </button>
-        </p>
-      )}
-      {view.payLink.fallback === 'shown' && (
-        <p className="note" data-testid="transfer-fallback-note">
-          {TRANSFER_FALLBACK_NOTE}{' '}
-          <button type="button" className="button link" onClick={() => setTransferFallback(false)}>
-            Show the first code again
-          </button>
-        </p>
-      )}
-      {copyNote && (
-        <p className="note" role="status">
-          {copyNote}
-        </p>
-      )}
-    </>
+    <PayLinkBlock
+      payLink={view.payLink}
+      phone={phone}
+      copyNote={copyNote}
+      onCopy={() => void onCopy()}
+      setTransferFallback={setTransferFallback}
+    />
   );
   const s = view.status;
   const paidOrder = view.paid && view.known && order ? view.known : null;
@@ -328,62 +284,17 @@ export default function QrPay({
         </div>
         {!phone && payLinkBlock}
         {s && (
-          <div
-            className="order-status"
-            data-testid="order-status"
-            data-status={s.dataStatus}
-            role="status"
-            aria-live="polite"
-          >
-            <p>
-              Order <strong>{s.orderNumber}</strong> ({s.quantity} × {product.name}
-              ): <strong>{s.text}</strong>
-              {s.received && <span data-testid="received">{s.received}</span>}
-            </p>
-            {s.unreadableNote && (
-              <p className="note" data-testid="unreadable-payment">
-                {s.unreadableNote}
-              </p>
-            )}
-            {s.paymentCheckNote && (
-              <p className="note" data-testid="payment-check">
-                {s.paymentCheckNote}
-              </p>
-            )}
-            {s.paidLate && (
-              <p className="note">
-                The payment arrived after the payment window closed: the seller will confirm.
-              </p>
-            )}
-            {(s.signature || s.orderPageLink) && (
-              <p className="actions">
-                {s.orderPageLink && (
-                  <a className="button" href={s.orderPageLink} data-testid="order-page-link">
-                    Your order page
-                  </a>
-                )}
-                {s.signature && (
-                  <a
-                    className="button secondary"
-                    href={explorerTxUrl(s.signature, config.status === 'known' ? config.config : undefined)}
-                    target="_blank"
-                    rel="noopener noreferrer"
-                    data-testid="tx-link"
-                  >
-                    View the transaction
-                  </a>
-                )}
-              </p>
-            )}
-            {s.quantityChangedNote && <p className="note">{s.quantityChangedNote}</p>}
-            {s.startNew && (
-              <p>
-                <button type="button" className="button link" onClick={startNewOrder} disabled={sending}>
-                  Start a new order
-                </button>
-              </p>
-            )}
-          </div>
+          <OrderStatusPanel
+            s={s}
+            productName={product.name}
+            txUrl={
+              s.signature
+                ? explorerTxUrl(s.signature, config.status === 'known' ? config.config : undefined)
+                : null
+            }
+            onStartNew={startNewOrder}
+            sending={sending}
+          />
         )}
         {view.timeLeftUntil && <TimeLeft expiresAt={view.timeLeftUntil} atZero={QR_TIME_UP} />}
       </section>
@@ -410,76 +321,4 @@ export default function QrPay({
       </button>
     </div>
   );
-}
-
-/** The record's status in the paid state: the spec's states under the receipt (`data-status` for the page). */
-function StatusLine({ s, productName }: { s: QrStatusBlock; productName: string }) {
-  return (
-    <div className="order-status" data-testid="order-status" data-status={s.dataStatus} role="status">
-      <p className="muted small">
-        {s.quantity} × {productName}: {s.text}
-        {s.received && <span data-testid="received">{s.received}</span>}
-      </p>
-      {s.unreadableNote && (
-        <p className="note" data-testid="unreadable-payment">
-          {s.unreadableNote}
-        </p>
-      )}
-      {s.paidLate && (
-        <p className="note">The payment arrived after the payment window closed: the seller will confirm.</p>
-      )}
-      {s.quantityChangedNote && <p className="note">{s.quantityChangedNote}</p>}
-    </div>
-  );
-}
-
-/** The QR box: the QR itself or the one sentence that stands in its place. */
-function QrBoxContent({ box, vendor }: { box: QrBox; vendor: QrCheckoutProps['vendor'] }) {
-  switch (box.kind) {
-    case 'qr':
-      return (
-        <QrImage
-          text={box.url}
-          size={QR_SIZE}
-          alt={`Solana Pay QR code: pay ${box.amount ?? ''} $CLAIM to ${vendor.name}`}
-          placeholder={GENERATING}
-        />
-      );
-    case 'paid':
-      return (
-        <p className="paid" data-testid="payment-received">
-          <strong>Payment received</strong>
-          {box.askDetails
-            ? ': please fill in your shipping details below and send them to complete the order.'
-            : ''}
-        </p>
-      );
-    case 'settled':
-      return <p data-testid="qr-settled">{box.text}</p>;
-    case 'unpriced-order':
-      return (
-        <p data-testid="unpriced-order">No payment link: the price was unknown when this order was sent.</p>
-      );
-    case 'price-failed':
-      return <p className="error">{box.text}</p>;
-    case 'quantity-problem':
-      return <p data-testid="quantity-problem">{box.text}</p>;
-    case 'payout-refused':
-      // No QR to a recipient that cannot receive: the vendor's token account does not exist (or cannot be checked).
-      return (
-        <div data-testid="payout-not-ready">
-          <p className="error">{box.message}</p>
-          {box.sellsByWallet && (
-            <p>
-              {vendor.name}&apos;s <a href={paths.vendor(vendor.id)}>wallet products</a> can still be bought
-              with Buy Now: your wallet creates the vendor&apos;s account first (one more approval).
-            </p>
-          )}
-        </div>
-      );
-    case 'link-failed':
-      return <p className="error">The payment link could not be prepared. Try again later.</p>;
-    case 'generating':
-      return <p>{box.text}</p>;
-  }
 }
