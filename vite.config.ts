@@ -30,6 +30,8 @@ export default defineConfig({
     outDir: resolve(import.meta.dirname, 'dist/web'),
     emptyOutDir: true,
     sourcemap: false,
+    // dist/web/.vite/manifest.json: scripts/prerender.ts reads it for each page's modulepreload hints, then deletes it.
+    manifest: true,
   },
   server: {
     proxy: { '/api': 'http://127.0.0.1:3000', '/dev': 'http://127.0.0.1:3000' },

@@ -40,10 +40,44 @@ const WATCH = `(() => {
   setInterval(tick, 16);
 })();`;
 
-async function visit(browser: Browser, url: string, mark: 'qr' | 'buyNow' | 'wallet', pressAt?: string) {
+interface Req {
+  url: string;
+  start: number;
+  end?: number;
+  bytes: number;
+}
+
+/** The first visit of each case prints its requests: start and end (ms from the document's request) and bytes. */
+function waterfall(reqs: Req[], firstPaintMs: number): string {
+  const t0 = reqs[0]?.start ?? 0;
+  const lines = reqs.map((r) => {
+    const path = new URL(r.url).pathname + (r.url.includes('?') ? '?…' : '');
+    const end = r.end === undefined ? '   …' : String(Math.round(r.end - t0)).padStart(5);
+    return `      ${String(Math.round(r.start - t0)).padStart(5)} → ${end} ms  ${String(r.bytes).padStart(7)} B  ${path}`;
+  });
+  const before = reqs.filter((r) => r.end !== undefined && r.end - t0 <= firstPaintMs);
+  const bytes = before.reduce((n, r) => n + r.bytes, 0);
+  return `${lines.join('\n')}\n      first contentful paint ${Math.round(firstPaintMs)} ms; ${before.length} responses, ${bytes} B on the wire before it`;
+}
+
+async function visit(
+  browser: Browser,
+  url: string,
+  mark: 'qr' | 'buyNow' | 'wallet',
+  pressAt?: string,
+  log = false,
+) {
   const context = await browser.newContext(PHONE);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
+  const reqs = new Map<string, Req>();
+  cdp.on('Network.requestWillBeSent', (e) => {
+    reqs.set(e.requestId, { url: e.request.url, start: e.timestamp * 1000, bytes: 0 });
+  });
+  cdp.on('Network.loadingFinished', (e) => {
+    const r = reqs.get(e.requestId);
+    if (r) Object.assign(r, { end: e.timestamp * 1000, bytes: e.encodedDataLength });
+  });
   await cdp.send('Network.enable');
   await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
@@ -71,6 +105,13 @@ async function visit(browser: Browser, url: string, mark: 'qr' | 'buyNow' | 'wal
     (k) => (window as unknown as { __marks: Record<string, number> }).__marks[k] ?? NaN,
     mark,
   );
+  if (log) {
+    // performance.now() counts from navigation start; the document request is the first one sent, about then.
+    const fcp = await page.evaluate(
+      () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
+    );
+    console.log(waterfall([...reqs.values()], fcp));
+  }
   await context.close();
   return ms;
 }
@@ -106,7 +147,8 @@ try {
   console.log(`Slow 4G (562.5 ms, 1.6 Mbit/s down), cold cache, 390 × 844 touch; ${RUNS} runs each`);
   for (const [name, path, mark, press] of cases) {
     const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) times.push(await visit(browser, server.url + path, mark, press));
+    console.log(`  ${name}: the first visit's requests (start → end, bytes on the wire)`);
+    for (let i = 0; i < RUNS; i++) times.push(await visit(browser, server.url + path, mark, press, i === 0));
     console.log(
       `  ${name.padEnd(52)} median ${fmt(median(times))}  (min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))}; ${times.map(fmt).join(', ')})`,
     );

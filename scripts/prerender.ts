@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { catalog } from '../catalog';
 import { allPagePaths, normalisePath, resolveScreen } from '../src/core/routes';
+import type { Screen } from '../src/core/routes';
 import type { Prerendered } from '../src/web/prerender';
 import { compressDir } from './compress';
 
@@ -48,14 +49,60 @@ const shell = readFileSync(resolve(webDir, 'index.html'), 'utf8');
 if (!shell.includes(ROOT_EMPTY) || !TITLE.test(shell))
   throw new Error(`dist/web/index.html has no empty ${ROOT_EMPTY} or no <title>: cannot prerender`);
 
-function page({ html, title }: Prerendered): string {
+/** Vite's build manifest (build.manifest): source module → its chunk file and the chunks it imports statically. */
+type ViteManifest = Record<string, { file: string; imports?: string[]; isEntry?: boolean }>;
+const manifestFile = resolve(webDir, '.vite/manifest.json');
+const viteManifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as ViteManifest;
+
+/** The lazy modules a screen's first render needs (AppRoutes' preloadScreen), by source path under src/web. */
+function screenModules(screen: Screen): string[] {
+  const pages: Partial<Record<Screen['kind'], string>> = {
+    home: 'pages/HomePage.tsx',
+    guide: 'pages/GuidePage.tsx',
+    about: 'pages/AboutPage.tsx',
+    giveaways: 'pages/GiveawaysPage.tsx',
+    vendors: 'pages/VendorsPage.tsx',
+    vendor: 'pages/VendorPage.tsx',
+    product: 'pages/ProductPage.tsx',
+    seller: 'seller/SellerPage.tsx',
+  };
+  const page = pages[screen.kind];
+  if (!page) return [];
+  if (screen.kind !== 'product') return [page];
+  return [page, screen.product.payment === 'qr' ? 'checkout/qr/QrPay.tsx' : 'pages/WalletSlot.tsx'];
+}
+
+/**
+ * `<link rel=modulepreload>` for the chunks of the page's screen and everything they import statically, minus what
+ * the shell already loads (the entry and its imports): the browser fetches them beside the entry instead of one
+ * after another once the entry has run (design.md, Slow 4G).
+ */
+function modulePreloads(screen: Screen): string {
+  const files = new Set<string>();
+  const walk = (key: string, into: Set<string>) => {
+    const chunk = viteManifest[key];
+    if (!chunk) throw new Error(`${key} is not in the build manifest`);
+    if (into.has(chunk.file)) return;
+    into.add(chunk.file);
+    for (const k of chunk.imports ?? []) walk(k, into);
+  };
+  const entry = new Set<string>();
+  for (const [key, chunk] of Object.entries(viteManifest)) if (chunk.isEntry) walk(key, entry);
+  for (const m of screenModules(screen)) walk(m, files);
+  return [...files]
+    .filter((f) => !entry.has(f))
+    .map((f) => `<link rel="modulepreload" crossorigin href="/${f}">`)
+    .join('');
+}
+
+function page({ html, title }: Prerendered, preloads = ''): string {
   if (/<script/i.test(html))
     throw new Error('prerendered HTML must hold no script (the CSP forbids inline ones)');
   // React emits the resource hints it hoists (preloads of fetchpriority=high images) first: they go in <head>.
   const hints = /^(?:<link [^>]*\/>)*/.exec(html)?.[0] ?? '';
   return shell
     .replace(TITLE, () => `<title>${escapeHtml(title)}</title>`)
-    .replace('</head>', () => `${hints}</head>`)
+    .replace('</head>', () => `${hints}${preloads}</head>`)
     .replace(ROOT_EMPTY, () => `<div id="root">${html.slice(hints.length)}</div>`);
 }
 
@@ -66,13 +113,17 @@ for (const path of new Set(allPagePaths(catalog).map(normalisePath))) {
   if (resolveScreen(catalog, path).kind === 'not-found') throw new Error(`page path ${path} resolves to 404`);
   const file = path === '/' ? 'index.html' : `${path.slice(1).replace(/[^a-z0-9-]/g, '_')}.html`;
   if (Object.values(manifest.pages).includes(file)) throw new Error(`two page paths map to ${file}`);
-  writeFileSync(resolve(outDir, file), page(await renderPage(path)));
+  writeFileSync(
+    resolve(outDir, file),
+    page(await renderPage(path), modulePreloads(resolveScreen(catalog, path))),
+  );
   manifest.pages[path] = file;
 }
 // The 404 page: any unknown path renders the same screen (the catch-all route).
 writeFileSync(resolve(outDir, manifest.notFound), page(await renderPage('/__not-found__')));
 writeFileSync(resolve(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2));
 rmSync(ssrDir, { recursive: true, force: true });
+rmSync(resolve(webDir, '.vite'), { recursive: true, force: true });
 console.log(
   `prerendered ${Object.keys(manifest.pages).length} pages and the 404 page into dist/web/_prerender`,
 );

@@ -15,7 +15,7 @@ import { createDemoMarket, type PriceService } from './price/index';
 import { createShopPrice } from './price/shop-price';
 import { holdLease, leaseHolderId } from './ops/lease';
 import { createPriceShare } from './price/shared';
-import type { Settings } from './settings';
+import { publicConfig, type Settings } from './settings';
 import { openStore } from './store/store';
 import { databaseRateLimitStore } from './ops/rate-limit-store';
 import { mergeProbes, type OpsProbes } from './ops/probes';
@@ -160,6 +160,11 @@ export async function startServer(
       ...(store.dialect === 'postgres' ? { rateLimitStore: databaseRateLimitStore(store.db) } : {}),
       catalog,
       ...(overrides.webDir ? { webDir: overrides.webDir } : {}),
+      // Each page carries the public config and the current price inline (http/boot-data.ts).
+      boot: {
+        config: () => publicConfig(settings),
+        ...(price ? { price: () => price.priceResponse() } : {}),
+      },
       logger: overrides.logger ?? false,
       ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
       health: async () => store.ready() && (await store.ping()),

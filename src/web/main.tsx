@@ -5,6 +5,7 @@ import { resolveScreen } from '../core/routes';
 import { AppRoutes, preloadScreen } from './app/AppRoutes';
 import { catalog } from './catalog';
 import { captureReferral } from './lib/referral';
+import { watchEarlyInput } from './lib/early-input';
 import './styles.css';
 
 captureReferral(window.location.search, window.localStorage);
@@ -27,7 +28,11 @@ if (root && screen.kind === 'order') {
 } else if (root?.firstElementChild) {
   // Prerendered at build time (scripts/prerender.ts): hydrate once the screen's chunks are here, so the page
   // hydrates in one pass. A failed chunk fetch still hydrates (the lazy page retries and shows its fallback).
-  const hydrate = () => hydrateRoot(root, app);
+  // What the buyer typed into the prerendered form meanwhile is taken just before (lib/early-input.ts).
+  const hydrate = () => {
+    watchEarlyInput(root);
+    hydrateRoot(root, app);
+  };
   preloadScreen(screen).then(hydrate, hydrate);
 } else if (root) {
   createRoot(root).render(app);

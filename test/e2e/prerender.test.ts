@@ -1,7 +1,7 @@
 /**
  * Prerendered pages (scripts/prerender.ts, served by src/server/app.ts): the HTML of a page already holds its
  * content before any script runs, unknown paths get the 404 page with status 404, no page carries an inline
- * script (CSP), and the browser hydrates the prerendered HTML without a hydration error (React logs mismatches
+ * script (CSP; the boot data block is JSON, not executed, and holds the public config only), and the browser hydrates the prerendered HTML without a hydration error (React logs mismatches
  * with console.error, which the harness records).
  */
 import type { Browser } from 'playwright-core';
@@ -67,6 +67,9 @@ describe('prerendered HTML (no browser)', () => {
     expect(qr.status).toBe(200);
     expect(rootText(qr.body)).toContain('Generating QR Code...');
     expect(rootText(qr.body)).toContain('Loading $CLAIM price...');
+    // The QR page's instructions and form are in the HTML (the buyer can read and type before any script).
+    expect(rootText(qr.body)).toContain('How to Complete Your Purchase');
+    expect(qr.body).toMatch(/<input[^>]*name="fullName"/);
   });
 
   it('every page path is prerendered with its own title; no inline script anywhere', async () => {
@@ -75,8 +78,37 @@ describe('prerendered HTML (no browser)', () => {
       expect(status, path).toBe(200);
       expect(body, path).toMatch(/<div id="root"><a class="skip-link"/);
       expect(body, path).toMatch(/<title>[^<]+<\/title>/);
-      for (const tag of body.match(/<script\b[^>]*>/g) ?? []) expect(tag, path).toMatch(/\ssrc="/);
+      // The one script element without src is the boot data block: JSON, never executed (CSP unchanged).
+      for (const tag of body.match(/<script\b[^>]*>/g) ?? [])
+        expect(tag, path).toMatch(/\ssrc="|^<script type="application\/json" id="boot-data">$/);
     }
+  });
+
+  it('pages carry the public config and the current price inline, and nothing else of the settings', async () => {
+    const { body } = await html('/honey2');
+    const blocks = [...body.matchAll(/<script type="application\/json" id="boot-data">([^<]*)<\/script>/g)];
+    expect(blocks).toHaveLength(1);
+    const boot = JSON.parse(blocks[0]?.[1] ?? '') as { config: Record<string, unknown>; price: unknown };
+    expect(Object.keys(boot).sort()).toEqual(['config', 'price']);
+    // Exactly GET /api/config's body and GET /api/price's (taken a moment apart: the age may tick).
+    expect(boot.config).toEqual(await (await fetch(`${server.url}/api/config`)).json());
+    expect(Object.keys(boot.config).sort()).toEqual([
+      'claimMint',
+      'cluster',
+      'demo',
+      'pairAddress',
+      'rpcUrl',
+      'wsUrl',
+    ]);
+    const price = (await (await fetch(`${server.url}/api/price`)).json()) as Record<string, unknown>;
+    expect(Object.keys(boot.price as object).sort()).toEqual(Object.keys(price).sort());
+    // No secret and no seller e-mail anywhere in the page.
+    const s = server.settings;
+    for (const secret of [s.quote.secret, s.mail.sellerEmail, ...Object.values(s.mail.sellerEmails ?? {})])
+      if (secret) expect(body).not.toContain(secret);
+    // Product pages preload their screen's chunks beside the entry (no chain of chunk requests).
+    expect(body).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/QrPay-[^"]+\.js">/);
+    expect(body).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductPage-[^"]+\.js">/);
   });
 
   it('GET /no-such-page: status 404 with the prerendered 404 page', async () => {
@@ -152,7 +184,11 @@ describe('hydration in the browser', () => {
     // Nothing has run yet: the prerendered loading text, and the entry script is waiting at the gate.
     expect(await amount.textContent()).toBe('Loading $CLAIM price...');
     await expect.poll(() => held.length).toBeGreaterThan(0);
-    expect(await page.evaluate(() => document.querySelectorAll('script:not([src])').length)).toBe(0);
+    expect(
+      await page.evaluate(
+        () => document.querySelectorAll('script:not([src]):not([type="application/json"])').length,
+      ),
+    ).toBe(0);
 
     release();
     // React updates this very node (the live price replaces the loading text): hydrated, not re-rendered.
@@ -172,6 +208,32 @@ describe('hydration in the browser', () => {
     await home.click();
     await page.waitForURL((url) => url.pathname === '/');
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(unexpectedErrors(errors, [])).toEqual([]);
+    await close();
+  });
+
+  it('the QR page form is usable before any script: what the buyer typed then stays and is kept for the tab', async () => {
+    const { page, errors, close } = await openPage(browser, server.url);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await page.route(
+      (url) => url.pathname.endsWith('.js'),
+      async (route) => {
+        await gate;
+        await route.continue();
+      },
+    );
+    await page.goto('/honey2', { waitUntil: 'commit' });
+    const name = page.locator('form.order-form [name="fullName"]');
+    await name.fill('Grace Hopper');
+    await page.locator('form.order-form [name="usState"]').selectOption('OR');
+    release();
+    // Alive (the QR's amount to pay is shown: hydrated, priced, recorded), the typed values are the page's own.
+    await page.getByTestId('qr-amount').waitFor({ timeout: 15_000 });
+    expect(await name.inputValue()).toBe('Grace Hopper');
+    await page.reload();
+    await expect.poll(() => name.inputValue(), { timeout: 15_000 }).toBe('Grace Hopper');
+    expect(await page.locator('form.order-form [name="usState"]').inputValue()).toBe('OR');
     expect(unexpectedErrors(errors, [])).toEqual([]);
     await close();
   });

@@ -34,6 +34,22 @@ type PriceMode = 'known' | 'server' | 'pending' | 'failed' | 'thrown';
 /** Controls /api/price (and its history) for a page. 'server' leaves it to the server when it has the service. */
 async function priceMode(page: Page, mode: PriceMode): Promise<() => void> {
   if (mode === 'server' && serverHasPrice) return () => undefined;
+  // The page as a server without (or with another) price would send it: no price inline with the HTML, so the
+  // page asks /api/price, routed below.
+  await page.route(
+    (url) => !url.pathname.startsWith('/api/') && !/\.[a-z0-9]+$/i.test(url.pathname),
+    async (route: Route) => {
+      if (route.request().resourceType() !== 'document') return route.fallback();
+      const response = await route.fetch();
+      const body = (await response.text()).replace(/("price":)\{[^}]*\}/, '$1null');
+      const headers = Object.fromEntries(
+        Object.entries(response.headers()).filter(
+          ([k]) => k !== 'content-encoding' && k !== 'content-length',
+        ),
+      );
+      return route.fulfill({ status: response.status(), headers, body });
+    },
+  );
   let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => (release = r));
   await page.route(API_PRICE, async (route: Route) => {

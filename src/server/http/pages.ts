@@ -5,15 +5,19 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { normalisePath, resolveScreen } from '../../core/routes';
 import type { Catalog } from '../../core/catalog';
+import { bootDataBlock, type BootDataSource } from './boot-data';
 
 export interface PageRouteDeps {
   catalog: Catalog;
   /** Directory of the built web app (vite build output). Omit to serve the API only. */
   webDir?: string;
+  /** The price and public config each page carries inline (./boot-data.ts); omitted: pages without them. */
+  boot?: BootDataSource;
 }
 
 /** The build's prerendered pages (scripts/prerender.ts: dist/web/_prerender/manifest.json), read once. */
@@ -49,6 +53,30 @@ function encodedPage(
   if (page.br && accepted.has('br')) return { body: page.br, encoding: 'br' };
   if (page.gz && accepted.has('gzip')) return { body: page.gz, encoding: 'gzip' };
   return { body: page.html };
+}
+
+/**
+ * The page with the boot data block (price, public config) before `</head>`, compressed at request time (brotli
+ * quality 5, gzip level 6: well under a millisecond for a page) and kept until the block changes (the price's age
+ * moves once a second), so a burst of visits compresses each page once.
+ */
+function bootPages(boot: BootDataSource) {
+  const cache = new Map<string, { block: string; page: Page }>();
+  return (key: string, html: string): Page => {
+    const block = bootDataBlock(boot);
+    const hit = cache.get(key);
+    if (hit && hit.block === block) return hit.page;
+    const full = html.replace('</head>', () => `${block}</head>`);
+    const buf = Buffer.from(full);
+    const page: Page = {
+      html: full,
+      br: brotliCompressSync(buf, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }),
+      gz: gzipSync(buf, { level: 6 }),
+    };
+    if (cache.size > 200) cache.clear();
+    cache.set(key, { block, page });
+    return page;
+  };
 }
 
 function loadPrerendered(webDir: string): Prerendered | undefined {
@@ -106,6 +134,7 @@ export async function pageRoutes(app: FastifyInstance, deps: PageRouteDeps): Pro
   if (webDir && existsSync(resolve(webDir, 'index.html'))) {
     const shell = readFileSync(resolve(webDir, 'index.html'), 'utf8');
     const prerendered = loadPrerendered(webDir);
+    const withBoot = deps.boot ? bootPages(deps.boot) : undefined;
     await app.register(fastifyStatic, {
       root: resolve(webDir),
       index: false,
@@ -129,7 +158,9 @@ export async function pageRoutes(app: FastifyInstance, deps: PageRouteDeps): Pro
       // status never tells whether a token names an order (the page's own API call answers that, rate-limited
       // like this route). Its title names no one ("Your order").
       const notFound = screen.kind === 'not-found';
-      const page = notFound ? prerendered?.notFound : prerendered?.pages.get(normalisePath(req.url));
+      const path = normalisePath(req.url);
+      const built = notFound ? prerendered?.notFound : prerendered?.pages.get(path);
+      const page = withBoot ? withBoot(built ? (notFound ? '404' : path) : '', built?.html ?? shell) : built;
       const { body, encoding } = page ? encodedPage(page, req.headers['accept-encoding']) : { body: shell };
       reply
         .status(notFound ? 404 : 200)

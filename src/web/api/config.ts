@@ -1,10 +1,16 @@
 import { useEffect, useState } from 'react';
 import type { PublicConfig } from '../../core/api';
+import { bootConfig } from './boot';
 
-/** GET /api/config: the public settings (mint address, price pair). Fetched once per visit. */
+/**
+ * GET /api/config: the public settings (mint address, price pair). Fetched once per visit, unless the page came
+ * with them (api/boot.ts: the server sends them inline with the HTML).
+ */
 let cached: Promise<PublicConfig | null> | undefined;
 
 export function fetchConfig(): Promise<PublicConfig | null> {
+  const inline = cached ? null : bootConfig();
+  if (inline) cached = Promise.resolve(inline);
   cached ??= fetch('/api/config', { headers: { accept: 'application/json' } })
     .then(async (res) => {
       if (!res.ok) throw new Error(String(res.status));

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { PriceHistory, PriceOk, PriceUntrusted } from '../../core/api';
+import { takeBootPrice } from './boot';
 
 /**
  * GET /api/price: the $CLAIM USD price. One file: the reply check, the fetcher and the hook.
@@ -38,19 +39,23 @@ export async function fetchPrice(signal?: AbortSignal): Promise<PriceState> {
   }
   if (!res.ok) return { status: 'unavailable', ...(await untrustedMessage(res)) };
   try {
-    const body: unknown = await res.json();
-    if (!isPriceOk(body)) return { status: 'unavailable' };
-    return {
-      status: 'known',
-      priceUsd: body.priceUsd,
-      fetchedAt: String(body.fetchedAt ?? ''),
-      ...(typeof body.ageSeconds === 'number' && Number.isFinite(body.ageSeconds)
-        ? { ageSeconds: body.ageSeconds }
-        : {}),
-    };
+    return priceStateOf(await res.json());
   } catch {
     return { status: 'unavailable' };
   }
+}
+
+/** A 200 body of GET /api/price (fetched, or sent inline with the page) as the page's price state. */
+function priceStateOf(body: unknown): PriceState {
+  if (!isPriceOk(body)) return { status: 'unavailable' };
+  return {
+    status: 'known',
+    priceUsd: body.priceUsd,
+    fetchedAt: String(body.fetchedAt ?? ''),
+    ...(typeof body.ageSeconds === 'number' && Number.isFinite(body.ageSeconds)
+      ? { ageSeconds: body.ageSeconds }
+      : {}),
+  };
 }
 
 /** The message of a `price_untrusted` answer (too little liquidity, sources disagree), if that is what it is. */
@@ -79,8 +84,15 @@ export function stalePriceNote(price: PriceState): string | null {
 }
 
 let lastKnown: PriceState | undefined;
+/** When the price sent with the page was taken (performance.now()), if it was. */
+let bootTakenAt: number | undefined;
 
-/** The current price, refreshed every 30 s while mounted. Starts from the last known price of this visit. */
+/**
+ * The current price, refreshed every 30 s while mounted. Starts from the last known price of this visit. On the
+ * first page of a visit the price the server sent with the HTML (api/boot.ts) stands in for the first request:
+ * it is set after hydration (the prerendered page says 'Loading $CLAIM price...', as the first render must), with
+ * its age, so the stale-price note applies as to a fetched one; the 30 s refresh runs as before.
+ */
 export function usePrice(): PriceState {
   const [state, setState] = useState<PriceState>(() => lastKnown ?? { status: 'loading' });
   useEffect(() => {
@@ -91,7 +103,18 @@ export function usePrice(): PriceState {
       if (next.status === 'known') lastKnown = next;
       setState(next);
     };
-    void load();
+    const boot = takeBootPrice();
+    if (boot) {
+      const known = priceStateOf(boot);
+      if (known.status === 'known') {
+        lastKnown = known;
+        bootTakenAt = performance.now();
+      }
+    }
+    // Another price on the same first page (the header's card and the product's) uses it too.
+    if (lastKnown && bootTakenAt !== undefined && performance.now() - bootTakenAt < 2_000)
+      setState(lastKnown);
+    else void load();
     const timer = window.setInterval(() => void load(), REFRESH_MS);
     return () => {
       controller.abort();

@@ -50,4 +50,6 @@ export interface CheckoutProps {
 /** QR checkout: `children` (the page's purchase instructions and US form) go between the QR area and the button. */
 export interface QrCheckoutProps extends CheckoutProps {
   children?: ReactNode;
+  /** False while the page's stock read is under way: the QR and its links wait for it (view.ts). */
+  stockKnown?: boolean;
 }

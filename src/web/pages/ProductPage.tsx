@@ -5,6 +5,7 @@ import { useStock } from '../api/stock';
 import { hasStoredOrder, useHasStoredOrder } from '../lib/stored-order';
 import { stockText } from '../../core/stock';
 import { clearSavedForm, loadSavedForm, saveForm } from '../lib/saved-form';
+import { takeEarlyInput } from '../lib/early-input';
 import { formatLocalTime } from '../lib/time';
 import { productById, unitCents, vendorById } from '../catalog';
 import { ShippingForm } from '../components/ShippingForm';
@@ -84,7 +85,9 @@ export default function ProductPage({ productId }: { productId: string }) {
   useEffect(() => {
     if (!pid) return;
     const saved = loadSavedForm(pid);
-    if (saved) setValues(saved);
+    // The form is in the prerendered HTML: what the buyer typed before the page came alive is kept.
+    const typed = takeEarlyInput() as ShippingValues | null;
+    if (saved || typed) setValues({ ...saved, ...typed });
     setRestored(true);
   }, [pid]);
   useEffect(() => {
@@ -333,12 +336,11 @@ export default function ProductPage({ productId }: { productId: string }) {
             {stockNote}
           </div>
         </section>
-        {soldOut ? null : stock.status === 'loading' ? (
-          // No QR until the stock is known: a sold-out page never shows one, not even for a moment.
-          <p className="qr-box">Generating QR Code...</p>
-        ) : (
+        {soldOut ? null : (
+          // Rendered while the stock is read too (prerendered: the instructions and the form are in the HTML); the
+          // QR and its links wait for the stock (a sold-out page never shows one, not even for a moment).
           <Suspense fallback={<p className="qr-box">Generating QR Code...</p>}>
-            <QrPay {...seam}>
+            <QrPay {...seam} stockKnown={stock.status !== 'loading'}>
               <section className="card instructions" aria-labelledby="qr-steps-title">
                 <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
                 <ol>

@@ -19,7 +19,6 @@ import { QrConfirmation } from './confirm';
 import { COPIED, COPY_FAILED, MSG_FAILED, MSG_SENT, QR_TIME_UP, SCAN_ON_ANOTHER } from './messages';
 import { usePhone } from './usePhone';
 
-
 const sleep = (ms: number) => new Promise<void>((r) => window.setTimeout(r, ms));
 
 /**
@@ -47,6 +46,7 @@ export default function QrPay({
   paidChanged,
   payAmountShown,
   children,
+  stockKnown,
 }: QrCheckoutProps) {
   const config = useConfig();
   // The stored record is read in the effect below, not at first render: the first frame is prerendered at build
@@ -132,6 +132,7 @@ export default function QrPay({
     sellsByWallet: catalog.products.some((p) => p.vendorId === vendor.id && p.payment === 'wallet'),
     phone,
     transferFallback,
+    ...(stockKnown === undefined ? {} : { stockKnown }),
   });
 
   useEffect(() => {

@@ -24,8 +24,8 @@ export const QUOTE_RETRY_MS = 20_000;
  * The server-issued quote (signed, with a reference and the Solana Pay URL) for the current product, variant,
  * quantity and price. With a known price it is priced; when the page's price failed it is unpriced (the server
  * refuses that while it has a price of its own: then a priced quote is asked for instead). `enabled` false (an
- * order already recorded) drops it. Changes are debounced; each request aborts the previous one and only the
- * latest request's answer is used, so quotes never race. A quote is renewed shortly before it expires.
+ * order already recorded) drops it. Changes are debounced (the first request goes at once); each request aborts
+ * the previous one and only the latest request's answer is used, so quotes never race. A quote is renewed shortly before it expires.
  *
  * Every request after the first passes the last token received (`renew`), so the payment reference stays the
  * same while the QR is rebuilt: a buyer who paid an earlier QR still matches the order. Disabling (an order
@@ -57,6 +57,8 @@ export function useQuote(args: {
   const [state, setState] = useState<QuoteState>({ status: 'idle' });
   const [renewals, setRenewals] = useState(0);
   const lastToken = useRef<string | null>(args.renewFrom ?? null);
+  /** The page's first request goes at once (nothing to debounce yet: on a slow network every 300 ms shows). */
+  const asked = useRef(false);
   const scope = args.scope ?? null;
   const renewFrom = args.renewFrom ?? null;
 
@@ -102,6 +104,8 @@ export function useQuote(args: {
         throw err;
       }
     };
+    const delay = asked.current ? QUOTE_DEBOUNCE_MS : 0;
+    asked.current = true;
     const timer = window.setTimeout(() => {
       ask(priceUsd === 'failed')
         .then((quote) => {
@@ -120,7 +124,7 @@ export function useQuote(args: {
               renewTimer = window.setTimeout(() => setRenewals((n) => n + 1), QUOTE_RETRY_MS);
           } else setState({ status: 'failed', code: 'unknown' });
         });
-    }, QUOTE_DEBOUNCE_MS);
+    }, delay);
     return () => {
       controller.abort();
       window.clearTimeout(timer);

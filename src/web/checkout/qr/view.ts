@@ -62,6 +62,11 @@ export interface QrViewInput {
   phone?: boolean;
   /** The buyer asked for the plain transfer request ("My wallet cannot read this code"). */
   transferFallback?: boolean;
+  /**
+   * False while the page's stock read is under way: no QR and no payment link yet (a sold-out page never shows
+   * one, not even for a moment); the quote and the record are already under way meanwhile.
+   */
+  stockKnown?: boolean;
 }
 
 /** The content of the QR box, one of these at a time. */
@@ -196,7 +201,7 @@ export function qrView(i: QrViewInput): QrView {
   // Over HTTPS the QR carries the transaction request (any wallet that reads Solana Pay links builds nothing itself);
   // the transfer request stays one tap away.
   const txUrl = transferUrl ? (order?.transactionRequestUrl ?? null) : null;
-  const payUrl = txUrl && !i.transferFallback ? txUrl : transferUrl;
+  const payUrl = i.stockKnown === false ? null : txUrl && !i.transferFallback ? txUrl : transferUrl;
   const payAmount = order ? order.amount : null;
 
   /** The price is unknown but the server issued an unpriced quote: the order can be confirmed with 'N/A'. */
