@@ -142,11 +142,13 @@ describe('payments under attack, within the public endpoint limits', () => {
     for (let i = 0; i < 100; i++) hinted.push(await orders.place());
     const fetchedBefore = net.rpcStats().byMethod.getTransaction ?? 0;
     // Each order hints an unrelated signature (free for the attacker); the hints queue in their own lane.
-    // As the hint route does: the order service checks the hint, the watcher's hint lane gets it (unawaited).
+    // As the hint route does: the order service checks the hint, the watcher's hint lane gets it (unawaited; kept
+    // here only to know when the lane has worked through them all).
+    const hints: Promise<void>[] = [];
     for (const [i, o] of hinted.entries()) {
       const signature = unrelated[i % unrelated.length]!;
       const { watched } = await orders.service.paymentHint(o.orderId, signature);
-      void orders.lanes.hint(watched, signature);
+      hints.push(orders.lanes.hint(watched, signature));
     }
     const victim = await orders.place();
     const t0 = Date.now();
@@ -158,8 +160,9 @@ describe('payments under attack, within the public endpoint limits', () => {
       50,
     );
     expect(Date.now() - t0).toBeLessThan(5_000);
-    // Let the hint lane work through the hundred hints: five distinct signatures, each fetched once.
-    await new Promise((r) => setTimeout(r, 20_000));
+    // Let the hint lane work through the hundred hints (every hint judged or refused: its reads are done, about
+    // 5 s after they were sent; a fixed 20 s wait before): five distinct signatures, each fetched once.
+    await Promise.all(hints);
     const fetched = (net.rpcStats().byMethod.getTransaction ?? 0) - fetchedBefore;
     // The five hinted and the victim's payment (feed, sweep); this runs before any flood, so nothing else is judged.
     expect(fetched).toBeLessThanOrEqual(5 + 2);
