@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { holdLimitRefusal, stockKey, type StockRequest } from '../../core/stock';
+import { holdLimitRefusal, type StockRequest } from '../../core/stock';
 import type { Database } from '../store/schema';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -92,29 +92,6 @@ export async function assertBuyerLimit(
     )
     .executeTakeFirst();
   if (Number(row?.units ?? 0) + asking > limit) throw refusal();
-}
-
-/** Per stock line: units held by unpaid orders and the earliest expiry among them. */
-export async function heldByLine(q: Db): Promise<Map<string, { units: number; until: string }>> {
-  const rows = await q
-    .selectFrom('reservations')
-    .select((eb) => [
-      'product_id',
-      'variant_id',
-      eb.fn.sum<number>('quantity').as('units'),
-      eb.fn.min<string>('expires_at').as('until'),
-    ])
-    .where('state', '=', 'held')
-    .groupBy(['product_id', 'variant_id'])
-    .execute();
-  const map = new Map<string, { units: number; until: string }>();
-  for (const r of rows) {
-    const key = stockKey(
-      r.variant_id ? { productId: r.product_id, variantId: r.variant_id } : { productId: r.product_id },
-    );
-    if (Number(r.units) > 0) map.set(key, { units: Number(r.units), until: r.until });
-  }
-  return map;
 }
 
 /** An order that never held stock, recorded as released reservations (nothing moves): the sale judges it. */

@@ -7,14 +7,12 @@ import {
   availableOf,
   OutOfStockError,
   shortfall,
-  stockKey,
   type StockAvailability,
   type StockKey,
   type StockLevel,
   type StockRequest,
 } from '../../core/stock';
 import type { Store } from '../store/store';
-import { heldByLine } from './holds';
 import { availableMap, keyOf, levels, toLevel, variantOf, type Db } from './lines';
 import type { StockChangeKind, StockChangesTable } from '../store/schema';
 
@@ -54,15 +52,38 @@ export function createStockReads(store: Store): StockReads {
   return {
     levels: (q = db) => levels(q),
 
+    // One statement (GET /api/stock during a drop): every line with its unpaid holds' units and earliest expiry.
     async availability(q = db) {
-      const held = await heldByLine(q);
-      return (await levels(q)).map((l) => {
-        const h = held.get(stockKey(l));
+      const rows = await q
+        .selectFrom('stock as s')
+        .leftJoin(
+          (eb) =>
+            eb
+              .selectFrom('reservations')
+              .select((e) => [
+                'product_id',
+                'variant_id',
+                e.fn.sum<number>('quantity').as('units'),
+                e.fn.min<string>('expires_at').as('until'),
+              ])
+              .where('state', '=', 'held')
+              .groupBy(['product_id', 'variant_id'])
+              .as('h'),
+          (join) =>
+            join.onRef('h.product_id', '=', 's.product_id').onRef('h.variant_id', '=', 's.variant_id'),
+        )
+        .select(['s.product_id', 's.variant_id', 's.on_hand', 's.reserved', 'h.units', 'h.until'])
+        .orderBy('s.product_id')
+        .orderBy('s.variant_id')
+        .execute();
+      return rows.map((r) => {
+        const l = toLevel(r);
+        const units = Number(r.units ?? 0);
         return {
           productId: l.productId,
           ...(l.variantId !== undefined ? { variantId: l.variantId } : {}),
           available: availableOf(l),
-          ...(h ? { held: h.units, heldUntil: h.until } : {}),
+          ...(units > 0 && r.until ? { held: units, heldUntil: r.until } : {}),
         };
       });
     },
