@@ -148,7 +148,7 @@ describe('payments under attack, within the public endpoint limits', () => {
     for (const [i, o] of hinted.entries()) {
       const signature = unrelated[i % unrelated.length]!;
       const { watched } = await orders.service.paymentHint(o.orderId, signature);
-      hints.push(orders.lanes.hint(watched, signature));
+      hints.push(Promise.resolve(orders.lanes.hint(watched, signature)));
     }
     const victim = await orders.place();
     const t0 = Date.now();
