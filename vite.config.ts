@@ -32,6 +32,22 @@ export default defineConfig({
     sourcemap: false,
     // dist/web/.vite/manifest.json: scripts/prerender.ts reads it for each page's modulepreload hints, then deletes it.
     manifest: true,
+    rollupOptions: {
+      output: {
+        // The checkouts' small shared modules in one chunk instead of nine (63 B to 2 KB each): over HTTP/1.1 a
+        // browser opens 6 connections per host, so each extra chunk on the QR page's path costs a round trip
+        // (docs/decisions/performance.md, Slow 4G). Only what QrPay, WalletPay and the order pages all load.
+        codeSplitting: {
+          includeDependenciesRecursively: false,
+          groups: [
+            {
+              name: 'checkout-shared',
+              test: /[\\/]src[\\/](web[\\/]lib[\\/]call|web[\\/]checkout[\\/]shared[\\/](receipt|Receipt|QrImage|TimeLeft)|core[\\/](order-number|explorer|unreadable-payment|order-status|payment-check))\.tsx?$/,
+            },
+          ],
+        },
+      },
+    },
   },
   server: {
     proxy: { '/api': 'http://127.0.0.1:3000', '/dev': 'http://127.0.0.1:3000' },

@@ -1,20 +1,22 @@
 /**
- * What the buyer typed into the prerendered page's shipping form before the app came alive. On a slow network the
- * form is on screen seconds before the script runs, and hydration renders the app's (empty) values over it. main.tsx
- * calls `watchEarlyInput` the moment before it hydrates: it takes what differs from the HTML then, and follows the
- * input made while React hydrates; the product page adopts the result once, after hydration (ProductPage.tsx).
+ * What the buyer types into the prerendered page's shipping form before the app handles it. On a slow network the
+ * form is on screen seconds before the script runs, and hydration renders the app's (empty) values over it; a lazy
+ * part of the page (the QR checkout holds the form) may hydrate after the page's own effects ran. main.tsx calls
+ * `watchEarlyInput` the moment before it hydrates: it takes what differs from the HTML then, and follows every
+ * later input of the form; the product page subscribes once it runs (ProductPage.tsx). Once React handles the
+ * form it reports the same values through onChange, so following on is harmless.
  */
-let early: Record<string, string> = {};
-let stop: (() => void) | undefined;
-
 type Field = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+type Listener = (values: Record<string, string>) => void;
+
+let early: Record<string, string> = {};
+let listener: Listener | undefined;
+
 const isField = (el: unknown): el is Field =>
   el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement;
-const inForm = (el: Field) => el.name !== '' && el.closest('form.order-form') !== null;
 
 /** The shipping form's fields (`form.order-form`) whose value differs from the HTML's, then every change. */
 export function watchEarlyInput(root: HTMLElement): void {
-  early = {};
   for (const el of Array.from(root.querySelectorAll('form.order-form [name]'))) {
     if (!isField(el)) continue;
     const initial =
@@ -24,21 +26,25 @@ export function watchEarlyInput(root: HTMLElement): void {
     if (el.value !== initial && el.value.trim() !== '') early[el.name] = el.value;
   }
   const follow = (e: Event) => {
-    if (isField(e.target) && inForm(e.target)) early[e.target.name] = e.target.value;
+    const el = e.target;
+    if (!isField(el) || el.name === '' || el.closest('form.order-form') === null) return;
+    if (listener) listener({ [el.name]: el.value });
+    else early[el.name] = el.value;
   };
   root.addEventListener('input', follow, true);
   root.addEventListener('change', follow, true);
-  stop = () => {
-    root.removeEventListener('input', follow, true);
-    root.removeEventListener('change', follow, true);
-  };
 }
 
-/** The values typed before the app took over, once (null when nothing was typed); stops following. */
-export function takeEarlyInput(): Record<string, string> | null {
-  stop?.();
-  stop = undefined;
+/**
+ * Subscribes the page: `on` gets what was typed so far (if anything), then each later change of the form. Returns
+ * the unsubscribe.
+ */
+export function onEarlyInput(on: Listener): () => void {
   const taken = early;
   early = {};
-  return Object.values(taken).some((v) => v.trim() !== '') ? taken : null;
+  if (Object.values(taken).some((v) => v.trim() !== '')) on(taken);
+  listener = on;
+  return () => {
+    if (listener === on) listener = undefined;
+  };
 }

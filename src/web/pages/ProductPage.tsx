@@ -5,7 +5,7 @@ import { useStock } from '../api/stock';
 import { hasStoredOrder, useHasStoredOrder } from '../lib/stored-order';
 import { stockText } from '../../core/stock';
 import { clearSavedForm, loadSavedForm, saveForm } from '../lib/saved-form';
-import { takeEarlyInput } from '../lib/early-input';
+import { onEarlyInput } from '../lib/early-input';
 import { formatLocalTime } from '../lib/time';
 import { productById, unitCents, vendorById } from '../catalog';
 import { ShippingForm } from '../components/ShippingForm';
@@ -86,9 +86,9 @@ export default function ProductPage({ productId }: { productId: string }) {
     if (!pid) return;
     const saved = loadSavedForm(pid);
     // The form is in the prerendered HTML: what the buyer typed before the page came alive is kept.
-    const typed = takeEarlyInput() as ShippingValues | null;
-    if (saved || typed) setValues({ ...saved, ...typed });
+    if (saved) setValues(saved);
     setRestored(true);
+    return onEarlyInput((typed) => setValues((v) => ({ ...v, ...(typed as ShippingValues) })));
   }, [pid]);
   useEffect(() => {
     if (pid && restored) saveForm(pid, values);
