@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import type { OrderCreated, OrderPublic, QuoteResponse } from '../src/core/api';
-import { startLocalnet } from '../src/localnet/index';
+import { startLocalnet } from '../test/support/localnet';
 import { paymentsService } from '../src/server/payments/index';
 import { startServer } from '../src/server/server';
 import { loadSettings } from '../src/server/settings';

@@ -30,7 +30,7 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { catalog } from '../catalog/index';
-import { demoKeys } from '../src/localnet/demo-keys';
+import { demoKeys } from '../test/support/demo-keypairs';
 import { createStockRepository } from '../src/server/stock/repository';
 import { openStore } from '../src/server/store/store';
 import { INTERNATIONAL_SHIPPING, TEST_DATA_KEYS } from '../test/support/fixtures';

@@ -14,7 +14,7 @@ import {
 } from '@solana/spl-token';
 import { Connection, PublicKey, Transaction, sendAndConfirmTransaction } from '@solana/web3.js';
 import { parseBaseUnitsText } from '../src/core/money';
-import { DEMO_MINT_DECIMALS, demoKeypair } from '../src/localnet/demo-keys';
+import { DEMO_MINT_DECIMALS, demoKeypair } from '../test/support/demo-keypairs';
 import { demoNetwork, DemoNetworkError } from './demo-network';
 
 const link = process.argv[2];

@@ -9,8 +9,8 @@
 import { userInfo } from 'node:os';
 import { catalog } from '../catalog';
 import { availableOf, isStockCount, parseStockTarget } from '../src/core/stock';
-import { demoKeys, demoRecipientKeypair } from '../src/localnet/demo-keys';
-import { isDemoEnv, loadSettings, payoutGroupsOf, type DemoDefaults } from '../src/server/settings';
+import { demoDefaults } from '../src/server/demo-defaults';
+import { isDemoEnv, loadSettings, type DemoDefaults } from '../src/server/settings';
 import { DomainError } from '../src/core/errors';
 import { createStockRepository } from '../src/server/stock/repository';
 import { openStore } from '../src/server/store/store';
@@ -32,14 +32,7 @@ async function main(): Promise<void> {
     if (!isStockCount(count)) usage(`'${args[1]}' is not a stock count (a whole number from 0 to 1000000).`);
   }
   // The server's settings, demo defaults included (as src/server/main.ts), so the script opens the same store.
-  const demo: DemoDefaults | undefined = isDemoEnv(process.env)
-    ? {
-        claimMint: demoKeys().mint.toBase58(),
-        recipients: Object.fromEntries(
-          payoutGroupsOf(catalog).map((g) => [g, demoRecipientKeypair(g).publicKey.toBase58()]),
-        ),
-      }
-    : undefined;
+  const demo: DemoDefaults | undefined = isDemoEnv(process.env) ? demoDefaults() : undefined;
   const settings = loadSettings(process.env, demo);
   const store = await openStore(settings.database);
   try {

@@ -3,7 +3,7 @@
  * generator's event loop and the network's block production do not share a CPU thread, so neither skews the
  * other's figures. Forked by `startLocalnetProcess` (./production.ts); controlled over IPC.
  */
-import { startLocalnet } from '../../src/localnet/index';
+import { startLocalnet } from '../../test/support/localnet';
 
 const net = await startLocalnet({ port: 0, publicLimits: process.argv.includes('--public-limits') });
 process.send?.({

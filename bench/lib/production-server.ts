@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startServer } from '../../src/server/server';
 import { paymentsService, type RunningPayments } from '../../src/server/payments/index';
 import { loadSettings } from '../../src/server/settings';
-import { demoKeys } from '../../src/localnet/demo-keys';
+import { demoKeys } from '../../test/support/demo-keypairs';
 import { BENCH_DROP, BENCH_PAIR, BENCH_PRODUCT } from './production';
 import { catalog as shopCatalog } from '../../catalog';
 

@@ -5,7 +5,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import bs58 from 'bs58';
-import { PublicKey } from '@solana/web3.js';
 import {
   Account,
   Clock,
@@ -15,6 +14,7 @@ import {
   type TransactionMetadata,
 } from 'litesvm/dist/internal.js';
 import { parseMint, type AccountView, type MintData } from './accounts.js';
+import { addressBytes } from './address.js';
 import { History, type CompiledIx, type TxRecord } from './history.js';
 import { convertError, fieldlessError, type ConvertedError, type RpcTransactionError } from './tx-errors.js';
 import { convertInner, feeFromMeta, isWritable, memoOf, tokenBalances } from './tx-record.js';
@@ -184,7 +184,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   getAccount(address: string): AccountView | null {
     let bytes: Uint8Array;
     try {
-      bytes = new PublicKey(address).toBytes();
+      bytes = addressBytes(address);
     } catch {
       return null;
     }
@@ -204,14 +204,14 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   setAccount(address: string, acc: AccountView): void {
     this.svm.setAccount(
-      new PublicKey(address).toBytes(),
-      new Account(acc.lamports, acc.data, new PublicKey(acc.owner).toBytes(), acc.executable, 0n),
+      addressBytes(address),
+      new Account(acc.lamports, acc.data, addressBytes(acc.owner), acc.executable, 0n),
     );
   }
 
   programAccounts(program: string): { pubkey: string; account: AccountView }[] {
     return this.svm
-      .getProgramAccounts(new PublicKey(program).toBytes())
+      .getProgramAccounts(addressBytes(program))
       .map((x) => {
         const a = x.account();
         return {
@@ -249,13 +249,13 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private runSimulation(d: Decoded): SimulatedTransactionInfo | FailedTransactionMetadata {
-    return d.tx.version === 'legacy'
+    return d.version === 'legacy'
       ? this.svm.simulateLegacyTransaction(d.bytes)
       : this.svm.simulateVersionedTransaction(d.bytes);
   }
 
   private runSend(d: Decoded): TransactionMetadata | FailedTransactionMetadata {
-    return d.tx.version === 'legacy'
+    return d.version === 'legacy'
       ? this.svm.sendLegacyTransaction(d.bytes)
       : this.svm.sendVersionedTransaction(d.bytes);
   }
@@ -270,7 +270,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       returnData: null,
       errMessage: '',
     };
-    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(d.tx.message.recentBlockhash)) {
+    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(d.recentBlockhash)) {
       return {
         ...base,
         err: 'BlockhashNotFound',
@@ -300,7 +300,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     } finally {
       this.svm.setSigverify(previous);
     }
-    const numSigs = d.tx.signatures.length;
+    const numSigs = d.signatures.length;
     if (res instanceof FailedTransactionMetadata) {
       const meta = res.meta();
       const converted = convertError(res);
@@ -346,8 +346,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   process(d: Decoded): { record: TxRecord } | { dropped: ConvertedError } {
     if (this.history.has(d.signature)) return { dropped: fieldlessError('AlreadyProcessed') };
-    if (!this.isBlockhashValid(d.tx.message.recentBlockhash))
-      return { dropped: fieldlessError('BlockhashNotFound') };
+    if (!this.isBlockhashValid(d.recentBlockhash)) return { dropped: fieldlessError('BlockhashNotFound') };
     const pre = d.accountKeys.map((k) => this.getAccount(k));
     const res = this.runSend(d);
     if (
@@ -358,28 +357,29 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     const post = d.accountKeys.map((k) => this.getAccount(k));
     const meta = res instanceof FailedTransactionMetadata ? res.meta() : (res as TransactionMetadata);
-    const msg = d.tx.message;
     const record: TxRecord = {
       signature: d.signature,
-      signatures: d.tx.signatures.map((s) => bs58.encode(s)),
+      signatures: d.signatures.map((s) => bs58.encode(s)),
       slot: this.slotNow,
       blockTime: this.blockTime(this.slotNow) ?? Math.floor(Date.now() / 1000),
       seq: this.history.nextSeq(),
-      version: d.tx.version,
+      version: d.version,
       transactionConfig: d.v1Config,
-      header: { ...msg.header },
+      header: { ...d.header },
       accountKeys: d.accountKeys,
       staticKeyCount: d.staticKeyCount,
       loadedAddresses: d.loaded,
-      addressTableLookups: msg.addressTableLookups.map((l) => ({
-        accountKey: l.accountKey.toBase58(),
+      addressTableLookups: d.addressTableLookups.map((l) => ({
+        accountKey: l.accountKey,
         writableIndexes: [...l.writableIndexes],
         readonlyIndexes: [...l.readonlyIndexes],
       })),
-      writable: d.accountKeys.map((_, i) => isWritable(msg, i, d.staticKeyCount, d.loaded.writable.length)),
-      signer: d.accountKeys.map((_, i) => i < msg.header.numRequiredSignatures),
-      recentBlockhash: msg.recentBlockhash,
-      instructions: msg.compiledInstructions.map((ix) => ({
+      writable: d.accountKeys.map((_, i) =>
+        isWritable(d.header, i, d.staticKeyCount, d.loaded.writable.length),
+      ),
+      signer: d.accountKeys.map((_, i) => i < d.header.numRequiredSignatures),
+      recentBlockhash: d.recentBlockhash,
+      instructions: d.instructions.map((ix) => ({
         programIdIndex: ix.programIdIndex,
         accounts: [...ix.accountKeyIndexes],
         data: new Uint8Array(ix.data),
@@ -387,7 +387,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       })),
       innerInstructions: convertInner(meta),
       err: res instanceof FailedTransactionMetadata ? convertError(res).json : null,
-      fee: feeFromMeta(meta, d.tx.signatures.length),
+      fee: feeFromMeta(meta, d.signatures.length),
       preBalances: pre.map((a) => Number(a?.lamports ?? 0n)),
       postBalances: post.map((a) => Number(a?.lamports ?? 0n)),
       preTokenBalances: tokenBalances(d.accountKeys, pre, (m) => this.mint(m)),

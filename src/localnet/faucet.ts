@@ -1,22 +1,28 @@
 /** POST /faucet: airdrops SOL and mints demo $CLAIM to the owner's associated token account. */
-import { PublicKey, SystemProgram, LAMPORTS_PER_SOL, type Keypair } from '@solana/web3.js';
+import { createNoopSigner, type Address, type Instruction } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
 import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createMintToCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getMintToCheckedInstruction,
+} from '@solana-program/token';
 import { formatUnits, parseTokenAccount } from './accounts.js';
+import { parseAddress } from './address.js';
 import type { Chain } from './chain.js';
+import type { DemoSigner } from './demo-keys.js';
 import { submitInternal } from './ledger-tx.js';
+
+const LAMPORTS_PER_SOL = 1_000_000_000n;
 
 export const FAUCET_MAX_SOL = 1000n;
 export const FAUCET_MAX_CLAIM = 1_000_000_000n;
 
 export interface FaucetConfig {
   chain: Chain;
-  payer: Keypair;
+  payer: DemoSigner;
   /** Absent when the localnet was started without seeding. */
-  mint?: { address: PublicKey; authority: Keypair; decimals: number };
+  mint?: { address: Address; authority: DemoSigner; decimals: number };
 }
 
 export class FaucetInputError extends Error {}
@@ -58,7 +64,7 @@ export function parseAmount(value: unknown, decimals: number, name: string): big
   return BigInt(int + frac.padEnd(decimals, '0'));
 }
 
-export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
+export async function faucet(cfg: FaucetConfig, body: unknown): Promise<FaucetResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new FaucetInputError(
       'body must be a JSON object {"address": base58, "sol": number, "claim": number}',
@@ -67,19 +73,15 @@ export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
   const { address, sol, claim } = body as Record<string, unknown>;
   if (typeof address !== 'string' || address.length === 0)
     throw new FaucetInputError('address is required (a base58 public key)');
-  let owner: PublicKey;
-  try {
-    owner = new PublicKey(address);
-    if (owner.toBase58() !== address) throw new Error('not canonical');
-  } catch {
+  const owner = parseAddress(address);
+  if (owner === null)
     throw new FaucetInputError(`address is not a valid base58 public key: ${JSON.stringify(address)}`);
-  }
   const lamports = parseAmount(sol, 9, 'sol');
   const decimals = cfg.mint?.decimals ?? 6;
   const claimUnits = parseAmount(claim, decimals, 'claim');
   if (lamports === 0n && claimUnits === 0n)
     throw new FaucetInputError('nothing to send: sol and claim are both zero or absent');
-  if (lamports > FAUCET_MAX_SOL * BigInt(LAMPORTS_PER_SOL))
+  if (lamports > FAUCET_MAX_SOL * LAMPORTS_PER_SOL)
     throw new FaucetInputError(`sol must be at most ${FAUCET_MAX_SOL}`);
   if (claimUnits > FAUCET_MAX_CLAIM * 10n ** BigInt(decimals))
     throw new FaucetInputError(`claim must be at most ${FAUCET_MAX_CLAIM}`);
@@ -87,38 +89,37 @@ export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
   if (claimUnits > 0n && !mint)
     throw new FaucetInputError('this localnet has no demo mint (started with seed: false)');
 
-  const ixs = [];
+  const ixs: Instruction[] = [];
+  const payer = createNoopSigner(cfg.payer.address);
   if (lamports > 0n)
-    ixs.push(SystemProgram.transfer({ fromPubkey: cfg.payer.publicKey, toPubkey: owner, lamports }));
-  let ata: PublicKey | null = null;
-  const signers: Keypair[] = [];
+    ixs.push(getTransferSolInstruction({ source: payer, destination: owner, amount: lamports }));
+  let ata: Address | null = null;
+  const signers: DemoSigner[] = [];
   if (mint) {
-    ata = getAssociatedTokenAddressSync(mint.address, owner, true);
+    [ata] = await findAssociatedTokenPda({ owner, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     if (claimUnits > 0n) {
+      ixs.push(getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint: mint.address }));
       ixs.push(
-        createAssociatedTokenAccountIdempotentInstruction(cfg.payer.publicKey, ata, owner, mint.address),
-      );
-      ixs.push(
-        createMintToCheckedInstruction(
-          mint.address,
-          ata,
-          mint.authority.publicKey,
-          claimUnits,
-          mint.decimals,
-        ),
+        getMintToCheckedInstruction({
+          mint: mint.address,
+          token: ata,
+          mintAuthority: createNoopSigner(mint.authority.address),
+          amount: claimUnits,
+          decimals: mint.decimals,
+        }),
       );
       signers.push(mint.authority);
     }
   }
   const record = submitInternal(cfg.chain, cfg.payer, signers, ixs);
-  const after = cfg.chain.getAccount(owner.toBase58())?.lamports ?? 0n;
-  const ataAcc = ata ? cfg.chain.getAccount(ata.toBase58()) : null;
+  const after = cfg.chain.getAccount(owner)?.lamports ?? 0n;
+  const ataAcc = ata ? cfg.chain.getAccount(ata) : null;
   const units = ataAcc ? (parseTokenAccount(ataAcc)?.amount ?? 0n) : 0n;
   return {
     signature: record.signature,
     signatures: [record.signature],
-    address: owner.toBase58(),
-    ata: ata?.toBase58() ?? null,
+    address: owner,
+    ata,
     solBalance: Number(formatUnits(after, 9)),
     lamports: after.toString(),
     claimBalance: formatUnits(units, decimals),
@@ -127,11 +128,12 @@ export function faucet(cfg: FaucetConfig, body: unknown): FaucetResult {
 }
 
 /** requestAirdrop: a real system transfer from the faucet account. */
-export function airdrop(cfg: FaucetConfig, to: PublicKey, lamports: bigint): string {
+export function airdrop(cfg: FaucetConfig, to: Address, lamports: bigint): string {
+  const source = createNoopSigner(cfg.payer.address);
   return submitInternal(
     cfg.chain,
     cfg.payer,
     [],
-    [SystemProgram.transfer({ fromPubkey: cfg.payer.publicKey, toPubkey: to, lamports })],
+    [getTransferSolInstruction({ source, destination: to, amount: lamports })],
   ).signature;
 }

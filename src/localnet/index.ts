@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { Chain } from './chain.js';
-import { DEMO_MINT_DECIMALS, faucetKeypair, type DemoKeys } from './demo-keys.js';
+import { DEMO_MINT_DECIMALS, faucetSigner, type DemoKeys } from './demo-keys.js';
 import { airdrop, faucet, FaucetInputError, type FaucetConfig } from './faucet.js';
 import { handleBody, methodNotFound } from './jsonrpc.js';
 import { methods, type RpcContext } from './rpc-methods.js';
@@ -143,11 +143,14 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
   const seeded =
     opts.seed === false
       ? null
-      : seedDemo(chain, opts.withoutTokenAccount ? { withoutTokenAccount: opts.withoutTokenAccount } : {});
+      : await seedDemo(
+          chain,
+          opts.withoutTokenAccount ? { withoutTokenAccount: opts.withoutTokenAccount } : {},
+        );
   const keys = seeded?.keys ?? null;
   const faucetCfg: FaucetConfig = {
     chain,
-    payer: faucetKeypair(),
+    payer: faucetSigner(),
     ...(keys
       ? { mint: { address: keys.mint, authority: keys.mintAuthority, decimals: DEMO_MINT_DECIMALS } }
       : {}),
@@ -155,7 +158,7 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
   const ctx: RpcContext = {
     chain,
     airdrop: (to, lamports) => airdrop(faucetCfg, to, lamports),
-    identity: faucetKeypair().publicKey.toBase58(),
+    identity: faucetSigner().address,
   };
   const call = (method: string, params: unknown[]): unknown => {
     const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
@@ -210,7 +213,7 @@ export async function startLocalnet(opts: LocalnetOptions = {}): Promise<Localne
         return;
       }
       try {
-        sendJson(res, 200, faucet(faucetCfg, parsed));
+        sendJson(res, 200, await faucet(faucetCfg, parsed));
       } catch (e) {
         if (e instanceof FaucetInputError) sendJson(res, 400, { error: e.message });
         else {

@@ -30,14 +30,14 @@ console.log(`localnet WebSocket  ${net.wsUrl}`);
 if (process.env.LOCALNET_PUBLIC_LIMITS === '1')
   console.log('public limits       per IP per 10 s: 100 requests, 40 per method (HTTP 429 above)');
 if (k) {
-  console.log(`$CLAIM mint         ${k.mint.toBase58()} (6 decimals)`);
-  console.log(`mint authority      ${k.mintAuthority.publicKey.toBase58()}`);
+  console.log(`$CLAIM mint         ${k.mint} (6 decimals)`);
+  console.log(`mint authority      ${k.mintAuthority.address}`);
   for (const group of ['coopersglass', 'gorilla'] as const) {
     const ata = net.recipientTokenAccounts?.[group] ?? '?';
     const note = net.withoutTokenAccount.includes(group)
       ? `no token account on purpose; it will be ${ata}`
       : `token account ${ata}`;
-    console.log(`${group.padEnd(20)}${k.recipients[group].toBase58()} (${note})`);
+    console.log(`${group.padEnd(20)}${k.recipients[group]} (${note})`);
   }
 }
 console.log(

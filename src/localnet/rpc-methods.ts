@@ -3,7 +3,7 @@
  * account methods here, the transaction methods in rpc-tx-methods.ts.
  */
 import bs58 from 'bs58';
-import { VersionedMessage } from '@solana/web3.js';
+import { getCompiledTransactionMessageDecoder, type CompiledTransactionMessage } from '@solana/kit';
 import { isTokenProgram, parseMint, parseTokenAccount, uiTokenAmount } from './accounts.js';
 import { recentPrioritizationFees } from './priority-fees.js';
 import { RpcError } from './rpc-error.js';
@@ -30,13 +30,13 @@ export { API_VERSION, type RpcContext } from './rpc-params.js';
 
 function tokenProgramOf(ctx: RpcContext, filter: Config): { program: string; mint?: string } {
   if (typeof filter.mint === 'string') {
-    const mint = pubkey(filter.mint).toBase58();
+    const mint = pubkey(filter.mint);
     const acc = ctx.chain.getAccount(mint);
     if (!acc || !parseMint(acc)) throw invalid('Invalid param: could not find mint');
     return { program: acc.owner, mint };
   }
   if (typeof filter.programId === 'string') {
-    const program = pubkey(filter.programId).toBase58();
+    const program = pubkey(filter.programId);
     if (!isTokenProgram(program)) throw invalid('Invalid param: unrecognized Token program id');
     return { program };
   }
@@ -44,7 +44,7 @@ function tokenProgramOf(ctx: RpcContext, filter: Config): { program: string; min
 }
 
 function tokenAccountsBy(ctx: RpcContext, params: Params, field: 'owner' | 'delegate'): unknown {
-  const who = pubkey(params[0]).toBase58();
+  const who = pubkey(params[0]);
   const f = params[1];
   if (typeof f !== 'object' || f === null || Array.isArray(f))
     throw invalid('Invalid params: expected a filter object {mint} or {programId}.');
@@ -124,15 +124,14 @@ export const methods: Record<string, Handler> = {
   getFeeForMessage: (p, ctx) => {
     const b64 = str(p, 0, 'message');
     const cfg = config(p, 1);
-    let msg: VersionedMessage;
+    let msg: CompiledTransactionMessage;
     try {
-      msg = VersionedMessage.deserialize(new Uint8Array(Buffer.from(b64, 'base64')));
+      msg = getCompiledTransactionMessageDecoder().decode(new Uint8Array(Buffer.from(b64, 'base64')));
     } catch {
       throw invalid('Invalid params: invalid message');
     }
-    const fee = ctx.chain.isBlockhashValid(msg.recentBlockhash)
-      ? 5000 * msg.header.numRequiredSignatures
-      : null;
+    const blockhash = (msg as unknown as { lifetimeToken: string }).lifetimeToken; // v1's too (its type omits it)
+    const fee = ctx.chain.isBlockhashValid(blockhash) ? 5000 * msg.header.numSignerAccounts : null;
     return withContext(ctx, cfg, fee);
   },
   getMinimumBalanceForRentExemption: (p, ctx) => {
@@ -143,12 +142,12 @@ export const methods: Record<string, Handler> = {
     return ctx.chain.minimumBalanceForRentExemption(len as number);
   },
   getBalance: (p, ctx) => {
-    const key = pubkey(p[0]).toBase58();
+    const key = pubkey(p[0]);
     const cfg = config(p, 1);
     return withContext(ctx, cfg, Number(ctx.chain.getAccount(key)?.lamports ?? 0n));
   },
   getAccountInfo: (p, ctx) => {
-    const key = pubkey(p[0]).toBase58();
+    const key = pubkey(p[0]);
     const cfg = config(p, 1);
     const enc = encoding(cfg, 'binary');
     return withContext(ctx, cfg, render(ctx, ctx.chain.getAccount(key), enc, dataSlice(cfg)));
@@ -160,11 +159,11 @@ export const methods: Record<string, Handler> = {
     const cfg = config(p, 1);
     const enc = encoding(cfg, 'base64');
     const slice = dataSlice(cfg);
-    const value = keys.map((k) => render(ctx, ctx.chain.getAccount(pubkey(k).toBase58()), enc, slice));
+    const value = keys.map((k) => render(ctx, ctx.chain.getAccount(pubkey(k)), enc, slice));
     return withContext(ctx, cfg, value);
   },
   getProgramAccounts: (p, ctx) => {
-    const program = pubkey(p[0]).toBase58();
+    const program = pubkey(p[0]);
     const cfg = config(p, 1);
     const enc = encoding(cfg, 'binary');
     const slice = dataSlice(cfg);
@@ -188,7 +187,7 @@ export const methods: Record<string, Handler> = {
     return cfg.withContext === true ? withContext(ctx, cfg, value) : value;
   },
   getTokenAccountBalance: (p, ctx) => {
-    const key = pubkey(p[0]).toBase58();
+    const key = pubkey(p[0]);
     const cfg = config(p, 1);
     const acc = ctx.chain.getAccount(key);
     if (!acc) throw invalid('Invalid param: could not find account');
@@ -199,7 +198,7 @@ export const methods: Record<string, Handler> = {
     return withContext(ctx, cfg, uiTokenAmount(t.amount, mint.decimals));
   },
   getTokenSupply: (p, ctx) => {
-    const key = pubkey(p[0]).toBase58();
+    const key = pubkey(p[0]);
     const cfg = config(p, 1);
     const acc = ctx.chain.getAccount(key);
     const mint = acc ? parseMint(acc) : null;

@@ -1,5 +1,5 @@
 /** The localnet's JSON-RPC plumbing shared by its methods: the context, reading params and configs, answering. */
-import { PublicKey } from '@solana/web3.js';
+import type { Address } from '@solana/kit';
 import {
   RpcParamError,
   encodeAccount,
@@ -8,6 +8,7 @@ import {
   type DataSlice,
   type Encoding,
 } from './accounts.js';
+import { parseAddress } from './address.js';
 import type { Chain, Commitment } from './chain.js';
 import { RpcError } from './rpc-error.js';
 import type { TxEncoding } from './tx-format.js';
@@ -17,7 +18,7 @@ export const API_VERSION = '2.2.7';
 export interface RpcContext {
   chain: Chain;
   /** Airdrops lamports to an address (a real system transfer from the faucet); returns the signature. */
-  airdrop(address: PublicKey, lamports: bigint): string;
+  airdrop(address: Address, lamports: bigint): string;
   identity: string;
 }
 
@@ -43,15 +44,11 @@ export function str(params: Params, i: number, what: string): string {
   return v;
 }
 
-export function pubkey(v: unknown): PublicKey {
-  if (typeof v !== 'string') throw invalid('Invalid param: Invalid');
-  try {
-    const k = new PublicKey(v);
-    if (k.toBase58() !== v) throw new Error('non-canonical');
-    return k;
-  } catch {
-    throw invalid('Invalid param: Invalid');
-  }
+/** A base58 public key param (canonical, 32 bytes), or the RPC's 'Invalid param: Invalid'. */
+export function pubkey(v: unknown): Address {
+  const k = parseAddress(v);
+  if (k === null) throw invalid('Invalid param: Invalid');
+  return k;
 }
 
 export function commitment(c: Config): Commitment {

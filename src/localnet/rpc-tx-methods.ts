@@ -124,7 +124,7 @@ export const transactionMethods: Record<string, Handler> = {
       if (!Array.isArray(addresses)) throw invalid('Invalid params: accounts.addresses must be an array.');
       const enc = encoding({ encoding: accEnc }, 'base64');
       accounts = addresses.map((a) => {
-        const key = pubkey(a).toBase58();
+        const key = pubkey(a);
         const acc = sim.postAccounts.has(key)
           ? (sim.postAccounts.get(key) ?? null)
           : ctx.chain.getAccount(key);
@@ -168,7 +168,7 @@ export const transactionMethods: Record<string, Handler> = {
     return withContext(ctx, cfg, value, 'processed');
   },
   getSignaturesForAddress: (p, ctx) => {
-    const key = pubkey(p[0]).toBase58();
+    const key = pubkey(p[0]);
     const cfg = config(p, 1);
     const level = atLeastConfirmed(cfg);
     context(ctx, level, cfg);

@@ -3,21 +3,23 @@
  * can receive by QR from the start. `withoutTokenAccount` names payout groups whose account is left out, to show
  * the wallet purchase that creates it (two approvals; that vendor's QR pages then say it is not set up yet).
  */
-import { LAMPORTS_PER_SOL, SystemProgram } from '@solana/web3.js';
+import { createNoopSigner, type Address } from '@solana/kit';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import {
-  MINT_SIZE,
-  TOKEN_PROGRAM_ID,
-  createAssociatedTokenAccountIdempotentInstruction,
-  createInitializeMint2Instruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+} from '@solana-program/token';
 import { SYSTEM_PROGRAM } from './accounts.js';
 import type { Chain } from './chain.js';
-import { DEMO_MINT_DECIMALS, demoKeys, demoMintKeypair, faucetKeypair, type DemoKeys } from './demo-keys.js';
+import { DEMO_MINT_DECIMALS, demoKeys, demoMintSigner, faucetSigner, type DemoKeys } from './demo-keys.js';
 import { submitInternal } from './ledger-tx.js';
 
+const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** Lamports given to the faucet account at genesis (500 million SOL). */
-const FAUCET_LAMPORTS = 500_000_000n * BigInt(LAMPORTS_PER_SOL);
+const FAUCET_LAMPORTS = 500_000_000n * LAMPORTS_PER_SOL;
 const RECIPIENT_SOL = 10n;
 
 export interface SeedResult {
@@ -35,7 +37,7 @@ export interface SeedOptions {
 
 /** Gives the faucet its genesis balance (always done, so requestAirdrop works even unseeded). */
 export function fundFaucet(chain: Chain): void {
-  chain.setAccount(faucetKeypair().publicKey.toBase58(), {
+  chain.setAccount(faucetSigner().address, {
     lamports: FAUCET_LAMPORTS,
     data: new Uint8Array(0),
     owner: SYSTEM_PROGRAM,
@@ -43,54 +45,57 @@ export function fundFaucet(chain: Chain): void {
   });
 }
 
-export function seedDemo(chain: Chain, opts: SeedOptions = {}): SeedResult {
+/** The associated $CLAIM token account of `owner`. */
+async function tokenAccountOf(mint: Address, owner: Address): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return ata;
+}
+
+export async function seedDemo(chain: Chain, opts: SeedOptions = {}): Promise<SeedResult> {
   const keys = demoKeys();
-  const payer = faucetKeypair();
-  const mint = demoMintKeypair();
+  const payer = faucetSigner();
+  const mint = demoMintSigner();
+  const source = createNoopSigner(payer.address);
   submitInternal(
     chain,
     payer,
     [mint],
     [
-      SystemProgram.createAccount({
-        fromPubkey: payer.publicKey,
-        newAccountPubkey: mint.publicKey,
-        lamports: chain.minimumBalanceForRentExemption(MINT_SIZE),
-        space: MINT_SIZE,
-        programId: TOKEN_PROGRAM_ID,
+      getCreateAccountInstruction({
+        payer: source,
+        newAccount: createNoopSigner(mint.address),
+        lamports: BigInt(chain.minimumBalanceForRentExemption(getMintSize())),
+        space: getMintSize(),
+        programAddress: TOKEN_PROGRAM_ADDRESS,
       }),
-      createInitializeMint2Instruction(
-        mint.publicKey,
-        DEMO_MINT_DECIMALS,
-        keys.mintAuthority.publicKey,
-        null,
-      ),
+      getInitializeMint2Instruction({
+        mint: mint.address,
+        decimals: DEMO_MINT_DECIMALS,
+        mintAuthority: keys.mintAuthority.address,
+        freezeAuthority: null,
+      }),
     ],
   );
-  const lamports = RECIPIENT_SOL * BigInt(LAMPORTS_PER_SOL);
+  const amount = RECIPIENT_SOL * LAMPORTS_PER_SOL;
   submitInternal(
     chain,
     payer,
     [],
     [
-      SystemProgram.transfer({
-        fromPubkey: payer.publicKey,
-        toPubkey: keys.recipients.coopersglass,
-        lamports,
-      }),
-      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: keys.recipients.gorilla, lamports }),
-      SystemProgram.transfer({
-        fromPubkey: payer.publicKey,
-        toPubkey: keys.mintAuthority.publicKey,
-        lamports: BigInt(LAMPORTS_PER_SOL),
+      getTransferSolInstruction({ source, destination: keys.recipients.coopersglass, amount }),
+      getTransferSolInstruction({ source, destination: keys.recipients.gorilla, amount }),
+      getTransferSolInstruction({
+        source,
+        destination: keys.mintAuthority.address,
+        amount: LAMPORTS_PER_SOL,
       }),
     ],
   );
   const groups = ['coopersglass', 'gorilla'] as const;
   const skipped = groups.filter((g) => opts.withoutTokenAccount?.includes(g));
   const atas = {
-    coopersglass: getAssociatedTokenAddressSync(keys.mint, keys.recipients.coopersglass),
-    gorilla: getAssociatedTokenAddressSync(keys.mint, keys.recipients.gorilla),
+    coopersglass: await tokenAccountOf(keys.mint, keys.recipients.coopersglass),
+    gorilla: await tokenAccountOf(keys.mint, keys.recipients.gorilla),
   };
   const created = groups.filter((g) => !skipped.includes(g));
   if (created.length > 0)
@@ -99,20 +104,17 @@ export function seedDemo(chain: Chain, opts: SeedOptions = {}): SeedResult {
       payer,
       [],
       created.map((g) =>
-        createAssociatedTokenAccountIdempotentInstruction(
-          payer.publicKey,
-          atas[g],
-          keys.recipients[g],
-          keys.mint,
-        ),
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: source,
+          ata: atas[g],
+          owner: keys.recipients[g],
+          mint: keys.mint,
+        }),
       ),
     );
   return {
     keys,
-    recipientTokenAccounts: {
-      coopersglass: atas.coopersglass.toBase58(),
-      gorilla: atas.gorilla.toBase58(),
-    },
+    recipientTokenAccounts: { coopersglass: atas.coopersglass, gorilla: atas.gorilla },
     withoutTokenAccount: [...skipped],
   };
 }

@@ -1,8 +1,8 @@
 /** Pieces of a landed transaction's record that come from LiteSVM's metadata and the message. */
-import type { VersionedMessage } from '@solana/web3.js';
 import type { TransactionMetadata } from 'litesvm/dist/internal.js';
 import { parseTokenAccount, uiTokenAmount, type AccountView, type MintData } from './accounts.js';
 import type { CompiledIx, TokenBalance, TxRecord } from './history.js';
+import type { MessageHeader } from './wire.js';
 
 const MEMO_PROGRAMS = new Set([
   'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
@@ -15,14 +15,17 @@ export function feeFromMeta(meta: TransactionMetadata, numSignatures: number): n
   return m?.[1] !== undefined ? Number(m[1]) : 5000 * numSignatures;
 }
 
+/** Whether account `i` is writable: by the header for static keys (signers first), then loaded writable keys. */
 export function isWritable(
-  msg: VersionedMessage,
+  header: MessageHeader,
   i: number,
   staticCount: number,
   loadedWritable: number,
 ): boolean {
   if (i >= staticCount) return i < staticCount + loadedWritable;
-  return msg.isAccountWritable(i);
+  if (i < header.numRequiredSignatures)
+    return i < header.numRequiredSignatures - header.numReadonlySignedAccounts;
+  return i < staticCount - header.numReadonlyUnsignedAccounts;
 }
 
 export function convertInner(meta: TransactionMetadata): { index: number; instructions: CompiledIx[] }[] {

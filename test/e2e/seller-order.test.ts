@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPublic, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail } from '../../src/core/seller-api';
-import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
+import { demoRecipientKeypair } from '../support/demo-keypairs';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { addStock } from '../support/stock';

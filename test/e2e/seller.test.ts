@@ -15,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderPublic } from '../../src/core/api';
 import type { SellerOrderDetail } from '../../src/core/seller-api';
-import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
+import { demoRecipientKeypair } from '../support/demo-keypairs';
 import { launchBrowser, openPage, unexpectedErrors, type OpenedPage } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 import { installStandardTestWallet, installTestWallet, type TestWalletControl } from '../support/wallet';

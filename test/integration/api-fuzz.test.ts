@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoKeys } from '../../src/localnet/demo-keys';
+import { demoKeys } from '../support/demo-keypairs';
 import { createPriceService, type PriceService } from '../../src/server/price/index';
 import { pricePlugin } from '../../src/server/http/price-routes';
 import { startServer, type RunningServer } from '../../src/server/server';

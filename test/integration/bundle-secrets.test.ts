@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog';
-import { demoKeys } from '../../src/localnet/demo-keys';
+import { demoKeys } from '../support/demo-keypairs';
 import { buildApp } from '../../src/server/app';
 import { loadSettings } from '../../src/server/settings';
 import { ensureWebBuild } from '../support/prepare';

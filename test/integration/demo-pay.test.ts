@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import { demoDefaults } from '../../src/server/demo-defaults';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { RpcBudget } from '../../src/server/payments/budget.js';
 import { createFleetBudget } from '../../src/server/payments/fleet-budget.js';
 import { openStore } from '../../src/server/store/store.js';

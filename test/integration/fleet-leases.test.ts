@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalnet } from '../../src/localnet/index.js';
+import { startLocalnet } from '../support/localnet.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { loadSettings } from '../../src/server/settings/index.js';
 import { waitFor } from './payments-support.js';

@@ -12,7 +12,7 @@ import {
   getAssociatedTokenAddressSync,
   createAssociatedTokenAccountInstruction,
 } from '@solana/spl-token';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 
 interface RpcReply {
   jsonrpc: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { waitFor } from './payments-support.js';
 
 // The public endpoint's limits as a localnet option (LOCALNET_PUBLIC_LIMITS=1), and the WebSocket drop hooks the

@@ -6,7 +6,7 @@
 import { Connection, Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { getAccount, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { compilePaymentTransaction, paymentComputeUnits } from '../../src/core/payment-tx.js';
 import { faucet, waitFor } from './payments-support.js';
 

@@ -15,7 +15,7 @@ import {
   sendAndConfirmTransaction,
 } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import {
   PRIORITY_FEE_CAP,
   PRIORITY_FEE_FLOOR,

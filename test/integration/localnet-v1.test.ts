@@ -15,7 +15,7 @@ import {
   TransactionInstruction,
   VersionedTransaction,
 } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { buildV1 } from '../support/v1-tx.js';
 import { faucet, transferIx } from './payments-support.js';
 

@@ -10,7 +10,7 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import nacl from 'tweetnacl';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { ensureChromium } from '../support/prepare.js';
 import { TestWalletSigner, installTestWallet } from '../support/wallet.js';
 

@@ -17,7 +17,7 @@ import {
   mintTo,
 } from '@solana/spl-token';
 import WebSocket from 'ws';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 
 async function waitFor<T>(
   fn: () => Promise<T | undefined | null | false>,
@@ -91,7 +91,7 @@ describe('localnet: a real payment through @solana/web3.js and spl-token', () =>
     const gorilla = await getAccount(connection, new PublicKey(net.recipientTokenAccounts.gorilla));
     expect(gorilla.owner.toBase58()).toBe(keys.recipients.gorilla.toBase58());
     expect(net.withoutTokenAccount).toEqual([]);
-    const { demoKeys } = await import('../../src/localnet/demo-keys.js');
+    const { demoKeys } = await import('../support/demo-keypairs.js');
     expect(demoKeys().mint.toBase58()).toBe(keys.mint.toBase58());
   });
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { demoKeys } from '../../src/localnet/demo-keys';
+import { demoKeys } from '../support/demo-keypairs';
 import { MigrationsPendingError, openStore } from '../../src/server/store/store';
 import { TEST_DATA_KEYS } from '../support/fixtures';
 

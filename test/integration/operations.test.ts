@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import { paymentsService } from '../../src/server/payments/index';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';

@@ -10,7 +10,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Keypair, PublicKey, Transaction, type Connection } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { startPayments, type RunningPayments } from '../../src/server/payments/index.js';
 import {
   again,

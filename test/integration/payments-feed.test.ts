@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { faucet, pay, waitFor } from './payments-support.js';
 

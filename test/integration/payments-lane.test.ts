@@ -11,7 +11,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { catalog } from '../../catalog/index.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { PUBLIC_LIMITS } from '../../src/localnet/rate-limit.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { dependencyReport } from '../../src/server/ops/dependencies.js';

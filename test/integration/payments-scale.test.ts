@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { catalog } from '../../catalog/index.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { createOrderService } from '../../src/server/orders/service.js';
 import {
   createWatchLanes,

@@ -21,7 +21,7 @@ import {
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
 import { SystemProgram } from '@solana/web3.js';
-import type { Localnet } from '../../src/localnet/index.js';
+import type { Localnet } from '../support/localnet.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

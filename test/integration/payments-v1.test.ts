@@ -25,8 +25,8 @@ import type { OrderCreated, OrderPageView, OrderPublic, QuoteResponse } from '..
 import type { SellerOrderDetail, SellerOrderList } from '../../src/core/seller-api';
 import { EXCEPTION_LABEL } from '../../src/core/seller-words';
 import { unreadablePaymentNote } from '../../src/core/unreadable-payment';
-import { demoRecipientKeypairs } from '../../src/localnet/demo-keys';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { demoRecipientKeypairs } from '../support/demo-keypairs';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import { paymentsService } from '../../src/server/payments/index';
 import { kyselyScanStore } from '../../src/server/payments/scan-store';
 import type { WatcherEvent } from '../../src/server/payments/watcher';

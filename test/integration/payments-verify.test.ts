@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { chainRpc } from '../../src/server/payments/connection.js';
 import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';
 import type { PaymentRpc } from '../../src/server/payments/rpc.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { payloadOfRow } from '../support/sealed';
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { kyselyScanStore } from '../../src/server/payments/scan-store.js';
 import { createWatchLanes } from '../../src/server/payments/lanes.js';

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { startLocalnet } from '../../src/localnet/index.js';
+import { startLocalnet } from '../support/localnet.js';
 import { newReference } from '../../src/server/orders/reference.js';
 import { chainRpc } from '../../src/server/payments/connection.js';
 import { chainPaymentRpc } from '../../src/server/payments/rpc-adapter.js';

@@ -8,7 +8,7 @@
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { createPayoutAccounts } from '../../src/server/payments/payout-accounts';
 import { setupVendorAccounts } from '../../src/server/ops/vendor-accounts';

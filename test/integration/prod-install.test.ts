@@ -88,8 +88,10 @@ describe('production-only install (the Dockerfile without Docker)', () => {
   it('has the runtime packages and none of the devDependencies', () => {
     for (const p of ['better-sqlite3', 'pg', 'fastify', 'litesvm', 'kysely'])
       expect(existsSync(join(dir, 'node_modules', p)), p).toBe(true);
-    // (typescript stays: @solana/codecs, under @solana/spl-token, names it as a peer dependency.)
-    for (const p of ['vite', 'vitest', 'eslint', 'solana-pay-client', '@solana/pay', 'playwright-core'])
+    // (typescript stays: @solana/kit's packages name it as a peer dependency.)
+    // web3.js and spl-token too: the demo chain is on kit (issue 30 item 4), only tests use them.
+    const dev = ['vite', 'vitest', 'eslint', 'solana-pay-client', '@solana/pay', 'playwright-core'];
+    for (const p of [...dev, '@solana/web3.js', '@solana/spl-token'])
       expect(existsSync(join(dir, 'node_modules', p)), p).toBe(false);
   });
 

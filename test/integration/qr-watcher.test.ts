@@ -8,7 +8,7 @@
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../catalog/index.js';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
 import { createQuote } from '../../src/server/orders/quotes.js';
 import { WsLogsFeed } from '../../src/server/payments/feed.js';
 import { chainRpc } from '../../src/server/payments/connection.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoKeys } from '../../src/localnet/demo-keys';
+import { demoKeys } from '../support/demo-keypairs';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';

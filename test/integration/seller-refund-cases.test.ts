@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail, SellerOrderList, SellerStock } from '../../src/core/seller-api';
 import { statusWords } from '../../src/core/seller-words';
-import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { demoRecipientKeypair } from '../support/demo-keypairs';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import type { RunningServer } from '../../src/server/server';
 import { injector, signInSeller, startLocalnetSellerServer } from '../support/seller-session';
 import {

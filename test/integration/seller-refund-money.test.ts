@@ -12,8 +12,8 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPageView, QuoteResponse } from '../../src/core/api';
 import type { SellerOrderDetail, SellerOrderList } from '../../src/core/seller-api';
-import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { demoRecipientKeypair } from '../support/demo-keypairs';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import type { RunningServer } from '../../src/server/server';
 import { injector, signInSeller, startLocalnetSellerServer } from '../support/seller-session';
 import {

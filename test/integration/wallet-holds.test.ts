@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import type { OrderCreated, QuoteResponse, StockResponse } from '../../src/core/api';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startLocalnet, type Localnet } from '../support/localnet';
 import { startServer, type RunningServer } from '../../src/server/server';
 import { chainRpc } from '../../src/server/payments/connection';
 import { createWalletBalances } from '../../src/server/payments/wallet-balances';

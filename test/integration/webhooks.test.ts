@@ -14,7 +14,7 @@ import type {
   WebhookEndpointView,
   WebhookEndpointWithSecret,
 } from '../../src/core/webhook-api';
-import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
+import { demoRecipientKeypair } from '../support/demo-keypairs';
 import { startStack, type Stack } from '../support/stack';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 import { testResolver } from '../support/webhook-resolver';

@@ -18,7 +18,7 @@ import {
   type BrowserContextOptions,
   type Page,
 } from 'playwright-core';
-import { demoKeys } from '../../src/localnet/demo-keys';
+import { demoKeys } from './demo-keypairs';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { payoutAccountsAssumedToExist } from './payout-accounts';

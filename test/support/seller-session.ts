@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import nacl from 'tweetnacl';
 import { expect } from 'vitest';
 import { formatSiwsMessage, type SiwsRequest } from '../../src/core/siws';
-import { demoRecipientKeypair } from '../../src/localnet/demo-keys';
+import { demoRecipientKeypair } from './demo-keypairs';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { TEST_DATA_KEYS } from './fixtures';

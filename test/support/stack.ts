@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParsedMail } from 'mailparser';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { startLocalnet, type Localnet } from './localnet';
 import { paymentsService } from '../../src/server/payments/index';
 import { startServer, type RunningServer, type ServerOverrides } from '../../src/server/server';
 import { loadSettings, type Settings } from '../../src/server/settings';

@@ -133,7 +133,13 @@ describe('production dependencies', () => {
   });
 
   it('reach the server, the local network, the operator scripts and the browser app', () => {
-    for (const name of ['fastify', 'litesvm', 'react-dom', '@solana/web3.js'])
+    for (const name of ['fastify', 'litesvm', 'react-dom', '@solana/kit', '@solana-program/system'])
       expect(imported.has(name)).toBe(true);
+    // One Solana library in production code, the demo chain included (issue 30 item 4): web3.js and
+    // spl-token are devDependencies, for tests and demo:pay.
+    for (const name of ['@solana/web3.js', '@solana/spl-token']) {
+      expect(imported.has(name), name).toBe(false);
+      expect(pkg.devDependencies[name], name).toBeDefined();
+    }
   });
 });

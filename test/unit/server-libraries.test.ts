@@ -2,9 +2,10 @@
  * One Solana library on the server too (issue 30 item 4; docs/decisions/solana-libraries.md): what the production
  * server loads — everything src/server/main.ts and migrate-main.ts reach through static imports, as esbuild
  * bundles them for dist/server (scripts/build-server.ts) — imports no @solana/web3.js, @solana/spl-token or
- * @solana/pay. The demo chain (src/localnet, built on web3.js) is reached only by main.ts's dynamic import in demo
- * mode, its own chunk. esbuild's import graph, not a text search, so a re-export or a type-only import is judged
- * as the bundle does (type-only imports vanish).
+ * @solana/pay. The demo chain (src/localnet) is reached only by main.ts's dynamic import in demo mode, its own
+ * chunk; it runs in the production image too, so it and `npm start` (scripts/start.ts) load none of them either.
+ * esbuild's import graph, not a text search, so a re-export or a type-only import is judged as the bundle does
+ * (type-only imports vanish).
  */
 import { resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
@@ -13,12 +14,14 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 const FORBIDDEN = ['@solana/web3.js', '@solana/spl-token', '@solana/pay'];
 const ENTRIES = ['src/server/main.ts', 'src/server/migrate-main.ts'];
+/** What else a production install runs: the demo chain (in demo mode, and `npm run localnet`) and `npm start`. */
+const DEMO_ENTRIES = ['src/localnet/index.ts', 'src/localnet/main.ts', 'scripts/start.ts'];
 
 /** The server's import graph with the options of scripts/build-server.ts (nothing written). */
-async function graph(): Promise<Metafile> {
+async function graph(entryPoints = ENTRIES): Promise<Metafile> {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ENTRIES,
+    entryPoints,
     outdir: 'var/server-libraries',
     bundle: true,
     splitting: true,
@@ -34,10 +37,13 @@ async function graph(): Promise<Metafile> {
 }
 
 /** Every input reached from the entries through static imports, and the packages they import. */
-function staticReach(meta: Metafile): { files: Set<string>; packages: Map<string, string> } {
+function staticReach(
+  meta: Metafile,
+  entries = ENTRIES,
+): { files: Set<string>; packages: Map<string, string> } {
   const files = new Set<string>();
   const packages = new Map<string, string>(); // package → first importer
-  const queue = [...ENTRIES];
+  const queue = [...entries];
   while (queue.length) {
     const file = queue.pop()!;
     if (files.has(file)) continue;
@@ -68,5 +74,22 @@ describe('the production server bundle', () => {
         (i) => i.kind === 'dynamic-import' && i.path === 'src/localnet/index.ts',
       ),
     ).toBe(true);
+  });
+
+  it('nor does the demo chain the production image runs, nor npm start', async () => {
+    const meta = await graph(DEMO_ENTRIES);
+    const { files, packages } = staticReach(meta, DEMO_ENTRIES);
+    // The graph is the real one: the chain, its wire decoding and its seeding, on kit and LiteSVM.
+    for (const f of [
+      'src/localnet/chain.ts',
+      'src/localnet/wire.ts',
+      'src/localnet/seed.ts',
+      'src/localnet/faucet.ts',
+    ])
+      expect(files.has(f), f).toBe(true);
+    expect(packages.has('@solana/kit')).toBe(true);
+    expect(packages.has('litesvm/dist/internal.js')).toBe(true);
+    const forbidden = [...packages].filter(([p]) => FORBIDDEN.some((f) => p === f || p.startsWith(`${f}/`)));
+    expect(forbidden, 'package ← first file importing it').toEqual([]);
   });
 });
