@@ -9,6 +9,17 @@ import type { SellerException, SellerOrderSummary, SellerQueue } from './seller-
  * A status in words, as it was when it was entered (the order view's history). What an order reads as now is
  * `statusWords`, which follows the money.
  */
+/** An order history's events in words, the same for the buyer and the vendor (who did what is said by each). */
+export const HISTORY_EVENT_WORDS: Record<string, string> = {
+  created: 'order placed',
+  recorded: 'QR order recorded',
+  requote: 'price renewed',
+  payment: 'payment arrived',
+  top_up: 'missing amount arrived',
+  finalized: 'payment final on chain',
+  expire: 'time to pay ran out',
+};
+
 export const STATUS_LABEL: Record<OrderStatus, string> = {
   awaiting_payment: 'Awaiting payment',
   paid: 'Paid',

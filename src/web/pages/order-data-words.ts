@@ -4,17 +4,11 @@
  */
 import type { OrderStatus } from '../../core/api';
 import type { SellerException } from '../../core/seller-api';
-import { EXCEPTION_LABEL, STATUS_LABEL } from '../../core/seller-words';
+import { EXCEPTION_LABEL, HISTORY_EVENT_WORDS, STATUS_LABEL } from '../../core/seller-words';
 import { formatClaim } from '../lib/claim-amount';
 
 const EVENT: Record<string, string> = {
-  created: 'order placed',
-  recorded: 'QR order recorded',
-  requote: 'price renewed',
-  payment: 'payment arrived',
-  top_up: 'missing amount arrived',
-  finalized: 'payment final on chain',
-  expire: 'time to pay ran out',
+  ...HISTORY_EVENT_WORDS,
   cancelled_by_buyer: 'cancelled by you',
   cancelled_by_seller: 'cancelled by the vendor (you asked)',
   shipped: 'shipped',

@@ -1,6 +1,7 @@
 /** Plain words for one order in the seller console: payments, e-mails, history events, the seller's actions. */
 import type { MailDelivery, PaymentRole } from '../../core/api';
 import type { SellerException } from '../../core/seller-api';
+import { HISTORY_EVENT_WORDS } from '../../core/seller-words';
 
 export const PAYMENT_ROLE: Record<PaymentRole, string> = {
   payment: 'Payment',
@@ -38,13 +39,7 @@ export const MAIL_STATE: Record<MailDelivery, string> = {
 };
 
 const EVENT: Record<string, string> = {
-  created: 'order placed',
-  recorded: 'QR order recorded',
-  requote: 'price renewed',
-  payment: 'payment arrived',
-  top_up: 'missing amount arrived',
-  finalized: 'payment final on chain',
-  expire: 'time to pay ran out',
+  ...HISTORY_EVENT_WORDS,
   cancelled_by_buyer: 'cancelled by the buyer',
   cancelled_by_seller: 'cancelled by you (the buyer asked)',
   shipped: 'marked shipped',
