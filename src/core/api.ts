@@ -173,6 +173,11 @@ export interface OrderCreated {
    * request) stays the fallback and the e-mails' link (docs/decisions/transaction-requests.md).
    */
   transactionRequestUrl?: string;
+  /**
+   * A priced QR record: the QR code of the link it shows (`transactionRequestUrl`, else `solanaPayUrl`) as an SVG
+   * document, drawn exactly as GET /api/qr.svg draws that link, so the page shows it without another request.
+   */
+  qrSvg?: string;
 }
 
 /** POST /api/orders → 201 for an unpriced (QR) quote: no amount, no payment link. */

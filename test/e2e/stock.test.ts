@@ -29,7 +29,7 @@ describe('stock on the pages', () => {
     await page.waitForLoadState('networkidle');
     expect(await page.locator('[data-testid="qr-box"]').count()).toBe(0);
     expect(await page.locator('.qr-area, .qr-box').count()).toBe(0);
-    expect(await page.locator('img[src*="/api/qr.svg"]').count()).toBe(0);
+    expect(await page.locator('img.qr-image, img[src*="/api/qr.svg"], img[src^="data:"]').count()).toBe(0);
     expect(await page.locator('a[href^="solana:"]').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).count()).toBe(0);
     expect(await page.locator('input[name="quantity"]').count()).toBe(0);

@@ -42,7 +42,15 @@ describe('transaction request on a phone over HTTPS', () => {
       const tx = (await open.getAttribute('href')) ?? '';
       expect(tx).toMatch(new RegExp(`^solana:${front.url}/api/pay/[1-9A-HJ-NP-Za-km-z]+\\.[\\w-]{22}$`));
       const qr = page.getByTestId('qr-image');
-      await expect.poll(() => qr.getAttribute('src')).toBe(`/api/qr.svg?data=${encodeURIComponent(tx)}`);
+      // The record's answer carried its QR (qrSvg): shown as a data: URL, exactly what GET /api/qr.svg draws.
+      const drawn = await page.evaluate(
+        async (link) => (await fetch(`/api/qr.svg?data=${encodeURIComponent(link)}`)).text(),
+        tx,
+      );
+      expect(drawn).toMatch(/^<svg /);
+      await expect
+        .poll(() => qr.getAttribute('src'))
+        .toBe(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(drawn)}`);
       await expect
         .poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
         .toBe(true);

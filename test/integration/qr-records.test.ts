@@ -200,8 +200,18 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       expect(next.json()).toMatchObject({ error: 'sold_out' });
     });
 
+    /** The record's answer carries its QR: exactly what GET /api/qr.svg draws for the link it shows. */
+    async function expectDrawnQr(body: OrderCreated): Promise<void> {
+      const link = body.transactionRequestUrl ?? body.solanaPayUrl;
+      const drawn = await inject('GET', `/api/qr.svg?data=${encodeURIComponent(link)}`);
+      expect(drawn.statusCode, drawn.body).toBe(200);
+      expect(body.qrSvg).toMatch(/^<svg /);
+      expect(body.qrSvg).toBe(drawn.body);
+    }
+
     it('the open record follows the quantity (same reference); a paid one refuses', async () => {
       const r = await record(1);
+      await expectDrawnQr(r);
       const q2 = await quote(3, r.quote);
       expect(q2.reference).toBe(r.reference);
       // The order id alone moves nothing: without the record's page token (or with a wrong one) 403, unchanged.
@@ -221,6 +231,8 @@ describe.each(backends)('QR records on $name', (backend: Backend) => {
       });
       expect(moved.statusCode, moved.body).toBe(200);
       expect(moved.json<OrderCreated>()).toMatchObject({ amount: '300.000000', orderUrl: r.orderUrl });
+      await expectDrawnQr(moved.json<OrderCreated>());
+      expect(moved.json<OrderCreated>().qrSvg).not.toBe(r.qrSvg);
       expect((await getOrder(r.orderId)).amount).toBe('300.000000');
       // Another order's quote cannot move it.
       const other = await quote(1);

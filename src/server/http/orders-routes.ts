@@ -25,6 +25,16 @@ import {
   QuoteRequestSchema,
 } from '../../core/order';
 import { optionalBody, orderIdParam, pageTokenParam, parseWith } from './validate';
+import { qrSvgOfShopLink } from './qr-route';
+
+/** A priced QR record's answer with its QR drawn in (the link it shows: the transaction request, else the transfer). */
+async function withQrSvg<T extends { solanaPayUrl: string | null; transactionRequestUrl?: string }>(
+  body: T,
+): Promise<T & { qrSvg?: string }> {
+  const link = body.transactionRequestUrl ?? body.solanaPayUrl;
+  const svg = link === null ? undefined : await qrSvgOfShopLink(link);
+  return svg === undefined ? body : { ...body, qrSvg: svg };
+}
 
 export interface OrderRoutesDeps {
   orders: OrderService;
@@ -136,7 +146,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
         .header('idempotent-replayed', String(result.outcome === 'replayed'))
         // A replay answers as the creation it repeats did.
         .status(201)
-        .send(result.body)
+        .send(body.paymentMethod === 'qr' ? await withQrSvg(result.body) : result.body)
     );
   });
 
@@ -171,7 +181,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     });
     // With the record's page token (its creation's answer carried it): the id alone changes nothing.
     const created = await deps.orders.requote(id, body.quote, body.token);
-    return reply.header('cache-control', 'no-store').send(created);
+    return reply.header('cache-control', 'no-store').send(await withQrSvg(created));
   });
 
   // The buyer's order page. Every unknown or malformed token is the same 404: nothing tells a guess apart.

@@ -41,6 +41,36 @@ const QrQuery = z.object({
 /** Recently drawn codes (a QR page asks again for the same link on every render and quantity change). */
 const CACHE_SIZE = 256;
 
+/** The one way the shop draws a payment link: SVG, quiet zone 4 modules, error correction M, black on white. */
+export function drawQrSvg(link: string): Promise<string> {
+  return qrToString(link, {
+    type: 'svg',
+    margin: 4,
+    errorCorrectionLevel: 'M',
+    color: { dark: '#000000', light: '#ffffff' },
+  });
+}
+
+/**
+ * The QR of a link the shop has just written (a QR record's own link, in POST /api/orders and PUT
+ * /api/orders/:id/quote): the same drawing as GET /api/qr.svg, sent with the record so the page needs no third
+ * round trip for its code. `undefined` when it cannot be drawn (the page then asks the route, which says why).
+ */
+const recordCache = new Map<string, string>();
+export async function qrSvgOfShopLink(link: string): Promise<string | undefined> {
+  let svg = recordCache.get(link);
+  if (svg !== undefined) return svg;
+  if (link.length > MAX_QR_DATA) return undefined;
+  try {
+    svg = await drawQrSvg(link);
+  } catch {
+    return undefined;
+  }
+  if (recordCache.size >= CACHE_SIZE) recordCache.delete(recordCache.keys().next().value as string);
+  recordCache.set(link, svg);
+  return svg;
+}
+
 export function qrRoute(app: FastifyInstance, isShopLink: QrLinkCheck): void {
   const cache = new Map<string, string>();
 
@@ -54,12 +84,7 @@ export function qrRoute(app: FastifyInstance, isShopLink: QrLinkCheck): void {
       // A drawn (cached) link passed this once already.
       await isShopLink(raw);
       try {
-        svg = await qrToString(raw, {
-          type: 'svg',
-          margin: 4,
-          errorCorrectionLevel: 'M',
-          color: { dark: '#000000', light: '#ffffff' },
-        });
+        svg = await drawQrSvg(raw);
       } catch (err) {
         // The encoder's own capacity check (kept as a second guard): a clear 400, never a 500.
         throw new DomainError(

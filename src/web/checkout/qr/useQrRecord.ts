@@ -5,6 +5,13 @@ import { newIdempotencyKey } from '../shared/order-api';
 import { createQrOrder, pageTokenOf, requoteOrder } from './api';
 import { storedReferrer } from '../../lib/referral';
 import { saveQrOrder, type StoredQrOrder } from './order-store';
+import { keepDrawnQr } from '../shared/QrImage';
+
+/** The record's answer carries its QR drawn (qrSvg): kept for the QR image of the link it shows. */
+function keepQrOf(r: { solanaPayUrl: string | null; transactionRequestUrl?: string; qrSvg?: string }): void {
+  const link = r.transactionRequestUrl ?? r.solanaPayUrl;
+  if (link !== null && typeof r.qrSvg === 'string') keepDrawnQr(link, r.qrSvg);
+}
 
 export type RecordError = { code: string } | null;
 
@@ -39,6 +46,7 @@ export function useQrRecord(args: {
     const work = async (): Promise<StoredQrOrder> => {
       if (order) {
         const r = await requoteOrder(order.orderId, token, pageTokenOf(order.orderUrl));
+        keepQrOf(r);
         return {
           ...order,
           solanaPayUrl: r.solanaPayUrl,
@@ -60,6 +68,7 @@ export function useQrRecord(args: {
         key,
       );
       if (created.solanaPayUrl === null || created.amount === null) throw new Error('unpriced record');
+      keepQrOf(created);
       return {
         orderId: created.orderId,
         productId,

@@ -1,8 +1,21 @@
 import { useState } from 'react';
 
-/** The server draws the code (GET /api/qr.svg, src/server/http/qr-route.ts): no QR library in the browser. */
+/** Codes the server sent with a QR record (its `qrSvg`), as data: URLs by link: shown without another request. */
+const drawn = new Map<string, string>();
+
+/** Keeps the code the server drew for `link` (a QR record's answer carries it) for the QR image of that link. */
+export function keepDrawnQr(link: string, svg: string | undefined): void {
+  if (svg === undefined || !svg.startsWith('<svg')) return;
+  if (drawn.size >= 8) drawn.delete(drawn.keys().next().value as string);
+  drawn.set(link, `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+}
+
+/**
+ * The server draws the code (GET /api/qr.svg, src/server/http/qr-route.ts): no QR library in the browser. A code
+ * already sent with the record is used as it is (same drawing, no round trip).
+ */
 export function qrImageUrl(text: string): string {
-  return `/api/qr.svg?data=${encodeURIComponent(text)}`;
+  return drawn.get(text) ?? `/api/qr.svg?data=${encodeURIComponent(text)}`;
 }
 
 /**
