@@ -51,7 +51,9 @@ interface Req {
 function waterfall(reqs: Req[], firstPaintMs: number): string {
   const t0 = reqs[0]?.start ?? 0;
   const lines = reqs.map((r) => {
-    const path = new URL(r.url).pathname + (r.url.includes('?') ? '?…' : '');
+    const path = r.url.startsWith('data:')
+      ? `${r.url.slice(0, r.url.indexOf(','))},… (${r.url.length} characters)`
+      : new URL(r.url).pathname + (r.url.includes('?') ? '?…' : '');
     const end = r.end === undefined ? '   …' : String(Math.round(r.end - t0)).padStart(5);
     return `      ${String(Math.round(r.start - t0)).padStart(5)} → ${end} ms  ${String(r.bytes).padStart(7)} B  ${path}`;
   });
