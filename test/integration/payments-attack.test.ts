@@ -8,57 +8,24 @@
  * buyers name themselves to the localnet (`x-localnet-client`: other IPs on the real network), so only the server's
  * own requests count against it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Keypair, PublicKey, Transaction, type Connection } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../support/localnet.js';
-import { startPayments, type RunningPayments } from '../../src/server/payments/index.js';
-import {
-  again,
-  faucet,
-  namedClient,
-  pay,
-  serviceOrders,
-  transferIx,
-  waitFor,
-  type ServiceOrders,
-} from './payments-support.js';
+import { describe, expect, it } from 'vitest';
+import { PublicKey, Transaction } from '@solana/web3.js';
+import { startPayments } from '../../src/server/payments/index.js';
+import { again, attackStage, namedClient, pay, transferIx, waitFor } from './payments-support.js';
 
 describe('payments under attack, within the public endpoint limits', () => {
-  let net: Localnet;
-  let orders: ServiceOrders;
-  let payments: RunningPayments | undefined;
-  const attacker = Keypair.generate();
-  const buyer = Keypair.generate();
-  let buyerConnection: Connection;
-
-  beforeAll(async () => {
-    net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6, publicLimits: true });
-    buyerConnection = namedClient(net, 'buyer');
-    // Quote lifetime 90 s, as the scenario says.
-    orders = await serviceOrders(net, () => new Date(), { QUOTE_TTL_SECONDS: '90' });
-    await faucet(net, attacker.publicKey, 10, 1_000_000);
-    await faucet(net, buyer.publicKey, 10, 1_000_000);
-  });
-  afterEach(async () => {
-    await payments?.stop();
-    payments = undefined;
-  });
-  afterAll(async () => {
-    await orders?.close();
-    await net?.close();
-  });
-
-  const coopers = () => net.keys!.recipients.coopersglass;
+  const stage = attackStage();
+  const { attacker, buyer, coopers } = stage;
 
   const start = async () => {
-    payments = await startPayments({
-      settings: orders.settings,
-      orders: orders.service,
-      lanes: orders.lanes,
-      store: orders.store,
+    stage.payments = await startPayments({
+      settings: stage.orders.settings,
+      orders: stage.orders.service,
+      lanes: stage.orders.lanes,
+      store: stage.orders.store,
     });
-    await waitFor('feed healthy', () => (payments?.feed.healthy() ? true : undefined));
-    return payments;
+    await waitFor('feed healthy', () => (stage.payments?.feed.healthy() ? true : undefined));
+    return stage.payments;
   };
 
   /**
@@ -66,7 +33,9 @@ describe('payments under attack, within the public endpoint limits', () => {
    * the endpoint takes them), then waited for until confirmed. `keys` extra read-only keys each (wide).
    */
   async function flood(n: number): Promise<string[]> {
-    const senders = Array.from({ length: Math.ceil(n / 15) }, (_, i) => namedClient(net, `attacker-${i}`));
+    const senders = Array.from({ length: Math.ceil(n / 15) }, (_, i) =>
+      namedClient(stage.net, `attacker-${i}`),
+    );
     const signatures: string[] = [];
     // Batches with a fresh blockhash each (a slow node must not see the last ones expire: 150 slots of 40 ms).
     for (let from = 0; from < n; from += 50) {
@@ -78,7 +47,7 @@ describe('payments under attack, within the public endpoint limits', () => {
             transferIx({
               from: attacker,
               recipientOwner: coopers(),
-              mint: net.keys!.mint,
+              mint: stage.net.keys!.mint,
               amount: BigInt(i + 1),
               references: [],
             }),
@@ -91,7 +60,7 @@ describe('payments under attack, within the public endpoint limits', () => {
       );
       signatures.push(...batch);
     }
-    const status = namedClient(net, 'attacker-status');
+    const status = namedClient(stage.net, 'attacker-status');
     await waitFor(
       'the flood to be confirmed',
       async () => {
@@ -115,10 +84,10 @@ describe('payments under attack, within the public endpoint limits', () => {
   }
 
   const payFor = (o: { ref: PublicKey; amountBaseUnits: bigint }) =>
-    pay(buyerConnection, {
+    pay(stage.buyerConnection, {
       from: buyer,
       recipientOwner: coopers(),
-      mint: net.keys!.mint,
+      mint: stage.net.keys!.mint,
       amount: o.amountBaseUnits,
       references: [o.ref],
     });
@@ -126,36 +95,36 @@ describe('payments under attack, within the public endpoint limits', () => {
   it('100 orders hinting unrelated signatures: another payment is seen within 5 s', async () => {
     await start();
     // Unrelated confirmed signatures (someone's own transfers, naming no order).
-    const own = namedClient(net, 'bystander');
+    const own = namedClient(stage.net, 'bystander');
     const unrelated: string[] = [];
     for (let i = 0; i < 5; i++)
       unrelated.push(
         await pay(own, {
           from: attacker,
           recipientOwner: attacker.publicKey,
-          mint: net.keys!.mint,
+          mint: stage.net.keys!.mint,
           amount: BigInt(i + 1),
           references: [],
         }),
       );
     const hinted = [];
-    for (let i = 0; i < 100; i++) hinted.push(await orders.place());
-    const fetchedBefore = net.rpcStats().byMethod.getTransaction ?? 0;
+    for (let i = 0; i < 100; i++) hinted.push(await stage.orders.place());
+    const fetchedBefore = stage.net.rpcStats().byMethod.getTransaction ?? 0;
     // Each order hints an unrelated signature (free for the attacker); the hints queue in their own lane.
     // As the hint route does: the order service checks the hint, the watcher's hint lane gets it (unawaited; kept
     // here only to know when the lane has worked through them all).
     const hints: Promise<void>[] = [];
     for (const [i, o] of hinted.entries()) {
       const signature = unrelated[i % unrelated.length]!;
-      const { watched } = await orders.service.paymentHint(o.orderId, signature);
-      hints.push(Promise.resolve(orders.lanes.hint(watched, signature)));
+      const { watched } = await stage.orders.service.paymentHint(o.orderId, signature);
+      hints.push(Promise.resolve(stage.orders.lanes.hint(watched, signature)));
     }
-    const victim = await orders.place();
+    const victim = await stage.orders.place();
     const t0 = Date.now();
     await payFor(victim);
     await waitFor(
       'the payment to be seen',
-      async () => (['paid', 'final'].includes(await orders.status(victim.orderId)) ? true : undefined),
+      async () => (['paid', 'final'].includes(await stage.orders.status(victim.orderId)) ? true : undefined),
       5_000,
       50,
     );
@@ -163,14 +132,14 @@ describe('payments under attack, within the public endpoint limits', () => {
     // Let the hint lane work through the hundred hints (every hint judged or refused: its reads are done, about
     // 5 s after they were sent; a fixed 20 s wait before): five distinct signatures, each fetched once.
     await Promise.all(hints);
-    const fetched = (net.rpcStats().byMethod.getTransaction ?? 0) - fetchedBefore;
+    const fetched = (stage.net.rpcStats().byMethod.getTransaction ?? 0) - fetchedBefore;
     // The five hinted and the victim's payment (feed, sweep); this runs before any flood, so nothing else is judged.
     expect(fetched).toBeLessThanOrEqual(5 + 2);
-    expect(payments!.rpcStats().throttled).toBe(0);
+    expect(stage.payments!.rpcStats().throttled).toBe(0);
   }, 60_000);
   it('300 dust transfers in 5 s, then a payment 40 s before expiry: paid within 20 s, never late, its piece kept', async () => {
     await start();
-    const order = await orders.place();
+    const order = await stage.orders.place();
     const expiresAtMs = order.expiresAt.getTime();
     expect(expiresAtMs - Date.now()).toBeGreaterThan(85_000);
     const t0 = Date.now();
@@ -188,13 +157,13 @@ describe('payments under attack, within the public endpoint limits', () => {
     let polling = true;
     const poller = (async () => {
       while (polling) {
-        await orders.service.expireOrders();
-        const seen = await orders.service.getOrder(order.orderId, {
+        await stage.orders.service.expireOrders();
+        const seen = await stage.orders.service.getOrder(order.orderId, {
           pageToken: order.pageToken,
           client: 'buyer',
         });
         if (seen) statuses.add(seen.status);
-        for (const r of await orders.store.db
+        for (const r of await stage.orders.store.db
           .selectFrom('reservations')
           .select('state')
           .where('order_id', '=', order.orderId)
@@ -210,12 +179,12 @@ describe('payments under attack, within the public endpoint limits', () => {
       await payFor(order);
       await waitFor(
         'the payment to be seen',
-        async () => (['paid', 'final'].includes(await orders.status(order.orderId)) ? true : undefined),
+        async () => (['paid', 'final'].includes(await stage.orders.status(order.orderId)) ? true : undefined),
         20_000,
         100,
       );
       const seenAfterMs = Date.now() - paidAt;
-      const behind = payments!.watcher.backlog(20_000).transfers;
+      const behind = stage.payments!.watcher.backlog(20_000).transfers;
       console.info(
         `payment seen ${seenAfterMs} ms after it was sent, ${behind} dust transfers still to judge`,
       );
@@ -231,9 +200,9 @@ describe('payments under attack, within the public endpoint limits', () => {
     expect([...statuses].filter((s) => s !== 'awaiting_payment' && s !== 'paid' && s !== 'final')).toEqual(
       [],
     );
-    expect(['paid', 'final']).toContain(await orders.status(order.orderId));
+    expect(['paid', 'final']).toContain(await stage.orders.status(order.orderId));
     expect(reservationStates.has('released')).toBe(false);
     expect([...reservationStates].pop()).toBe('sold');
-    expect(payments!.rpcStats().throttled).toBe(0);
+    expect(stage.payments!.rpcStats().throttled).toBe(0);
   }, 150_000);
 });

@@ -7,56 +7,24 @@
  * Attackers and buyers name themselves to the localnet (`x-localnet-client`: other IPs on the real network), so only
  * the server's own requests count against it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Keypair, Transaction, type Connection } from '@solana/web3.js';
-import { startLocalnet, type Localnet } from '../support/localnet.js';
-import { startPayments, type RunningPayments } from '../../src/server/payments/index.js';
-import {
-  again,
-  faucet,
-  namedClient,
-  pay,
-  serviceOrders,
-  transferIx,
-  waitFor,
-  type ServiceOrders,
-} from './payments-support.js';
+import { describe, expect, it } from 'vitest';
+import { Transaction } from '@solana/web3.js';
+import { startPayments } from '../../src/server/payments/index.js';
+import { again, attackStage, namedClient, pay, transferIx, waitFor } from './payments-support.js';
 
 describe('payments under a sustained flood, within the public endpoint limits', () => {
-  let net: Localnet;
-  let orders: ServiceOrders;
-  let payments: RunningPayments | undefined;
-  const attacker = Keypair.generate();
-  const buyer = Keypair.generate();
-  let buyerConnection: Connection;
-
-  beforeAll(async () => {
-    net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6, publicLimits: true });
-    buyerConnection = namedClient(net, 'buyer');
-    orders = await serviceOrders(net, () => new Date(), { QUOTE_TTL_SECONDS: '90' });
-    await faucet(net, attacker.publicKey, 10, 1_000_000);
-    await faucet(net, buyer.publicKey, 10, 1_000_000);
-  });
-  afterEach(async () => {
-    await payments?.stop();
-    payments = undefined;
-  });
-  afterAll(async () => {
-    await orders?.close();
-    await net?.close();
-  });
-
-  const coopers = () => net.keys!.recipients.coopersglass;
+  const stage = attackStage();
+  const { attacker, buyer, coopers } = stage;
 
   it('a sustained flood of 2 transfers a second for 3 minutes: every payment seen within 20 s', async () => {
-    payments = await startPayments({
-      settings: orders.settings,
-      orders: orders.service,
-      lanes: orders.lanes,
-      store: orders.store,
+    stage.payments = await startPayments({
+      settings: stage.orders.settings,
+      orders: stage.orders.service,
+      lanes: stage.orders.lanes,
+      store: stage.orders.store,
     });
-    await waitFor('feed healthy', () => (payments?.feed.healthy() ? true : undefined));
-    const senders = Array.from({ length: 20 }, (_, i) => namedClient(net, `flooder-${i}`));
+    await waitFor('feed healthy', () => (stage.payments?.feed.healthy() ? true : undefined));
+    const senders = Array.from({ length: 20 }, (_, i) => namedClient(stage.net, `flooder-${i}`));
     let flooding = true;
     let sent = 0;
     const floodLoop = (async () => {
@@ -68,7 +36,7 @@ describe('payments under a sustained flood, within the public endpoint limits', 
           transferIx({
             from: attacker,
             recipientOwner: coopers(),
-            mint: net.keys!.mint,
+            mint: stage.net.keys!.mint,
             amount: BigInt(1_000_000 + ++sent),
             references: [],
           }),
@@ -86,11 +54,11 @@ describe('payments under a sustained flood, within the public endpoint limits', 
       const t0 = Date.now();
       while (Date.now() - t0 < 180_000) {
         const next = Date.now() + 20_000;
-        const order = await orders.place();
-        await pay(buyerConnection, {
+        const order = await stage.orders.place();
+        await pay(stage.buyerConnection, {
           from: buyer,
           recipientOwner: coopers(),
-          mint: net.keys!.mint,
+          mint: stage.net.keys!.mint,
           amount: order.amountBaseUnits,
           references: [order.ref],
         });
@@ -99,7 +67,7 @@ describe('payments under a sustained flood, within the public endpoint limits', 
         await waitFor(
           'the payment to be seen',
           async () => {
-            const o = await orders.service.getOrder(order.orderId, {
+            const o = await stage.orders.service.getOrder(order.orderId, {
               pageToken: order.pageToken,
               client: 'buyer',
             });
@@ -117,7 +85,7 @@ describe('payments under a sustained flood, within the public endpoint limits', 
     }
     console.info(
       `flood ${sent} transfers; payments seen after ${seen.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; ` +
-        `${payments.watcher.backlog(20_000).transfers} dust transfers still to judge`,
+        `${stage.payments!.watcher.backlog(20_000).transfers} dust transfers still to judge`,
     );
     expect(sent).toBeGreaterThanOrEqual(350);
     expect(seen.length).toBeGreaterThanOrEqual(8);

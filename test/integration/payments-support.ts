@@ -21,7 +21,9 @@ import {
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
 import { SystemProgram } from '@solana/web3.js';
-import type { Localnet } from '../support/localnet.js';
+import { startLocalnet, type Localnet } from '../support/localnet.js';
+import type { RunningPayments } from '../../src/server/payments/index.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -326,4 +328,43 @@ export async function serviceOrders(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The attack suites' stage (one per file): a local network with the public endpoint's limits (40 ms slots), a store
+ * whose quotes last 90 s as the scenarios say, an attacker and a buyer funded with SOL and $CLAIM. The watcher a test
+ * starts (`stage.payments`) is stopped after it; the store and the network after the file. */
+export interface AttackStage {
+  net: Localnet;
+  orders: ServiceOrders;
+  payments: RunningPayments | undefined;
+  attacker: Keypair;
+  buyer: Keypair;
+  buyerConnection: Connection;
+  /** The glass vendor's wallet (its token account is where the dust and the payments land). */
+  coopers(): PublicKey;
+}
+
+export function attackStage(): AttackStage {
+  const stage = {
+    attacker: Keypair.generate(),
+    buyer: Keypair.generate(),
+    payments: undefined,
+    coopers: () => stage.net.keys!.recipients.coopersglass,
+  } as AttackStage;
+  beforeAll(async () => {
+    stage.net = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6, publicLimits: true });
+    stage.buyerConnection = namedClient(stage.net, 'buyer');
+    stage.orders = await serviceOrders(stage.net, () => new Date(), { QUOTE_TTL_SECONDS: '90' });
+    await faucet(stage.net, stage.attacker.publicKey, 10, 1_000_000);
+    await faucet(stage.net, stage.buyer.publicKey, 10, 1_000_000);
+  });
+  afterEach(async () => {
+    await stage.payments?.stop();
+    stage.payments = undefined;
+  });
+  afterAll(async () => {
+    await stage.orders?.close();
+    await stage.net?.close();
+  });
+  return stage;
 }
