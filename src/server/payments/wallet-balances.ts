@@ -8,7 +8,7 @@
 import { address, getAddressEncoder, type Address } from '@solana/kit';
 import { tokenProgramOf } from '../ops/vendor-accounts';
 import { associatedTokenAddress } from './ata';
-import { rpcBackground } from './budget';
+import { budgetRetryInMs, rpcBackground } from './budget';
 import type { ChainRpc } from './connection';
 
 export interface WalletBalances {
@@ -23,6 +23,12 @@ export interface WalletBalancesOptions {
   now?: () => number;
   /** Most wallets kept in the cache (the oldest entry goes first). */
   maxEntries?: number;
+  /**
+   * How long a read may keep asking when the budget has no free slot (default 2 s): it asks again when the budget
+   * says a slot frees, never waiting in the queue (a burst of buyers let through at a drop's start would otherwise be
+   * told to click again while slots free within a fraction of a second).
+   */
+  budgetWaitMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -51,15 +57,29 @@ export function createWalletBalances(opts: WalletBalancesOptions): WalletBalance
   const read = async (wallet: string): Promise<bigint | undefined> => {
     try {
       const owner = address(wallet); // throws for a string that is not an address: no read then
-      // Never queued behind the payment watcher: refused at once when the budget has no free slot (no hold then).
-      const value = await rpcBackground.run(true, async () => {
-        program ??= await tokenProgramOf(opts.chain, mint);
-        const ata = associatedTokenAddress(mint, owner, program);
-        const { value: info } = await opts.chain.api
-          .getAccountInfo(ata, { commitment: 'confirmed', encoding: 'base64' })
-          .send();
-        return info ? tokenAmountOf(Buffer.from(info.data[0], 'base64'), owner, mint) : 0n;
-      });
+      // Never queued behind the payment watcher: refused at once when the budget has no free slot, then asked again
+      // when it says one frees, within `budgetWaitMs` (no hold after that).
+      const until = Date.now() + (opts.budgetWaitMs ?? 2_000);
+      const once = () =>
+        rpcBackground.run(true, async () => {
+          program ??= await tokenProgramOf(opts.chain, mint);
+          const ata = associatedTokenAddress(mint, owner, program);
+          const { value: info } = await opts.chain.api
+            .getAccountInfo(ata, { commitment: 'confirmed', encoding: 'base64' })
+            .send();
+          return info ? tokenAmountOf(Buffer.from(info.data[0], 'base64'), owner, mint) : 0n;
+        });
+      let value: bigint;
+      for (;;) {
+        try {
+          value = await once();
+          break;
+        } catch (err) {
+          const retryIn = budgetRetryInMs(err);
+          if (retryIn === undefined || Date.now() + retryIn > until) throw err;
+          await new Promise((r) => setTimeout(r, Math.max(retryIn, 20)));
+        }
+      }
       cache.delete(wallet);
       cache.set(wallet, { at: now(), value });
       if (cache.size > max) cache.delete(cache.keys().next().value as string);
