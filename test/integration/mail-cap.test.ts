@@ -160,7 +160,8 @@ describe.each([sqliteBackend(), postgresBackend()])('automated e-mail cap on $na
           'evil.example',
           'http://evil',
           'www.',
-          '555',
+          // The typed phone number ('555' alone is found in random order tokens and transaction ids).
+          '555 0100',
           '<b>',
           'Claim it',
           'Evilland',
