@@ -617,9 +617,10 @@ describe('product page', () => {
     const seen = dialogs.length;
     // Eagles XL (the glass vendor's QR page) reads 'Send Confirmation Email'.
     await page.goto('/vendors/coopersglass/product9');
-    // The page is prerendered: a click before hydration has no handler yet. The live price shows it is hydrated.
+    // The page is prerendered: a click before hydration has no handler yet. The amount to pay (the server's quote)
+    // shows it is hydrated (the approximate price may come and go before it: one amount on the screen).
     await expect
-      .poll(() => page.getByTestId('claim-amount').textContent(), { timeout: POLL_MS })
+      .poll(() => page.getByTestId('qr-amount').textContent(), { timeout: POLL_MS })
       .toMatch(/\$CLAIM$/);
     await page.getByRole('button', { name: 'Send Confirmation Email' }).click();
     await expect
