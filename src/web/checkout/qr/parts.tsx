@@ -94,19 +94,7 @@ export function OrderStatusPanel({
         ): <strong>{s.text}</strong>
         {s.received && <span data-testid="received">{s.received}</span>}
       </p>
-      {s.unreadableNote && (
-        <p className="note" data-testid="unreadable-payment">
-          {s.unreadableNote}
-        </p>
-      )}
-      {s.paymentCheckNote && (
-        <p className="note" data-testid="payment-check">
-          {s.paymentCheckNote}
-        </p>
-      )}
-      {s.paidLate && (
-        <p className="note">The payment arrived after the payment window closed: the seller will confirm.</p>
-      )}
+      <PaymentNotes s={s} checkNote />
       {(txUrl || s.orderPageLink) && (
         <p className="actions">
           {s.orderPageLink && (
@@ -139,6 +127,27 @@ export function OrderStatusPanel({
   );
 }
 
+/** The notes under a record's status: an unreadable payment, the check delayed (`checkNote`), a late payment. */
+function PaymentNotes({ s, checkNote }: { s: QrStatusBlock; checkNote: boolean }) {
+  return (
+    <>
+      {s.unreadableNote && (
+        <p className="note" data-testid="unreadable-payment">
+          {s.unreadableNote}
+        </p>
+      )}
+      {checkNote && s.paymentCheckNote && (
+        <p className="note" data-testid="payment-check">
+          {s.paymentCheckNote}
+        </p>
+      )}
+      {s.paidLate && (
+        <p className="note">The payment arrived after the payment window closed: the seller will confirm.</p>
+      )}
+    </>
+  );
+}
+
 /** The record's status in the paid state: the spec's states under the receipt (`data-status` for the page). */
 export function StatusLine({ s, productName }: { s: QrStatusBlock; productName: string }) {
   return (
@@ -147,14 +156,7 @@ export function StatusLine({ s, productName }: { s: QrStatusBlock; productName: 
         {s.quantity} × {productName}: {s.text}
         {s.received && <span data-testid="received">{s.received}</span>}
       </p>
-      {s.unreadableNote && (
-        <p className="note" data-testid="unreadable-payment">
-          {s.unreadableNote}
-        </p>
-      )}
-      {s.paidLate && (
-        <p className="note">The payment arrived after the payment window closed: the seller will confirm.</p>
-      )}
+      <PaymentNotes s={s} checkNote={false} />
       {s.quantityChangedNote && <p className="note">{s.quantityChangedNote}</p>}
     </div>
   );
