@@ -12,27 +12,36 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { WEB_BUILD_STAMP, webBuildInputsHash } from './web-build-stamp';
 
 const rootDir = resolve(import.meta.dirname, '..');
 
 export const BUILD_COMPLETE = resolve(rootDir, 'dist/.build-complete');
 
+/** The server's entry points (dist/server/main.js and migrate.js). */
+export const SERVER_ENTRIES = { main: 'src/server/main.ts', migrate: 'src/server/migrate-main.ts' };
+
+/** How the server is bundled: our sources in ESM chunks, every package external (test/unit/server-libraries.test.ts
+ * walks the same graph). */
+export const SERVER_BUNDLE: BuildOptions = {
+  absWorkingDir: rootDir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  packages: 'external',
+};
+
 /** Builds into dist/server (or `outDir`: the production-install test builds into its own folder). */
 export async function buildServer(outDir = resolve(rootDir, 'dist/server')): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   const t0 = Date.now();
   await build({
-    absWorkingDir: rootDir,
-    entryPoints: { main: 'src/server/main.ts', migrate: 'src/server/migrate-main.ts' },
+    ...SERVER_BUNDLE,
+    entryPoints: SERVER_ENTRIES,
     outdir: outDir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
   });

@@ -7,28 +7,21 @@
  * esbuild's import graph, not a text search, so a re-export or a type-only import is judged as the bundle does
  * (type-only imports vanish).
  */
-import { resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { SERVER_BUNDLE, SERVER_ENTRIES } from '../../scripts/build-server';
 
-const root = resolve(import.meta.dirname, '../..');
 const FORBIDDEN = ['@solana/web3.js', '@solana/spl-token', '@solana/pay'];
-const ENTRIES = ['src/server/main.ts', 'src/server/migrate-main.ts'];
+const ENTRIES = Object.values(SERVER_ENTRIES);
 /** What else a production install runs: the demo chain (in demo mode, and `npm run localnet`) and `npm start`. */
 const DEMO_ENTRIES = ['src/localnet/index.ts', 'src/localnet/main.ts', 'scripts/start.ts'];
 
 /** The server's import graph with the options of scripts/build-server.ts (nothing written). */
 async function graph(entryPoints = ENTRIES): Promise<Metafile> {
   const result = await build({
-    absWorkingDir: root,
+    ...SERVER_BUNDLE,
     entryPoints,
     outdir: 'var/server-libraries',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    packages: 'external',
     write: false,
     metafile: true,
     logLevel: 'silent',
