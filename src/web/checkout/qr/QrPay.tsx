@@ -105,7 +105,8 @@ export default function QrPay({
     variantId,
     quantity,
     priceUsd: early.quotePrice,
-    enabled: early.quoteEnabled,
+    // Not before the stock is known: a sold-out page asks for no quote (its QR checkout goes once the stock says so).
+    enabled: early.quoteEnabled && stockKnown !== false,
     scope: order?.orderId ?? null,
     renewFrom: order?.quote ?? null,
   });
