@@ -156,6 +156,23 @@ describe('e-mails on a 390 px phone', () => {
           .filter((a) => a.height < 44),
       );
       expect(short, what).toEqual([]);
+      // A label breaks between its words only ('Transacti' / 'on link' in a narrow first column otherwise).
+      const brokenWords = await page.evaluate(() =>
+        [...document.querySelectorAll('th')].flatMap((th) => {
+          const text = th.firstChild;
+          if (!text || text.nodeType !== Node.TEXT_NODE) return [];
+          const broken: string[] = [];
+          for (const m of (text.textContent ?? '').matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(text, m.index);
+            range.setEnd(text, m.index + m[0].length);
+            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+            if (lines.size > 1) broken.push(m[0]);
+          }
+          return broken;
+        }),
+      );
+      expect(brokenWords, what).toEqual([]);
     }
   });
 

@@ -251,6 +251,8 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
 
   const txCount = rows.filter(([k]) => k === 'Transaction link').length;
   let txIndex = 0;
+  // Long values (links, signatures) break anywhere; a label breaks only between its words ('Transacti on link' on
+  // a phone otherwise).
   const wrap = 'overflow-wrap:anywhere;word-break:break-word';
   const cell = (k: string, v: string): string => {
     const isPayLink = k === 'Solana Pay link' && /^solana:[^\s"'<>]+$/.test(v);
@@ -266,7 +268,7 @@ export function renderEmail(message: OutgoingEmail): RenderedEmail {
       isPayLink || isWebLink
         ? `<a href="${escapeHtml(v)}" style="${BUTTON}">${escapeHtml(linkWords(k, txIndex, txCount))}</a>`
         : escapeHtml(v);
-    return `<tr><th align="left" valign="top" style="padding:4px 12px 4px 0;font-weight:600">${escapeHtml(k)}</th><td style="padding:4px 0;${wrap}">${value}</td></tr>`;
+    return `<tr><th align="left" valign="top" style="padding:4px 12px 4px 0;font-weight:600;overflow-wrap:normal;word-break:normal">${escapeHtml(k)}</th><td style="padding:4px 0;${wrap}">${value}</td></tr>`;
   };
   const html = [
     '<!doctype html>',
