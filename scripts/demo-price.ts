@@ -6,6 +6,8 @@
  * refused and the sellers get one e-mail (see /dev/mail); normal: back to the gently moving price. The same
  * control, with buttons: http://127.0.0.1:3000/dev/price. PORT picks the store (default 3000).
  */
+import { formatDateTime } from '../src/core/zone-dates';
+
 const [mode, seconds] = process.argv.slice(2);
 const modes = ['pump', 'dump', 'thin', 'split', 'normal'];
 if (!mode || !modes.includes(mode) || (seconds !== undefined && !/^\d+$/.test(seconds))) {
@@ -31,7 +33,7 @@ if (!res.ok) {
   process.exit(1);
 }
 const line = (k: string, v: unknown) => console.log(`${k.padEnd(34)}${v === null ? '—' : String(v)}`);
-line('market', `${String(body.mode)}${body.until ? ` until ${String(body.until)}` : ''}`);
+line('market', `${String(body.mode)}${body.until ? ` until ${formatDateTime(String(body.until))}` : ''}`);
 line('DexScreener spot (USD)', body.spotUsd);
 line('GeckoTerminal (USD)', body.secondUsd);
 line('reference price quotes use (USD)', body.referenceUsd);

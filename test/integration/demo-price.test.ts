@@ -82,7 +82,7 @@ describe('demo price control', () => {
     expect(calm).toBeGreaterThan(70_000); // $325 at about $0.0042
 
     const pumped = await script('pump');
-    expect(pumped).toMatch(/market\s+pump until /);
+    expect(pumped).toMatch(/market\s+pump until \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC\n/); // the one date format
     expect(Math.abs(Number(quote(pumped)) - calm) / calm).toBeLessThan(0.1);
     const spot = /DexScreener spot \(USD\)\s+(\S+)/.exec(pumped)?.[1];
     expect(Number(spot)).toBeGreaterThan(0.011); // the spike is there; the quote ignores it
@@ -110,6 +110,16 @@ describe('demo price control', () => {
     const page = await (await fetch(`${base}/dev/price`)).text();
     expect(page).toContain('<th scope="row">Market</th><td>normal</td>');
     expect(page).toMatch(/Quote for a \$325\.00 piece<\/th><td>\d+\.\d{6} \$CLAIM/);
+    // Read on demand, never a timed reload (axe: meta-refresh, critical), made for a phone too, in the one date
+    // format, under its own policy (its inline style allowed, nothing else).
+    expect(page).not.toContain('http-equiv="refresh"');
+    expect(page).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
+    expect(page).toMatch(
+      /As of \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC · <a href="\/dev\/price">Refresh<\/a>/,
+    );
+    const policy = (await fetch(`${base}/dev/price`)).headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("style-src 'unsafe-inline'");
+    expect(policy).toContain("default-src 'none'");
 
     await expect(script('moon')).rejects.toThrow(/usage: npm run demo:price/);
     expect((await fetch(`${base}/dev/price/moon`, { method: 'POST' })).status).toBe(400);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { formatBaseUnits, formatCents, tokenBaseUnitsForCents } from '../../core/money';
+import { formatDateTime } from '../../core/zone-dates';
 import { escapeHtml } from '../mail/templates';
 import { DEMO_MARKET_MODES, type DemoMarket, type DemoMarketMode } from '../price/demo-feed';
 import type { PriceService } from '../price/service';
@@ -7,8 +8,9 @@ import type { PriceService } from '../price/service';
 /**
  * Demo mode's price control: GET /dev/price shows the demo market (its mode), DexScreener's spot, GeckoTerminal's
  * price, the reference price quotes use, the $CLAIM a $325 piece is quoted at, and why quotes are refused if they
- * are; it reloads every 5 s. POST /dev/price/:mode (pump, dump, thin, split, normal; `?seconds=N` ends it after N
- * seconds) pushes the market and refreshes the price at once (JSON back, or a redirect to the page for a form).
+ * are, as of the time it names (a Refresh link reads it again: no timed reload, which a screen reader or a slow
+ * reader cannot stop; axe's meta-refresh rule). POST /dev/price/:mode (pump, dump, thin, split, normal;
+ * `?seconds=N` ends it after N seconds) pushes the market and refreshes the price at once (JSON back, or a redirect to the page for a form).
  * `npm run demo:price -- pump` calls it from a shell. Register in demo mode only.
  */
 
@@ -18,6 +20,9 @@ export interface DemoPriceControlOptions {
   now?: () => number;
 }
 
+/** The page's own policy: its inline style and its forms, nothing else (the app's CSP hashes the app's styles). */
+const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const SAMPLE_CENTS = 32_500; // the $325 glass piece
 const HELP: Record<DemoMarketMode, string> = {
   pump: 'Pump: DexScreener shows 3× the price for 2 minutes. The quote ignores it (the reference is the median).',
@@ -69,12 +74,13 @@ export const demoPriceControlPlugin: FastifyPluginAsync<DemoPriceControlOptions>
           m[0]!.toUpperCase() + m.slice(1),
         )}</button> ${escapeHtml(HELP[m])}</form></li>`,
     ).join('');
-    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
-<title>Demo price control</title></head><body><main><h1>Demo price control</h1>
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Demo price control</title><style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:60rem}th,td{padding:.3rem .8rem .3rem 0;text-align:left;vertical-align:top}button,a{min-height:44px;min-width:44px}a{display:inline-flex;align-items:center}li{margin:.5rem 0}</style></head><body><main><h1>Demo price control</h1>
 <p>Push the demo market and watch the quote: a spike is ignored, a drop is followed at once, a thin pool or
-disagreeing sources refuse quotes. This page reloads every 5 seconds.</p>
+disagreeing sources refuse quotes.</p>
+<p>As of ${escapeHtml(formatDateTime(new Date(now()).toISOString()))} · <a href="/dev/price">Refresh</a></p>
 <table>${[
-      row('Market', s.mode + (s.until ? ` (until ${s.until})` : '')),
+      row('Market', s.mode + (s.until ? ` (until ${formatDateTime(s.until)})` : '')),
       row('DexScreener spot (USD)', s.spotUsd),
       row('GeckoTerminal (USD)', s.secondUsd),
       row('Reference price quotes use (USD)', s.referenceUsd),
@@ -87,7 +93,11 @@ disagreeing sources refuse quotes. This page reloads every 5 seconds.</p>
       row('Quotes refused', s.refusal ?? 'no'),
     ].join('')}</table>
 <ul>${buttons}</ul><p><a href="/dev/mail">Mail</a> · <a href="/">Store</a></p></main></body></html>`;
-    return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+    return reply
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', PAGE_CSP)
+      .type('text/html; charset=utf-8')
+      .send(html);
   });
 
   app.get('/dev/price/state', (_req, reply) =>
