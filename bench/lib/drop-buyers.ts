@@ -80,8 +80,10 @@ export async function buyNow(
   stats: RunStats,
 ): Promise<void> {
   const t0 = performance.now();
+  // The connected wallet goes with the quote, as Buy Now sends it.
   const q = await call(b.server, agent, b.ip, 'POST', '/api/quotes', {
     items: [{ productId: BENCH_DROP, quantity: 1 }],
+    wallet: b.wallet.publicKey.toBase58(),
   });
   stats.note(q);
   if (q.status !== 200) {

@@ -61,6 +61,11 @@ export interface QuoteRequest {
    * be expired): the new quote keeps its payment reference, so a QR paid before a rebuild still matches.
    */
   renew?: string;
+  /**
+   * The wallet that will pay (base58), when Buy Now has it connected: a drop's quote that lets the buyer through
+   * starts reading its $CLAIM balance, so their order (after the wallet's signature) finds it read.
+   */
+  wallet?: string;
 }
 
 export interface QuoteResponse {

@@ -218,6 +218,15 @@ describe('quantity and requests', () => {
     expect(QuoteRequestSchema.safeParse({ items: [{ productId: '../etc', quantity: 1 }] }).success).toBe(
       false,
     );
+    // The connected wallet (Buy Now): a Solana address, else refused in words.
+    const items = [{ productId: 'x', quantity: 1 }];
+    expect(
+      QuoteRequestSchema.safeParse({ items, wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }).success,
+    ).toBe(true);
+    const bad = QuoteRequestSchema.safeParse({ items, wallet: 'not-a-wallet' });
+    expect(bad.success ? undefined : bad.error.issues[0]?.message).toBe(
+      'wallet must be a Solana address (base58)',
+    );
   });
   it('validates order requests', () => {
     expect(OrderRequestSchema.safeParse({ quote: 'q', shipping: {}, paymentMethod: 'wallet' }).success).toBe(

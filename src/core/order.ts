@@ -196,6 +196,10 @@ export const QuoteRequestSchema = z
       .min(1, 'renew must be a quote token')
       .max(8192, 'renew is too long')
       .optional(),
+    wallet: z
+      .string({ invalid_type_error: 'wallet must be a Solana address (base58)' })
+      .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'wallet must be a Solana address (base58)')
+      .optional(),
   })
   .strict();
 

@@ -29,7 +29,7 @@ export interface ServerRouteDeps {
   store: Store;
   orders: OrderService;
   stock: StockRepository;
-  chain: Pick<ChainReads, 'payoutAccounts' | 'lanes' | 'rpc' | 'recentChain'>;
+  chain: Pick<ChainReads, 'payoutAccounts' | 'lanes' | 'rpc' | 'recentChain' | 'balances'>;
   priceSource: PriceSource;
   price: PriceService | undefined;
   demoMarket: DemoMarket;
@@ -44,7 +44,7 @@ export interface ServerRouteDeps {
 
 export function serverRoutes(deps: ServerRouteDeps): RoutePlugin[] {
   const { settings, overrides, catalog, now, store, orders, stock, chain, priceSource, price, sealer } = deps;
-  const { payoutAccounts, lanes, rpc, recentChain } = chain;
+  const { payoutAccounts, lanes, rpc, recentChain, balances } = chain;
   const publicOrigin = deps.publicOrigin;
   return [
     ...apiRoutes({
@@ -54,6 +54,7 @@ export function serverRoutes(deps: ServerRouteDeps): RoutePlugin[] {
         stock,
         payoutAccounts,
         lanes,
+        balances,
         quotes: { catalog, settings, priceSource, now },
         paymentCheck: createPaymentCheck(deps.probes, { watcherMaxLagSeconds: settings.watcherMaxLagS }),
         transactionRequests: offersTransactionRequests(settings.publicUrl),

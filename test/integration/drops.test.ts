@@ -64,12 +64,15 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
     const servers: RunningServer[] = [];
     let keyN = 0;
 
+    /** The wallets whose balance a quote began to read (a drop's buyer let through, ahead of their order). */
+    const prefetched: string[] = [];
+
     /** One instance on the shared store; `transactions()` counts the write transactions it has begun. */
     async function instance(cat?: Catalog) {
       const server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '0' }), {
         ...(cat ? { catalog: cat } : {}),
         payoutAccounts: payoutAccountsAssumedToExist,
-        walletBalances: balancesAssumed(),
+        walletBalances: { ...balancesAssumed(), prefetch: (w) => void prefetched.push(w) },
         store: config,
         // Always fresh at the shop's clock (the clock moves here).
         priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: clock.now() }) },
@@ -94,8 +97,17 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
         headers = {},
         ip = '203.0.113.7',
       ) => server.app.inject({ method, url, remoteAddress: ip, headers, ...(payload ? { payload } : {}) });
-      const quote = (productId: string, ip?: string) =>
-        inject('POST', '/api/quotes', { items: [{ productId, quantity: 1 }] }, {}, ip);
+      const quote = (productId: string, ip?: string, wallet?: Keypair) =>
+        inject(
+          'POST',
+          '/api/quotes',
+          {
+            items: [{ productId, quantity: 1 }],
+            ...(wallet ? { wallet: wallet.publicKey.toBase58() } : {}),
+          },
+          {},
+          ip,
+        );
       const order = (q: QuoteResponse, ip?: string, wallet = TEST_PAYER) =>
         inject(
           'POST',
@@ -114,9 +126,9 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
         expect(r.statusCode, r.body).toBe(200);
         return r.json<DropLineResponse>();
       };
-      /** Quote then order, as Buy Now does, from its own client and wallet. */
+      /** Quote (naming the connected wallet) then order, as Buy Now does, from its own client and wallet. */
       const buy = async (ip: string, wallet = Keypair.generate()) => {
-        const q = await quote(DROP, ip);
+        const q = await quote(DROP, ip, wallet);
         if (q.statusCode !== 200) return q;
         return order(q.json<QuoteResponse>(), ip, wallet);
       };
@@ -130,6 +142,7 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
     }
 
     beforeEach(async () => {
+      prefetched.length = 0;
       clock = new Clock();
       config = await backend.fresh();
     });
@@ -335,9 +348,8 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
       const a = await instance(cat);
       const b = await instance(cat);
       clock.advance(START - clock.ms);
-      const results = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).buy(`10.1.0.${i + 1}`)),
-      );
+      const wallets = Array.from({ length: 40 }, () => Keypair.generate());
+      const results = await Promise.all(wallets.map((w, i) => (i % 2 ? a : b).buy(`10.1.0.${i + 1}`, w)));
       const statuses = results.map((r) => r.statusCode);
       expect(statuses.filter((s) => s === 201)).toHaveLength(5);
       expect(statuses.filter((s) => s === 409)).toHaveLength(35);
@@ -349,6 +361,12 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
       const log = await a.server.stock.changes({ productId: DROP });
       expect(log.filter((c) => c.kind === 'reserve')).toHaveLength(5);
       expect(log.at(-1)).toMatchObject({ onHandAfter: 5, reservedAfter: 5 });
+      // The quotes of the buyers let through began reading their wallets' balances (for their orders); the 35
+      // refused in line read none.
+      const holders = wallets
+        .filter((_, i) => results[i]!.statusCode === 201)
+        .map((w) => w.publicKey.toBase58());
+      expect([...prefetched].sort()).toEqual(holders.sort());
     });
   });
 });

@@ -16,6 +16,7 @@ import { dropsIn } from '../orders/holds';
 import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';
 import type { WatchLanes } from '../payments/lanes';
+import type { WalletBalances } from '../payments/wallet-balances';
 import { redactError } from '../redact';
 import { payoutRefusal } from '../../core/payout-account';
 import {
@@ -46,6 +47,8 @@ export interface OrderRoutesDeps {
   transactionRequests?: boolean;
   /** The payment watcher's hint lane (payments/lanes.ts): the wallet's "I sent it" goes straight to it. */
   lanes: Pick<WatchLanes, 'hint'>;
+  /** The wallets' $CLAIM (payments/wallet-balances.ts): a drop's quote that lets a buyer through reads it early. */
+  balances?: Pick<WalletBalances, 'prefetch'>;
   /**
    * Can the store see payments arrive right now (ops/dependencies.ts createPaymentCheck: the RPC answers and the
    * watcher is not failing)? While 'delayed', an order awaiting payment says so on the buyer's pages. Absent: 'ok'.
@@ -91,8 +94,13 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     // or one read without a lock, stock/sold-out.ts; the order reserves). A drop's quote is also its buyer's turn
     // (stock/drop-line.ts): a buyer in line is refused here with their place, before the wallet is asked to sign.
     const drops = dropsIn(deps.quotes.catalog, quote.items);
-    if (drops.length > 0) await admitToDrop(deps.stock, drops, quote.items, holder(req), deps.quotes.now());
-    else await deps.stock.assertNotSoldOut(quote.items, deps.quotes.now().getTime());
+    if (drops.length > 0) {
+      await admitToDrop(deps.stock, drops, quote.items, holder(req), deps.quotes.now());
+      // Let through: the order that follows holds only with the wallet's balance, read now (batched with the
+      // others let through) while the wallet signs, so the order finds it read. Only a buyer let through (as many
+      // as there are free pieces) and within the quote route's per-client limit: no more reads than their orders'.
+      if (body.wallet && quote.payment === 'wallet') deps.balances?.prefetch?.(body.wallet);
+    } else await deps.stock.assertNotSoldOut(quote.items, deps.quotes.now().getTime());
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
     // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
     // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.

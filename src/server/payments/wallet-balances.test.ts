@@ -1,9 +1,10 @@
 /**
  * The wallet balance read when the RPC budget has no free slot: asked again when the budget says one frees, within
- * `budgetWaitMs`, never queued (a drop's burst of buyers let through at once was told to click again).
+ * `budgetWaitMs`, never queued (a drop's burst of buyers let through at once was told to click again). Reads asked
+ * for together go in one getMultipleAccounts (the localnet's real token accounts: test/integration/wallet-balances.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { getAddressEncoder, type Address } from '@solana/kit';
+import { getAddressDecoder, getAddressEncoder, type Address } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { RpcBudgetExhaustedError } from './budget';
 import type { ChainRpc } from './connection';
@@ -12,34 +13,43 @@ import { createWalletBalances } from './wallet-balances';
 const MINT = '3PUCSa2NpabDpY979X6RqFy1nDeHGFx8jb575yMeSvhU';
 const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 
-/** An initialised token account of WALLET for MINT holding `amount`. */
-function tokenAccount(amount: bigint): string {
+/** A token account of WALLET for MINT holding `amount` (state 1 initialised, 2 frozen). */
+function tokenAccount(amount: bigint, state = 1): string {
   const data = Buffer.alloc(165);
   const enc = getAddressEncoder();
   data.set(enc.encode(MINT as Address), 0);
   data.set(enc.encode(WALLET as Address), 32);
   data.writeBigUInt64LE(amount, 64);
-  data[108] = 1;
+  data[108] = state;
   return data.toString('base64');
 }
 
-/** A chain whose token-account read is refused by the budget `refusals` times (retry in `retryInMs`), then answers. */
-function chain(refusals: number, retryInMs: number) {
+/**
+ * A chain whose token-account reads (getMultipleAccounts) are refused by the budget `refusals` times (retry in
+ * `retryInMs`), then answer `account` for every address asked.
+ */
+function chain(refusals: number, retryInMs: number, account: string | null = tokenAccount(1_500_000n)) {
   let reads = 0;
+  const asked: number[] = [];
   const api = {
-    getAccountInfo: (_a: Address, opts: { dataSlice?: unknown }) => ({
+    getAccountInfo: () => ({
+      send: () => Promise.resolve({ value: { owner: TOKEN_PROGRAM_ADDRESS } }), // the mint's program
+    }),
+    getMultipleAccounts: (addresses: Address[]) => ({
       send: () => {
-        if (opts.dataSlice) return Promise.resolve({ value: { owner: TOKEN_PROGRAM_ADDRESS } }); // the mint's program
         reads++;
+        asked.push(addresses.length);
         if (reads <= refusals)
           return Promise.reject(
             new Error('read failed', { cause: new RpcBudgetExhaustedError('no slot', retryInMs) }),
           );
-        return Promise.resolve({ value: { data: [tokenAccount(1_500_000n), 'base64'] } });
+        return Promise.resolve({
+          value: addresses.map(() => (account === null ? null : { data: [account, 'base64'] })),
+        });
       },
     }),
   };
-  return { chain: { api } as unknown as ChainRpc, reads: () => reads };
+  return { chain: { api } as unknown as ChainRpc, reads: () => reads, asked };
 }
 
 describe('wallet balances under a busy RPC budget', () => {
@@ -70,9 +80,9 @@ describe('wallet balances under a busy RPC budget', () => {
   it('does not ask again after another failure', async () => {
     let reads = 0;
     const api = {
-      getAccountInfo: (_a: Address, opts: { dataSlice?: unknown }) => ({
+      getAccountInfo: () => ({ send: () => Promise.resolve({ value: { owner: TOKEN_PROGRAM_ADDRESS } }) }),
+      getMultipleAccounts: () => ({
         send: () => {
-          if (opts.dataSlice) return Promise.resolve({ value: { owner: TOKEN_PROGRAM_ADDRESS } });
           reads++;
           return Promise.reject(new Error('node down'));
         },
@@ -81,5 +91,58 @@ describe('wallet balances under a busy RPC budget', () => {
     const balances = createWalletBalances({ chain: { api } as unknown as ChainRpc, mint: MINT });
     expect(await balances.balanceOf(WALLET)).toBeUndefined();
     expect(reads).toBe(1);
+  });
+
+  it('reads a frozen account as 0 and an absent one as 0', async () => {
+    expect(
+      await createWalletBalances({ chain: chain(0, 0, tokenAccount(9n, 2)).chain, mint: MINT }).balanceOf(
+        WALLET,
+      ),
+    ).toBe(0n);
+    expect(await createWalletBalances({ chain: chain(0, 0, null).chain, mint: MINT }).balanceOf(WALLET)).toBe(
+      0n,
+    );
+  });
+});
+
+describe('wallet balances read together', () => {
+  /** Distinct valid addresses (the fake chain answers WALLET's account for each: only the batching is the subject). */
+  const wallets = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const key = new Uint8Array(32);
+      new DataView(key.buffer).setUint32(0, i + 1);
+      return getAddressDecoder().decode(key);
+    });
+
+  it('answers wallets asked for at the same moment from one request, one read per wallet', async () => {
+    const c = chain(0, 0);
+    const balances = createWalletBalances({ chain: c.chain, mint: MINT });
+    const ws = wallets(30);
+    // Each wallet asked twice: still one account each in the one request.
+    const got = await Promise.all([...ws, ...ws].map((w) => balances.balanceOf(w)));
+    expect(c.asked).toEqual([30]);
+    expect(got.every((v) => v === 0n)).toBe(true); // WALLET's account is not theirs: 0
+    // Cached: no request more.
+    await balances.balanceOf(ws[0]!);
+    expect(c.asked).toEqual([30]);
+  });
+
+  it('splits more than 100 wallets, and sends what came meanwhile when the request out answers', async () => {
+    const c = chain(0, 0);
+    const balances = createWalletBalances({ chain: c.chain, mint: MINT });
+    const ws = wallets(250);
+    const first = Promise.all(ws.slice(0, 150).map((w) => balances.balanceOf(w)));
+    await new Promise((r) => setImmediate(r)); // the first request is out
+    const later = Promise.all(ws.slice(150).map((w) => balances.balanceOf(w)));
+    await Promise.all([first, later]);
+    expect(c.asked).toEqual([100, 100, 50]);
+  });
+
+  it('retries a refused batch as one request when the budget frees a slot', async () => {
+    const c = chain(1, 30);
+    const balances = createWalletBalances({ chain: c.chain, mint: MINT });
+    const got = await Promise.all([WALLET, ...wallets(9)].map((w) => balances.balanceOf(w)));
+    expect(got[0]).toBe(1_500_000n);
+    expect(c.asked).toEqual([10, 10]);
   });
 });

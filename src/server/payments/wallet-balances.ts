@@ -4,6 +4,10 @@
  * read through the server's budgeted RPC (connection.ts) with a short cache (`ttlMs`, default 10 s) and one read in flight
  * per wallet. No account: 0. A frozen account cannot pay: 0. A failed read (RPC down, budget spent): undefined,
  * and the caller holds nothing on it (an order) or leaves the holds to lapse on their deadline (the re-check).
+ *
+ * Reads are batched: the wallets asked for at the same moment, or while the previous request was out, are read in
+ * one `getMultipleAccounts` (up to 100), one request out at a time per process, so a drop's buyers let through
+ * together (or the re-check of every holding wallet) cost one slot of the fleet's RPC budget, not one each.
  */
 import { address, getAddressEncoder, type Address } from '@solana/kit';
 import { tokenProgramOf } from '../ops/vendor-accounts';
@@ -14,6 +18,11 @@ import type { ChainRpc } from './connection';
 export interface WalletBalances {
   /** The wallet's $CLAIM in base units (cached ~10 s); undefined when it cannot be read now. */
   balanceOf(wallet: string): Promise<bigint | undefined>;
+  /**
+   * Starts reading the wallet's balance now (unless it is cached or being read), answering nothing: the order
+   * that follows finds it read (a drop's buyer let through, at their quote).
+   */
+  prefetch?(wallet: string): void;
 }
 
 export interface WalletBalancesOptions {
@@ -45,6 +54,15 @@ export function tokenAmountOf(data: Uint8Array, owner: string, mint: string): bi
 
 const addresses = getAddressEncoder();
 
+/** Most accounts one getMultipleAccounts may ask for (the RPC's own limit). */
+export const BATCH_MAX = 100;
+
+interface Waiting {
+  owner: Address;
+  resolve: (amount: bigint) => void;
+  reject: (err: unknown) => void;
+}
+
 export function createWalletBalances(opts: WalletBalancesOptions): WalletBalances {
   const ttl = opts.ttlMs ?? 10_000;
   const now = opts.now ?? Date.now;
@@ -54,25 +72,62 @@ export function createWalletBalances(opts: WalletBalancesOptions): WalletBalance
   const inFlight = new Map<string, Promise<bigint | undefined>>();
   let program: Address | undefined;
 
+  // The batch: wallets asked for while no request is out go in one getMultipleAccounts at the next turn of the
+  // event loop; those asked for while one is out go in the next, sent when it answers (one request out at a time).
+  let queue: Waiting[] = [];
+  let sending = false;
+  let scheduled = false;
+  const kick = () => {
+    if (sending || scheduled || queue.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      void send();
+    });
+  };
+  const send = async () => {
+    if (sending) return;
+    sending = true;
+    const batch = queue.slice(0, BATCH_MAX);
+    queue = queue.slice(BATCH_MAX);
+    try {
+      // Never queued behind the payment watcher: refused at once when the budget has no free slot.
+      const amounts = await rpcBackground.run(true, async () => {
+        program ??= await tokenProgramOf(opts.chain, mint);
+        const p = program;
+        const atas = batch.map((w) => associatedTokenAddress(mint, w.owner, p));
+        const { value } = await opts.chain.api
+          .getMultipleAccounts(atas, { commitment: 'confirmed', encoding: 'base64' })
+          .send();
+        return batch.map((w, i) => {
+          const info = value[i];
+          return info ? tokenAmountOf(Buffer.from(info.data[0], 'base64'), w.owner, mint) : 0n;
+        });
+      });
+      batch.forEach((w, i) => w.resolve(amounts[i] ?? 0n));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    } finally {
+      sending = false;
+      kick();
+    }
+  };
+  const once = (owner: Address) =>
+    new Promise<bigint>((resolve, reject) => {
+      queue.push({ owner, resolve, reject });
+      kick();
+    });
+
   const read = async (wallet: string): Promise<bigint | undefined> => {
     try {
       const owner = address(wallet); // throws for a string that is not an address: no read then
-      // Never queued behind the payment watcher: refused at once when the budget has no free slot, then asked again
-      // when it says one frees, within `budgetWaitMs` (no hold after that).
+      // Refused by the budget (no free slot now): asked again, in the batch of that moment, when the budget says a
+      // slot frees, within `budgetWaitMs` (no hold after that).
       const until = Date.now() + (opts.budgetWaitMs ?? 2_000);
-      const once = () =>
-        rpcBackground.run(true, async () => {
-          program ??= await tokenProgramOf(opts.chain, mint);
-          const ata = associatedTokenAddress(mint, owner, program);
-          const { value: info } = await opts.chain.api
-            .getAccountInfo(ata, { commitment: 'confirmed', encoding: 'base64' })
-            .send();
-          return info ? tokenAmountOf(Buffer.from(info.data[0], 'base64'), owner, mint) : 0n;
-        });
       let value: bigint;
       for (;;) {
         try {
-          value = await once();
+          value = await once(owner);
           break;
         } catch (err) {
           const retryIn = budgetRetryInMs(err);
@@ -90,16 +145,21 @@ export function createWalletBalances(opts: WalletBalancesOptions): WalletBalance
     }
   };
 
+  const balanceOf = (wallet: string): Promise<bigint | undefined> => {
+    const hit = cache.get(wallet);
+    if (hit && now() - hit.at < ttl) return Promise.resolve(hit.value);
+    let p = inFlight.get(wallet);
+    if (!p) {
+      p = read(wallet).finally(() => inFlight.delete(wallet));
+      inFlight.set(wallet, p);
+    }
+    return p;
+  };
+
   return {
-    async balanceOf(wallet) {
-      const hit = cache.get(wallet);
-      if (hit && now() - hit.at < ttl) return hit.value;
-      let p = inFlight.get(wallet);
-      if (!p) {
-        p = read(wallet).finally(() => inFlight.delete(wallet));
-        inFlight.set(wallet, p);
-      }
-      return p;
+    balanceOf,
+    prefetch(wallet) {
+      void balanceOf(wallet);
     },
   };
 }

@@ -100,9 +100,11 @@ export async function releaseOverBalance(
     .limit(CHECK_LIMIT)
     .execute();
   let released = 0;
-  for (const { payer } of wallets) {
-    if (!payer) continue;
-    const balance = await balanceOf(payer).catch(() => undefined);
+  // Every wallet asked at once: the reader batches them (one getMultipleAccounts per 100 wallets).
+  const payers = wallets.flatMap(({ payer }) => (payer ? [payer] : []));
+  const balances = await Promise.all(payers.map((p) => balanceOf(p).catch(() => undefined)));
+  for (const [i, payer] of payers.entries()) {
+    const balance = balances[i];
     if (balance === undefined) continue;
     let covered = 0n;
     const over: string[] = [];

@@ -124,6 +124,7 @@ export function WalletCheckout({
     qty: number,
     check: (what: Payable) => Promise<void>,
     prove?: (reference: string) => Promise<PayerProof | undefined>,
+    wallet?: string,
   ) =>
     attempts.ensure({
       productId: product.id,
@@ -134,6 +135,7 @@ export function WalletCheckout({
       mint: config.claimMint,
       check,
       ...(prove ? { prove } : {}),
+      ...(wallet ? { wallet } : {}),
     });
   const priced = claimBaseUnits !== null && claimBaseUnits > 0n;
   // Above the stock (or not a number): Buy Now waits for a quantity that can be bought.
@@ -197,8 +199,12 @@ export function WalletCheckout({
         if (lack?.kind === 'no-token-account') throw new CheckoutStop(NO_TOKEN_ACCOUNT);
         if (lack) throw new ShortfallStop(lack);
       };
-      const order = await ensureOrder(shipping, quantity, check, (reference) =>
-        proveWallet(conn.wallet, conn.account, reference),
+      const order = await ensureOrder(
+        shipping,
+        quantity,
+        check,
+        (reference) => proveWallet(conn.wallet, conn.account, reference),
+        conn.account.address,
       );
       // Not reserved (the wallet's $CLAIM did not cover it beside its other reserved orders, or could not be
       // checked): said in plain words; the payment still buys the piece if nobody else has.

@@ -105,6 +105,8 @@ function harness() {
   };
 }
 
+const WALLET_ADDRESS = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
 describe('the wallet order attempt', () => {
   it('quotes, checks the wallet against the quote, then records the order with one key', async () => {
     const h = harness();
@@ -116,6 +118,14 @@ describe('the wallet order attempt', () => {
     ]);
     expect(order.orderId).toBe('order-for-key1');
     expect(h.attempt.current).toMatchObject({ fingerprint: fingerprintOf(h.inputs()), key: 'key1', order });
+  });
+
+  it('sends the connected wallet with the quote (a drop reads its balance while it signs)', async () => {
+    const h = harness();
+    await h.attempt.ensure(h.inputs({ wallet: WALLET_ADDRESS }));
+    expect(h.calls.quotes).toEqual([
+      { items: [{ productId: 'product9', quantity: 1 }], wallet: WALLET_ADDRESS },
+    ]);
   });
 
   it("the wallet's hold proof is asked once per quote, after the checks, and sent with the order; a decline makes no order", async () => {

@@ -61,6 +61,8 @@ export interface AttemptInputs {
    * without it the order is made but holds nothing (docs/decisions/holds.md). Absent: no wallet to sign (a link).
    */
   prove?: (reference: string) => Promise<PayerProof | undefined>;
+  /** The connected wallet's address, sent with the quote (a drop reads its balance while the wallet signs). */
+  wallet?: string;
 }
 
 /** An order kept for the same inputs is paid again only with more than this left before it expires. */
@@ -122,6 +124,7 @@ export class OrderAttempt {
             quantity: i.quantity,
           },
         ],
+        ...(i.wallet ? { wallet: i.wallet } : {}),
       });
       // The wallet's balances against the quote's exact amount, before the order exists.
       await i.check(a.quote);
