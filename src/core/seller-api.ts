@@ -4,6 +4,7 @@
  */
 import type { MailDelivery, OrderStatus, PaymentRole } from './api';
 import type { SiwsRequest } from './siws';
+import type { ShippingDetailsState } from './ship-readiness';
 
 /** GET /api/seller/nonce → 200 */
 export type SellerSignInRequest = SiwsRequest;
@@ -131,7 +132,12 @@ export interface SellerChanges {
 export interface SellerSummaryPeriod {
   period: 'today' | '7d' | '30d';
   from: string;
-  /** Orders placed in the period and paid in full (held-but-unpaid ones are not orders). */
+  /** The period's first day in the asked time zone (`YYYY-MM-DD`): the order list's `from` that lists its orders. */
+  fromDate: string;
+  /**
+   * Orders placed in the period: what the All tab lists with `from` = `fromDate` and no `to` (the same SQL: every
+   * order whatever became of it, cancelled and refunded ones included; a QR record nobody committed to is none).
+   */
   orders: number;
   /** $CLAIM base units received in the period (every transfer recorded in it, extras and overpayments included). */
   receivedBaseUnits: string;
@@ -236,6 +242,12 @@ export interface SellerOrderDetail extends SellerOrderSummary {
   items: { name: string; variantLabel?: string; quantity: number; unitCents: number; lineCents: number }[];
   /** The buyer's shipping details as given (src/core/order.ts ShippingInput). */
   shipping: Record<string, string>;
+  /**
+   * What the order holds of them: given, none (never sent: a QR order paid first), erased (the buyer deleted
+   * them) or unreadable. Without them it cannot ship (src/core/ship-readiness.ts: the console offers no Mark
+   * shipped and says why; the server refuses it in the same words).
+   */
+  shippingDetails: ShippingDetailsState;
   shippingAddress: string;
   /**
    * What the packing slip prints: the shop's name (the order's vendor), its return address on lines (the payout

@@ -248,7 +248,7 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
       expect((await inject('GET', '/api/seller/changes')).statusCode).toBe(401);
     });
 
-    it('summary: today, 7 and 30 days — paid orders, $CLAIM received, refunded and net, USD when received; open exceptions and what is still owed back, now', async () => {
+    it('summary: today, 7 and 30 days — orders placed (= the All tab for those days), $CLAIM received, refunded and net, USD when received; open exceptions and what is still owed back, now', async () => {
       // The reference price history the ledger values each transfer with: 0.5 USD for the last 15 minutes.
       const priceRows = Array.from({ length: 31 }, (_, i) => ({
         t: new Date(clock.ms - i * 30_000).toISOString(),
@@ -261,7 +261,12 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
       const o = await order();
       await pay(o);
       await pay(o, 2_000_000n); // 2 $CLAIM extra: an open exception, no price known three days on
-      await order(); // unpaid: not an order in the summary
+      await order(); // unpaid: listed under All, so counted as placed
+      // Paid, then cancelled at the buyer's request: still an order placed (the All tab lists it).
+      const cancelled = await order();
+      await pay(cancelled);
+      const token = cancelled.orderUrl.split('/').pop()!;
+      expect((await inject('POST', `/api/order-pages/${token}/cancel`)).statusCode).toBe(200);
       await server.store.db
         .insertInto('refunds')
         .values({
@@ -274,32 +279,52 @@ describe.each([sqliteBackend(), postgresBackend()])('seller queues on $name', (b
         })
         .execute();
       const cookie = await signInAs(coopers);
+      const c = await inject('POST', `/api/seller/orders/${cancelled.orderId}/cancel`, { cookie });
+      expect(c.statusCode, c.body).toBe(200);
       const r = await inject('GET', '/api/seller/summary?tz=UTC', { cookie });
       expect(r.statusCode, r.body).toBe(200);
       const s = r.json<SellerSummary>();
       expect(s.periods.map((p) => p.period)).toEqual(['today', '7d', '30d']);
       const [today, week, month] = s.periods;
       const amount = BigInt(o.amountBaseUnits);
+      const cancelledAmount = BigInt(cancelled.amountBaseUnits);
       expect(today).toMatchObject({
-        orders: 1,
-        receivedBaseUnits: (amount + 2_000_000n).toString(),
-        netBaseUnits: (amount + 500_000n).toString(),
-        paymentsWithoutUsd: 2,
+        fromDate: clock.now().toISOString().slice(0, 10),
+        // Placed today, whatever became of them: paid, unpaid, cancelled.
+        orders: 3,
+        receivedBaseUnits: (amount + cancelledAmount + 2_000_000n).toString(),
+        netBaseUnits: (amount + cancelledAmount + 500_000n).toString(),
+        paymentsWithoutUsd: 3,
         receivedUsdCents: 0,
         refunds: 1,
         refundedBaseUnits: '1500000',
       });
       expect(week).toMatchObject({
-        orders: 2,
-        receivedBaseUnits: (amount * 2n + 2_000_000n).toString(),
-        netBaseUnits: (amount * 2n + 500_000n).toString(),
+        orders: 4,
+        receivedBaseUnits: (amount * 2n + cancelledAmount + 2_000_000n).toString(),
+        netBaseUnits: (amount * 2n + cancelledAmount + 500_000n).toString(),
         // The first payment was valued when it was recorded: $325 at 0.5 USD.
         receivedUsdCents: 32500,
-        paymentsWithoutUsd: 2,
+        paymentsWithoutUsd: 3,
       });
-      expect(month).toMatchObject({ orders: 2 });
-      // Now: one order with an open exception (the extra payment), 0.5 $CLAIM of it still to go back.
-      expect(s).toMatchObject({ openExceptions: 1, owedBackBaseUnits: '500000', owedBackOrders: 1 });
+      expect(month).toMatchObject({ orders: 4 });
+      // Each period's count is the All tab's for the period's days, and the open exceptions the Exceptions tab's.
+      for (const p of s.periods)
+        expect({
+          period: p.period,
+          tab: (await list(cookie, `?queue=all&from=${p.fromDate}&tz=UTC`)).total,
+        }).toEqual({
+          period: p.period,
+          tab: p.orders,
+        });
+      // Now: two orders with an open exception (the extra payment; the cancelled order's refund), 0.5 $CLAIM and
+      // all the cancelled order received still to go back.
+      expect(s).toMatchObject({
+        openExceptions: 2,
+        owedBackBaseUnits: (500_000n + cancelledAmount).toString(),
+        owedBackOrders: 2,
+      });
+      expect((await list(cookie, '?queue=exceptions')).total).toBe(s.openExceptions);
       expect((await inject('GET', '/api/seller/summary?tz=Nowhere/Else', { cookie })).statusCode).toBe(400);
     });
 

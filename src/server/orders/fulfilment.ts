@@ -8,12 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { trackingUrl as trackingUrlOf } from '../../core/carriers';
 import { DomainError } from '../../core/errors';
+import { shipBlockOf } from '../../core/ship-readiness';
 import { transition } from '../../core/order-status';
 import { sellerOrder } from './exceptions';
 import { queueEmails } from './notifications';
-import { sealActionDetail } from '../privacy/order-data';
+import { openShipping, sealActionDetail } from '../privacy/order-data';
 import { resendFailed } from '../mail/queue';
-import { addHistory, shippingOf } from './rows';
+import { addHistory } from './rows';
 import { queueOrderEvent, tellQueued } from './webhook-events';
 import type { Db, OrderContext, SellerActor, Shipment } from './types';
 
@@ -57,19 +58,10 @@ export async function markShipped(
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
     const t = transition(o.status, { type: 'ship' });
     if (!t.ok) throw refusedTransition(t.refusal.reason);
-    // Refused before anything is written: the buyer's e-mail needs the address it ships to.
-    if (o.shipping_json === null)
-      throw new DomainError(
-        'conflict',
-        'no_shipping_details',
-        'This order has no shipping details yet: it cannot be shipped.',
-      );
-    if (shippingOf(ctx.sealer, o) === undefined)
-      throw new DomainError(
-        'conflict',
-        'details_unavailable',
-        'This order’s shipping details were erased or are unreadable: it cannot be shipped from here.',
-      );
+    // Refused before anything is written, in the console's own words (src/core/ship-readiness.ts): no address
+    // (never sent, deleted by the buyer, unreadable) is nowhere to ship, and the buyer's e-mail needs it.
+    const block = shipBlockOf(openShipping(ctx.sealer, o.id, o.shipping_json).state);
+    if (block) throw new DomainError('conflict', block.code, block.message);
     const moved = await trx
       .updateTable('orders')
       .set({ status: t.next, updated_at: at })

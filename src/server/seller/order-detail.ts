@@ -17,7 +17,7 @@ import { itemsOf, orderNumberOf } from '../orders/rows';
 import { unreadablePaymentsOf } from '../orders/unreadable';
 import type { PaymentRpc } from '../payments/rpc';
 import type { ReferenceConfig } from '../price/reference';
-import { openActionDetail, openError, openMail } from '../privacy/order-data';
+import { openActionDetail, openError, openMail, openShipping } from '../privacy/order-data';
 import type { Settings } from '../settings';
 import type { PayerCache } from '../payments/payers';
 import { payerKey } from '../payments/payers';
@@ -146,6 +146,7 @@ export async function orderDetail(
       lineCents: i.lineCents,
     })),
     shipping: Object.fromEntries(Object.entries(shipping ?? {}).map(([k, v]) => [k, String(v)])),
+    shippingDetails: openShipping(deps.sealer, o.id, o.shipping_json).state,
     shippingAddress: shipping?.fullName ? joinShippingAddress(shipping) : '',
     packingSlip: {
       ...deps.shopOf(o.vendor_id),

@@ -2,7 +2,8 @@
  * The console's sales summary (GET /api/seller/summary): today, the last 7 days and the last 30 days, each from
  * midnight in the vendor's time zone to now, and what stands open now. Reads only, over the signed-in seller's
  * orders:
- * - orders: placed in the period and paid in full (paid, final, paid late, shipped, delivered);
+ * - orders: placed in the period, whatever became of them: the All tab's count for the period's dates (the same
+ *   SQL, `inRange`), so the summary and the tab it names agree;
  * - received: every transfer recorded in the period (extras and overpayments included), in $CLAIM base units,
  *   and their USD value, each at its own time (`payments.usd_cents`, written when recorded; transfers without one
  *   are counted apart);
@@ -19,8 +20,6 @@ import { exceptionFactsOf, resolvedOf } from '../orders/exceptions';
 import { owedInputOf } from '../orders/money';
 import { inRange, openException } from './query';
 import { dueBeforeOf, type SellerViewDeps } from './views';
-
-const PAID_IN_FULL = ['paid', 'final', 'paid_late', 'shipped', 'delivered'] as const;
 
 /** Open exceptions a refund settles: while one is open, what the rule owes on its order is still to go back. */
 const OWED_BACK_ON: readonly SellerException[] = [
@@ -40,17 +39,15 @@ export async function salesSummary(
   const dueBefore = dueBeforeOf({ ...deps, now: () => now });
   const today = dateIn(timeZone, now.getTime());
   const periods = [
-    { period: 'today' as const, from: startOfDay(today, timeZone) },
-    { period: '7d' as const, from: startOfDay(addDays(today, -6), timeZone) },
-    { period: '30d' as const, from: startOfDay(addDays(today, -29), timeZone) },
-  ];
+    { period: 'today' as const, day: today },
+    { period: '7d' as const, day: addDays(today, -6) },
+    { period: '30d' as const, day: addDays(today, -29) },
+  ].map((p) => ({ ...p, from: startOfDay(p.day, timeZone) }));
   const earliest = periods[2]!.from;
   const vendors = vendorIds.length ? [...vendorIds] : [''];
   const [orders, payments, refunds, open] = await Promise.all([
-    inRange(db, vendorIds, { from: earliest })
-      .where('status', 'in', [...PAID_IN_FULL])
-      .select('created_at')
-      .execute(),
+    // The All tab's orders (the list's own range query, no queue): every order placed, whatever became of it.
+    inRange(db, vendorIds, { from: earliest }).select('created_at').execute(),
     db
       .selectFrom('payments')
       .innerJoin('orders', 'orders.id', 'payments.order_id')
@@ -105,7 +102,7 @@ export async function salesSummary(
   return {
     timeZone,
     asOf: now.toISOString(),
-    periods: periods.map(({ period, from }): SellerSummaryPeriod => {
+    periods: periods.map(({ period, from, day }): SellerSummaryPeriod => {
       const inPeriod = payments.filter((p) => p.recorded_at >= from);
       const priced = inPeriod.filter((p) => p.usd_cents !== null);
       const refunded = refunds.filter((r) => r.at >= from);
@@ -114,6 +111,7 @@ export async function salesSummary(
       return {
         period,
         from,
+        fromDate: day,
         orders: orders.filter((o) => o.created_at >= from).length,
         receivedBaseUnits: received.toString(),
         netBaseUnits: (received - refundedBase).toString(),

@@ -11,6 +11,7 @@ import { CARRIERS } from '../../core/carriers';
 import { explorerTxUrl } from '../../core/explorer';
 import { formatCents } from '../../core/money';
 import { SHIPPABLE } from '../../core/order-status';
+import { shipBlockOf } from '../../core/ship-readiness';
 import type { SellerException, SellerOrderDetail } from '../../core/seller-api';
 import { NOTE_MAX_LENGTH } from '../../core/seller-api';
 import type { ConfigState } from '../api/config';
@@ -315,7 +316,11 @@ function NoteForm({ order, act }: { order: SellerOrderDetail; act: Act }) {
 }
 
 function Fulfilment({ order, act }: { order: SellerOrderDetail; act: Act }) {
-  const shippable = SHIPPABLE.has(order.status);
+  // Mark shipped only when shipping is possible: paid in full and an address to ship to (src/core/ship-readiness.ts,
+  // the server's own rule); else what is missing, in words.
+  const paidToShip = SHIPPABLE.has(order.status);
+  const noAddress = paidToShip ? shipBlockOf(order.shippingDetails) : undefined;
+  const shippable = paidToShip && !noAddress;
   const shipped = order.status === 'shipped' || order.status === 'delivered';
   const [tracking, setTracking] = useState('');
   const [carrier, setCarrier] = useState('');
@@ -416,7 +421,9 @@ function Fulfilment({ order, act }: { order: SellerOrderDetail; act: Act }) {
           )}
         </p>
       )}
-      {!shippable && !shipped && <p data-testid="no-shipping">{noShippingWords(order.status)}</p>}
+      {!shippable && !shipped && (
+        <p data-testid="no-shipping">{noAddress ? noAddress.message : noShippingWords(order.status)}</p>
+      )}
     </>
   );
 }

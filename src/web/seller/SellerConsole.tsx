@@ -174,7 +174,19 @@ export function SellerConsole(props: { me: SellerMe; config: ConfigState; onSign
           {summary && (
             <SummaryCards
               summary={summary}
-              onShowExceptions={() => setFilter((f) => ({ ...f, queue: 'exceptions', page: 1 }))}
+              onShowExceptions={() => {
+                // The figure counts every order, so the tab it opens has no search and no dates either.
+                setSearch('');
+                setFrom('');
+                setTo('');
+                setFilter((f) => ({ ...f, queue: 'exceptions', q: '', from: '', to: '', page: 1 }));
+              }}
+              onShowOrders={(fromDate) => {
+                setSearch('');
+                setFrom(fromDate);
+                setTo('');
+                setFilter((f) => ({ ...f, queue: 'all', q: '', from: fromDate, to: '', page: 1 }));
+              }}
             />
           )}
           <nav className="seller-queues" aria-label="Queues">

@@ -1,8 +1,9 @@
 /**
  * The console's sales summary: what stands open now (orders with an open exception — the Exceptions tab's count —
  * and what is still owed back to buyers), then today, 7 days, 30 days (GET /api/seller/summary), one card each:
- * orders, $CLAIM received, refunded, net. Folded on a phone (the queue is the landing view there), open on wider
- * screens.
+ * orders placed (the All tab's count for the period's days), $CLAIM received, refunded, net. Each count that names
+ * a tab opens it ("Show them"), so the figure and the tab can be compared. Folded on a phone (the queue is the
+ * landing view there), open on wider screens.
  */
 import { useState } from 'react';
 import { formatCents } from '../../core/money';
@@ -20,7 +21,12 @@ const wide = () => typeof window === 'undefined' || window.matchMedia('(min-widt
 /** A signed amount of base units: "−1,500.000000" when the period refunded more than it received. */
 const signed = (base: string) => (base.startsWith('-') ? `−${claim(base.slice(1))}` : claim(base));
 
-export function SummaryCards(props: { summary: SellerSummary; onShowExceptions: () => void }) {
+export function SummaryCards(props: {
+  summary: SellerSummary;
+  onShowExceptions: () => void;
+  /** Opens the All tab from the period's first day (`YYYY-MM-DD`, the vendor's zone) to today. */
+  onShowOrders: (fromDate: string) => void;
+}) {
   const [open] = useState(wide);
   const s = props.summary;
   const today = s.periods.find((p) => p.period === 'today');
@@ -64,8 +70,20 @@ export function SummaryCards(props: { summary: SellerSummary; onShowExceptions: 
           <article key={p.period} className="seller-card" data-period={p.period}>
             <h2>{TITLE[p.period]}</h2>
             <dl>
-              <dt>Orders</dt>
+              <dt>Orders placed</dt>
               <dd data-testid="summary-orders">{p.orders}</dd>
+              {p.orders > 0 && (
+                <dd className="seller-card-action">
+                  <button
+                    type="button"
+                    className="button secondary"
+                    aria-label={`Show the orders placed ${p.period === 'today' ? 'today' : `in the ${TITLE[p.period].toLowerCase()}`}`}
+                    onClick={() => props.onShowOrders(p.fromDate)}
+                  >
+                    Show them
+                  </button>
+                </dd>
+              )}
               <dt>$CLAIM received</dt>
               <dd>{claim(p.receivedBaseUnits)}</dd>
               <dt>Worth in USD when received</dt>
@@ -87,8 +105,9 @@ export function SummaryCards(props: { summary: SellerSummary; onShowExceptions: 
           </article>
         ))}
         <p className="seller-note">
-          Received counts every payment, overpayments and extra payments included; what is still to refund is
-          part of it. Days start at midnight, {s.timeZone} time.
+          Orders placed counts every order, whatever became of it (cancelled and refunded ones too), as the
+          All tab lists them. Received counts every payment, overpayments and extra payments included; what is
+          still to refund is part of it. Days start at midnight, {s.timeZone} time.
         </p>
       </div>
     </details>
