@@ -238,6 +238,44 @@ describe('hydration in the browser', () => {
     await close();
   });
 
+  it('a phone leads with its own wallet from the first frame: before any script, then hydrated, without a hydration error', async () => {
+    const phone = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+    const desk = { viewport: { width: 1280, height: 900 } };
+    for (const [context, title, step] of [
+      [
+        phone,
+        'Pay with a wallet on this phone',
+        /^Tap Open in wallet to pay with a wallet app on this phone/,
+      ],
+      [desk, 'Scan to pay', /^Scan the QR code with a Solana wallet app/],
+    ] as const) {
+      const { page, errors, close } = await openPage(browser, server.url, context);
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      await page.route(
+        (url) => url.pathname.endsWith('.js'),
+        async (route) => {
+          await gate;
+          await route.continue();
+        },
+      );
+      await page.goto('/honey2', { waitUntil: 'commit' });
+      const heading = page.locator('#qr-title');
+      await heading.waitFor();
+      // The server's HTML as the screen shows it (innerText: what is displayed), nothing run yet.
+      expect(await heading.innerText()).toBe(title);
+      const firstStep = page.locator('.instructions li').first();
+      expect(await firstStep.innerText()).toMatch(step);
+      release();
+      await page.getByTestId('qr-amount').waitFor({ timeout: 15_000 });
+      // Hydrated: the title is the one text (no hidden twin left for a screen reader or a copy).
+      expect(await heading.textContent()).toBe(title);
+      expect(await firstStep.innerText()).toMatch(step);
+      expect(unexpectedErrors(errors, [])).toEqual([]);
+      await close();
+    }
+  });
+
   it('hydrates when the first client render could differ: stored QR order, reduced motion', async () => {
     // An in-stock QR product: its checkout renders (a sold-out page has none).
     const fritter = catalog.products.find((p) => p.routes.includes('/honey2'));

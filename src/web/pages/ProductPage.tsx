@@ -347,8 +347,15 @@ export default function ProductPage({ productId }: { productId: string }) {
                 <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
                 <ol>
                   <li>
-                    Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the
-                    payment.
+                    {/* A phone pays with its own wallet (the QR area leads with it there): styles.css picks. */}
+                    <span className="for-desk">
+                      Scan the QR code with a Solana wallet app (Phantom, Solflare and others) and approve the
+                      payment.
+                    </span>
+                    <span className="for-phone">
+                      Tap Open in wallet to pay with a wallet app on this phone (Phantom, Solflare and
+                      others), or scan the QR code from another device, and approve the payment.
+                    </span>
                   </li>
                   <li>Fill in your shipping details below (US addresses only).</li>
                   <li>Click the button to send the order confirmation to the seller and to you.</li>

@@ -16,7 +16,16 @@ import { OrderStatusPanel, PayLinkBlock, QrBoxContent, StatusLine } from './part
 import { Receipt } from '../shared/Receipt';
 import { receiptText } from '../shared/receipt';
 import { QrConfirmation } from './confirm';
-import { COPIED, COPY_FAILED, MSG_FAILED, MSG_SENT, QR_TIME_UP, SCAN_ON_ANOTHER } from './messages';
+import {
+  COPIED,
+  COPY_FAILED,
+  MSG_FAILED,
+  MSG_SENT,
+  QR_TIME_UP,
+  SCAN_ON_ANOTHER,
+  TITLE_PHONE,
+  TITLE_SCAN,
+} from './messages';
 import { usePhone } from './usePhone';
 
 const sleep = (ms: number) => new Promise<void>((r) => window.setTimeout(r, ms));
@@ -60,7 +69,8 @@ export default function QrPay({
   const [transferFallback, setTransferFallback] = useState(false);
   const qrArea = useRef<HTMLElement>(null);
   const alerted = useRef(false);
-  const phone = usePhone();
+  const phoneScreen = usePhone();
+  const phone = phoneScreen === true;
 
   const record = useCallback((o: StoredQrOrder) => {
     saveQrOrder(o);
@@ -267,7 +277,18 @@ export default function QrPay({
   return (
     <div className="qr-pay">
       <section className="card qr-area" aria-labelledby="qr-title" ref={qrArea} tabIndex={-1}>
-        <h2 id="qr-title">{view.title}</h2>
+        <h2 id="qr-title">
+          {phoneScreen === undefined && view.title === TITLE_SCAN ? (
+            // The prerendered first frame, the same for every device: the screen's CSS shows its own title
+            // (a phone leads with its own wallet before any script has run, e.g. on a slow network).
+            <>
+              <span className="for-desk">{TITLE_SCAN}</span>
+              <span className="for-phone">{TITLE_PHONE}</span>
+            </>
+          ) : (
+            view.title
+          )}
+        </h2>
         {view.payNext && (
           <p className="next-step" role="status" data-testid="pay-next">
             <strong>{view.payNext}</strong> Your details are saved; nothing is e-mailed until the payment
