@@ -11,7 +11,7 @@ import { issueQuote, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
-import { admitToDrop } from '../stock/drop-line';
+import { admitToDrop } from '../stock/drop-admit';
 import { dropsIn } from '../orders/holds';
 import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';

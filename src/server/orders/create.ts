@@ -19,7 +19,7 @@ import { checkPayer, dropLinesOf, hold, mayHold } from './holds';
 import { dropNeedsHold, dropNotOpen, dropOpen } from '../../core/drop';
 import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
-import { admitToDrop } from '../stock/drop-line';
+import { admitToDrop } from '../stock/drop-admit';
 import { verifyQuote, type SignedQuote } from './quotes';
 import { addHistory, orderUrlOf } from './rows';
 import { transactionRequestOf } from './pay-requests';

@@ -1,0 +1,70 @@
+/**
+ * A drop's gate for quotes and orders (issue 32, docs/decisions/drops.md "Fair when it is busy"): only a buyer let
+ * through the drop's line (./drop-line.ts) may try for a piece; the others are refused in words with their place.
+ */
+import { DomainError } from '../../core/errors';
+import type { DropRules } from '../../core/drop';
+import type { StockRequest } from '../../core/stock';
+import type { DropLine, LinePlace } from './drop-line';
+
+/** The refusal of an order by a buyer not let through (409 `drop_in_line` / `drop_turn_passed`). */
+export function lineRefusal(place: LinePlace): DomainError | undefined {
+  switch (place.state) {
+    case 'through':
+      return undefined;
+    case 'before_start':
+      return new DomainError('conflict', 'drop_in_line', 'You are in line. Buying opens at the start.', {
+        field: 'items',
+      });
+    case 'waiting':
+      return new DomainError(
+        'conflict',
+        'drop_in_line',
+        `You are in line: ${place.ahead} ${place.ahead === 1 ? 'buyer is' : 'buyers are'} ahead of you. You are let through as pieces are reserved or come back; keep this page open.`,
+        { field: 'items' },
+      );
+    case 'done':
+      return new DomainError(
+        'conflict',
+        'drop_turn_passed',
+        'You have had your turn in this drop: each buyer is let through once.',
+        { field: 'items' },
+      );
+  }
+}
+
+/** What `admitToDrop` needs of the stock repository. */
+export interface DropGate {
+  soldOutKnown(lines: readonly StockRequest[], nowMs: number): DomainError | undefined;
+  assertNotSoldOut(lines: readonly StockRequest[], nowMs: number): Promise<void>;
+  dropLine: Pick<DropLine, 'standing'>;
+}
+
+/**
+ * A drop buyer's quote or order (after the start): only a buyer let through may try for a piece. The stock's own
+ * words come first ("Sold out", "Reserved: …", from memory when the line was seen with nothing free), then the
+ * buyer's place in line, then (a buyer let through) the stock read that checks the asked quantity. A waiting
+ * buyer costs the line's reads only: its read of the free pieces stands in for the stock's while any is free.
+ * `checkStock` false: no stock check (an order that holds nothing); the line still decides.
+ */
+export async function admitToDrop(
+  stock: DropGate,
+  drops: readonly { productId: string; rules: DropRules }[],
+  lines: readonly StockRequest[],
+  holder: string,
+  now: Date,
+  checkStock = true,
+): Promise<void> {
+  if (checkStock) {
+    const known = stock.soldOutKnown(lines, now.getTime());
+    if (known) throw known;
+  }
+  for (const d of drops) {
+    const { place, free } = await stock.dropLine.standing(d.productId, d.rules, holder, now);
+    const refusal = lineRefusal(place);
+    if (!refusal) continue;
+    if (checkStock && (free === undefined || free <= 0)) await stock.assertNotSoldOut(lines, now.getTime());
+    throw refusal;
+  }
+  if (checkStock) await stock.assertNotSoldOut(lines, now.getTime());
+}
