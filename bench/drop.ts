@@ -28,7 +28,8 @@
  * through. Checked: the payments confirmed on the localnet and the vendor's $CLAIM account up by exactly what the
  * orders asked, the payers' orders paid, and the store (sold = payers, released = 5, held = the next in line,
  * `on_hand`, `reserved`, the stock log's reserves, sales and releases and its last row). Printed: when each of the
- * next in line held their piece after the lapsed holds' deadline (the release sweep runs every 30 s).
+ * next in line held their piece after the lapsed holds' deadline (a waiting buyer's read gives a lapsed hold back at
+ * once; before, the release sweep every 30 s did).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -12,8 +12,11 @@ const glass = (
     payment?: 'wallet' | 'qr';
     aliases?: string[];
     notes?: string;
-    /** A drop (docs/decisions/drops.md): on sale from `startsAt`, each piece held `holdMinutes`, `perBuyer` each. */
-    drop?: { startsAt: string; holdMinutes?: number; perBuyer?: number };
+    /**
+     * A drop (docs/decisions/drops.md): on sale from `startsAt`, each piece held `holdMinutes`, `perBuyer` each (of
+     * the whole `batch`, e.g. 'Spring 2026', when several pieces are one drop).
+     */
+    drop?: { startsAt: string; holdMinutes?: number; perBuyer?: number; batch?: string };
   },
 ) => ({
   id: rest.id,

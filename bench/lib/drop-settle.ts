@@ -77,7 +77,9 @@ export async function settle(
   const secondWave: { b: Buyer; at: number; ahead: number }[] = [];
   const stats = new RunStats();
   let polls = 0;
-  const stopAt = deadline + 75_000; // the hold's deadline, the 30 s release sweep, the pages' next asks
+  // The hold's deadline, the pages' next asks (a waiting page's read gives the lapsed hold back), with room for the
+  // 30 s release sweep should that not happen.
+  const stopAt = deadline + 75_000;
   await Promise.all(
     waiting.map(async (b) => {
       let ahead = 0;
@@ -141,7 +143,7 @@ export async function settle(
       .map((x) => `${x.ahead} ahead`)
       .join(
         ', ',
-      )}), ${afterDeadlineS.map((x) => x.toFixed(1)).join(' s, ')} s after the holds' deadline (the release sweep runs every 30 s)`,
+      )}), ${afterDeadlineS.map((x) => x.toFixed(1)).join(' s, ')} s after the holds' deadline (a waiting page's read gives a lapsed hold back)`,
   );
   console.log(
     `  store: on_hand ${f.onHand}, reserved ${f.reserved}, reservations ${JSON.stringify(f.states)}, stock log ${JSON.stringify(f.kinds)} (last row on_hand ${f.last?.onHand}, reserved ${f.last?.reserved}), orders ${JSON.stringify(f.statuses)}: ${agree ? 'agree' : 'DISAGREE'} (expected: sold ${payers.length}, released ${lapsing.length}, held ${n}, on_hand ${units - payers.length})`,

@@ -411,7 +411,11 @@ export interface DropLineResponse {
     | { state: 'before_start'; inLine: number }
     | { state: 'waiting'; ahead: number }
     | { state: 'through'; until: string }
-    | { state: 'done' };
+    /**
+     * Had their turn. `batch`: on another product of the vendor's batch (`batch.name`); `hasPiece`: they hold or
+     * bought their pieces of it (else their turn passed: a hold lapsed or was given back).
+     */
+    | { state: 'done'; batch?: { name: string; hasPiece: boolean } };
   available: number;
   held: number;
   heldUntil?: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DropSchema } from './drop-schema';
+import { batchProblems } from './drop';
 
 /**
  * The catalogue is data: vendors and products live in `catalog/` and are validated by this schema at build
@@ -82,8 +83,9 @@ export const ProductSchema = z
     notes: z.string().optional(),
     /**
      * A drop (src/core/drop.ts, docs/decisions/drops.md): on sale from `startsAt` to the second, each piece held
-     * `holdMinutes` (default 5) for a buyer who has not paid, at most `perBuyer` (default 1) to one buyer. Wallet
-     * products only (a drop's piece is sold only to an order that holds it).
+     * `holdMinutes` (default 5) for a buyer who has not paid, at most `perBuyer` (default 1) to one buyer (of the
+     * whole `batch` when it names the vendor's batch). Wallet products only (a drop's piece is sold only to an order
+     * that holds it).
      */
     drop: DropSchema.optional(),
   })
@@ -182,6 +184,8 @@ export function parseCatalog(
       routes.set(r, p.id);
     }
   }
+  // A vendor's batch is one drop: its products share the start, the hold and the per-buyer limit.
+  problems.push(...batchProblems(products.data));
   if (problems.length) throw new CatalogError(files.products, problems);
   return { vendors: vendors.data, products: products.data };
 }

@@ -14,6 +14,17 @@ export const DropSchema = z
     holdMinutes: z.number().int('must be a whole number of minutes').min(1).max(15).optional(),
     /** Pieces of this drop one buyer may have, held or bought (default 1). */
     perBuyer: z.number().int('must be a whole number').min(1).max(100).optional(),
+    /**
+     * A vendor's batch: the drop's name as buyers read it (e.g. 'Spring 2026'). The vendor's products with the same
+     * batch are one drop: they share `startsAt`, `holdMinutes` and `perBuyer` (parseCatalog checks), and
+     * `perBuyer` counts the pieces of the whole batch. Without it, the product is a drop of its own.
+     */
+    batch: z
+      .string()
+      .trim()
+      .min(1, 'must name the batch, e.g. Spring 2026')
+      .max(60, 'must be at most 60 characters')
+      .optional(),
   })
   .strict();
 

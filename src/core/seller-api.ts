@@ -344,6 +344,8 @@ export interface SellerStock {
 export interface SellerDrop {
   productId: string;
   productName: string;
+  /** The vendor's batch this product is one piece of (one drop of several products; `perBuyer` counts it all). */
+  batch?: string;
   /** When buying opens (ISO). */
   startsAt: string;
   holdMinutes: number;
@@ -355,8 +357,11 @@ export interface SellerDrop {
   sold: number;
   /** Holds that lapsed or were released without a payment (each piece went back to the line). */
   released: number;
-  /** The line: everyone who joined, still waiting, let through now, who held, who let their turn pass. */
-  line: { joined: number; waiting: number; through: number; held: number; lapsed: number };
+  /**
+   * The line: everyone who joined, still waiting, let through now, who held, who let their turn pass, and (a batch)
+   * who had their turn on another piece of it.
+   */
+  line: { joined: number; waiting: number; through: number; held: number; lapsed: number; elsewhere: number };
 }
 
 /** POST /api/seller/stock: sets one line's units in stock. */

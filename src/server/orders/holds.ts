@@ -12,12 +12,19 @@ import { createPublicKey, verify } from 'node:crypto';
 import bs58 from 'bs58';
 import type { Transaction } from 'kysely';
 import { DomainError } from '../../core/errors';
-import { dropLimitRefusal, dropRules, type DropRules } from '../../core/drop';
+import {
+  dropGroupOf,
+  dropLimitRefusal,
+  dropRules,
+  dropTurnPassed,
+  type DropGroup,
+  type DropRules,
+} from '../../core/drop';
 import { holdProofMessage, type NoHoldReason, type PayerProof } from '../../core/hold-proof';
 import type { StockRequest } from '../../core/stock';
 import type { Catalog } from '../../core/catalog';
 import type { Database } from '../store/schema';
-import { leaveLine } from '../stock/drop-line';
+import { endTurn } from '../stock/drop-line';
 import type { OrderContext } from './types';
 
 /** The drops among an order's lines (core/drop.ts), one per product. */
@@ -40,6 +47,27 @@ export function dropsIn(
     if (product && rules) out.push({ productId: id, name: product.name, rules });
   }
   return out;
+}
+
+/**
+ * The drops among `lines` as the per-buyer limit counts them (core/drop.ts): one per vendor's batch (all its
+ * products) or per product alone, with the units this order asks of it.
+ */
+export function dropGroupsIn(
+  catalog: Pick<Catalog, 'products'>,
+  lines: readonly StockRequest[],
+): (DropGroup & { asking: number; ordered: string[] })[] {
+  const groups = new Map<string, DropGroup & { asking: number; ordered: string[] }>();
+  for (const line of lines) {
+    const product = catalog.products.find((p) => p.id === line.productId);
+    const group = product ? dropGroupOf(catalog.products, product) : undefined;
+    if (!group) continue;
+    const g = groups.get(group.key) ?? { ...group, asking: 0, ordered: [] };
+    g.asking += line.quantity;
+    if (!g.ordered.includes(line.productId)) g.ordered.push(line.productId);
+    groups.set(group.key, g);
+  }
+  return [...groups.values()];
 }
 
 /** When a hold made at `at` lapses: `holdMs` later, or the quote's expiry if sooner. */
@@ -134,20 +162,24 @@ export async function hold(
   holder: string | undefined,
   wallet: string,
 ): Promise<void> {
-  // A drop's per-buyer limit (core/drop.ts): this client or this wallet has at most `perBuyer` of it.
-  for (const d of dropLinesOf(ctx, lines)) {
-    const asking = lines.filter((l) => l.productId === d.productId).reduce((n, l) => n + l.quantity, 0);
-    await ctx.stock.assertBuyerLimit(
+  // A drop's per-buyer limit (core/drop.ts): this client or this wallet has at most `perBuyer` of the drop (the
+  // product, or the vendor's whole batch), and one turn: what they held before counts, whatever became of it.
+  for (const g of dropGroupsIn(ctx.deps.catalog, lines)) {
+    const full = await ctx.stock.assertBuyerLimit(
       trx,
       { holder, payer: wallet },
-      d.productId,
-      d.rules.perBuyer,
-      asking,
-      () => dropLimitRefusal(d.name, d.rules.perBuyer),
+      g.productIds,
+      g.rules.perBuyer,
+      g.asking,
+      {
+        limit: () => dropLimitRefusal(g.name, g.rules.perBuyer, g.batch),
+        turn: () => dropTurnPassed(g.batch, g.rules.perBuyer),
+      },
     );
+    // The buyer had their turn in the drop's line (stock/drop-line.ts): they leave it with this hold; once they
+    // have their pieces of a batch, they leave the line of every other piece of it too (they could buy no more).
+    if (holder) await endTurn(trx, holder, g.ordered, full ? g.productIds : g.ordered, at);
   }
-  // The buyer had their turn in the drop's line (stock/drop-line.ts): they leave it with this hold.
-  if (holder) for (const d of dropLinesOf(ctx, lines)) await leaveLine(trx, d.productId, holder, at);
   await ctx.stock.reserve(
     trx,
     orderId,

@@ -67,6 +67,7 @@ export async function sellerStock(deps: SellerStockDeps, vendorIds: readonly str
     drops.push({
       productId: p.id,
       productName: p.name,
+      ...(rules.batch !== undefined ? { batch: rules.batch } : {}),
       startsAt: rules.startsAt.toISOString(),
       holdMinutes: rules.holdMs / 60_000,
       perBuyer: rules.perBuyer,

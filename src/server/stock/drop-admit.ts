@@ -3,12 +3,12 @@
  * through the drop's line (./drop-line.ts) may try for a piece; the others are refused in words with their place.
  */
 import { DomainError } from '../../core/errors';
-import type { DropRules } from '../../core/drop';
+import { dropTurnPassed, type DropRules } from '../../core/drop';
 import type { StockRequest } from '../../core/stock';
 import type { DropLine, LinePlace } from './drop-line';
 
 /** The refusal of an order by a buyer not let through (409 `drop_in_line` / `drop_turn_passed`). */
-export function lineRefusal(place: LinePlace): DomainError | undefined {
+export function lineRefusal(place: LinePlace, rules?: DropRules): DomainError | undefined {
   switch (place.state) {
     case 'through':
       return undefined;
@@ -24,12 +24,10 @@ export function lineRefusal(place: LinePlace): DomainError | undefined {
         { field: 'items' },
       );
     case 'done':
-      return new DomainError(
-        'conflict',
-        'drop_turn_passed',
-        'You have had your turn in this drop: each buyer is let through once.',
-        { field: 'items' },
-      );
+      // Done on another piece of the vendor's batch: the batch's words.
+      return place.elsewhere && rules?.batch !== undefined
+        ? dropTurnPassed(rules.batch, rules.perBuyer)
+        : dropTurnPassed();
   }
 }
 
@@ -61,7 +59,7 @@ export async function admitToDrop(
   }
   for (const d of drops) {
     const { place, free } = await stock.dropLine.standing(d.productId, d.rules, holder, now);
-    const refusal = lineRefusal(place);
+    const refusal = lineRefusal(place, d.rules);
     if (!refusal) continue;
     if (checkStock && (free === undefined || free <= 0)) await stock.assertNotSoldOut(lines, now.getTime());
     throw refusal;

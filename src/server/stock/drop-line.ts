@@ -8,8 +8,12 @@
  *   who have not bought yet (`advance`): one is let through for each piece held by someone else's lapsed hold, each
  *   piece the vendor adds, each buyer let through who let `ADMIT_MS` pass without a reserved order.
  * - A buyer let through may order until `through_at + ADMIT_MS`; their order's hold takes them out of the line
- *   (`leaveLine`, in the order's transaction). A buyer has one turn: after a hold, or after the window passed,
- *   the line refuses them (the per-buyer limit counts what they hold or bought).
+ *   (`endTurn`, in the order's transaction). A buyer has one turn: after a hold, or after the window passed,
+ *   the line refuses them (the per-buyer limit counts every piece they held, whatever became of it).
+ * - A vendor's batch (several products, one drop): a buyer whose order takes them to the batch's per-buyer limit
+ *   leaves the line of every product of it (`endTurn`): they are told so on those pages and take no one's turn.
+ * - A hold past its deadline is given back when a waiting buyer's read sees it (not at the next release sweep), so
+ *   its piece goes to the next in line at once (`releaseLapsed`, the stock module's own release).
  * - Nothing here is a lock on the stock row: the line is read and moved in its own short transactions, under a
  *   per-drop advisory lock on PostgreSQL (SQLite has one writer), and the stock is read without a lock.
  */
@@ -29,8 +33,11 @@ export type LinePlace =
   | { state: 'waiting'; ahead: number }
   /** Let through: may order until `until`. */
   | { state: 'through'; until: string }
-  /** Had their turn (a reserved order, or the window passed). */
-  | { state: 'done' };
+  /**
+   * Had their turn (a reserved order, or the window passed); `elsewhere`: on another product of the vendor's batch
+   * (they have its pieces, or had them).
+   */
+  | { state: 'done'; elsewhere?: true };
 
 export interface LineStats {
   /** Everyone who joined. */
@@ -42,6 +49,8 @@ export interface LineStats {
   held: number;
   /** Let through and let the window pass. */
   lapsed: number;
+  /** Took their turn on another product of the vendor's batch (never let through here). */
+  elsewhere: number;
 }
 
 export interface DropLine {
@@ -59,21 +68,53 @@ export interface DropLine {
   ): Promise<{ place: LinePlace; free?: number }>;
   /** The line's counts now (the vendor's console). */
   stats(productId: string, now: Date): Promise<LineStats>;
+  /** Pieces of `productIds` (a vendor's batch) `holder` holds unpaid or bought now. */
+  piecesOf(holder: string, productIds: readonly string[]): Promise<number>;
 }
 
-/** In the order's transaction, when its hold is made: `holder` had their turn. */
-export async function leaveLine(
+/**
+ * In the order's transaction, when its hold is made: `holder` had their turn on the products they `ordered`; on
+ * the other products of `all` (the rest of a vendor's batch, when this order took them to its limit) they leave
+ * the line too, or are put in it as done, never let through (`through_at` null: done elsewhere), so their pages
+ * say so and they take no one's turn there. The rows of the ordered products first, then the others, each in
+ * product order.
+ */
+export async function endTurn(
   trx: Transaction<Database>,
-  productId: string,
   holder: string,
+  ordered: readonly string[],
+  all: readonly string[],
   at: string,
 ): Promise<void> {
+  if (ordered.length > 0)
+    await trx
+      .updateTable('drop_line')
+      .set({ done_at: at })
+      .where('product_id', 'in', ordered)
+      .where('holder', '=', holder)
+      .where('done_at', 'is', null)
+      .execute();
+  const others = all.filter((id) => !ordered.includes(id)).sort();
+  if (others.length === 0) return;
   await trx
-    .updateTable('drop_line')
-    .set({ done_at: at })
-    .where('product_id', '=', productId)
-    .where('holder', '=', holder)
-    .where('done_at', 'is', null)
+    .insertInto('drop_line')
+    .values(
+      others.map((productId) => ({
+        product_id: productId,
+        holder,
+        // Never in this line's order (done), and never counted as having joined it.
+        rank: -1,
+        joined_at: at,
+        through_at: null,
+        done_at: at,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['product_id', 'holder'])
+        .doUpdateSet({ done_at: at, through_at: null })
+        .where('drop_line.done_at', 'is', null),
+    )
     .execute();
 }
 
@@ -91,9 +132,18 @@ const count = (n: unknown) => Number(n ?? 0);
 
 type Row = { rank: number | string; through_at: string | null; done_at: string | null };
 
+/** The line as one read saw it (`lapse`: the first unpaid hold's deadline). */
+interface Seen {
+  free: number;
+  room: number;
+  ahead: number;
+  lapse: string | undefined;
+  me: Row;
+}
+
 /** A buyer's standing from their row, when it needs nothing else: their turn (window open) or done. */
 function settled(me: Row, now: Date): LinePlace | undefined {
-  if (me.done_at) return { state: 'done' };
+  if (me.done_at) return me.through_at ? { state: 'done' } : { state: 'done', elsewhere: true };
   if (!me.through_at) return undefined;
   const until = Date.parse(me.through_at) + ADMIT_MS;
   return until > now.getTime()
@@ -101,7 +151,15 @@ function settled(me: Row, now: Date): LinePlace | undefined {
     : { state: 'done' };
 }
 
-export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
+/**
+ * The line's store. `releaseLapsed`: gives back the holds of a product past their deadline at `now` (the stock
+ * module's release, which also drops the sold-out memory); absent, lapsed holds wait for the release sweep.
+ */
+export function createDropLine(
+  db: Kysely<Database>,
+  isPg: boolean,
+  releaseLapsed?: (productId: string, now: Date) => Promise<number>,
+): DropLine {
   /** Buyers let through whose window is open and who have no reserved order yet. */
   const active = async (q: Db, productId: string, cutoff: string) =>
     count(
@@ -120,7 +178,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
    * One read, no lock: the free pieces, the buyers let through with their window open, and how many waiting buyers
    * are ahead of `me` (rank, holder) in line.
    */
-  async function look(productId: string, cutoff: string, me: Row, holder: string) {
+  async function look(productId: string, cutoff: string, me: Row, holder: string): Promise<Seen> {
     const rank = Number(me.rank);
     const row = await db
       .selectNoFrom((eb) => [
@@ -145,8 +203,16 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
           .select((e) => e.fn.countAll<number>().as('n'))
           .where('product_id', '=', productId)
           .where('through_at', 'is', null)
+          .where('done_at', 'is', null)
           .where((e) => e.or([e('rank', '<', rank), e.and([e('rank', '=', rank), e('holder', '<', holder)])]))
           .as('ahead'),
+        // The first unpaid hold's deadline: past it, the piece is given back now (not at the next sweep).
+        eb
+          .selectFrom('reservations')
+          .select((e) => e.fn.min<string>('expires_at').as('next'))
+          .where('product_id', '=', productId)
+          .where('state', '=', 'held')
+          .as('lapse'),
         // Their own row again: another request may have let them through since it was read.
         eb
           .selectFrom('drop_line')
@@ -166,6 +232,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       free: count(row.free),
       room: count(row.free) - count(row.active),
       ahead: count(row.ahead),
+      lapse: row.lapse ?? undefined,
       me: { rank, through_at: row.through_at ?? null, done_at: row.done_at ?? null },
     };
   }
@@ -185,6 +252,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
         .select('holder')
         .where('product_id', '=', productId)
         .where('through_at', 'is', null)
+        .where('done_at', 'is', null)
         .orderBy('rank')
         .orderBy('holder')
         .limit(room);
@@ -238,7 +306,13 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
    * is in line already). Undefined when the buyer's row is not in this statement's snapshot (their own join,
    * running at the same moment in another request, committed after it began).
    */
-  async function joinAndLook(productId: string, holder: string, rank: number, now: Date, cutoff: string) {
+  async function joinAndLook(
+    productId: string,
+    holder: string,
+    rank: number,
+    now: Date,
+    cutoff: string,
+  ): Promise<Seen | undefined> {
     const { rows } = await sql<{
       rank: number | string;
       through_at: string | null;
@@ -246,6 +320,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       free: number | string;
       active: number | string;
       ahead: number | string;
+      lapse: string | null;
     }>`
       with ins as (
         insert into drop_line (product_id, holder, "rank", joined_at, through_at, done_at)
@@ -263,8 +338,10 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
         (select count(*) from drop_line
            where product_id = ${productId} and through_at > ${cutoff} and done_at is null) as active,
         (select count(*) from drop_line d
-           where d.product_id = ${productId} and d.through_at is null
-             and (d."rank" < me."rank" or (d."rank" = me."rank" and d.holder < ${holder}))) as ahead
+           where d.product_id = ${productId} and d.through_at is null and d.done_at is null
+             and (d."rank" < me."rank" or (d."rank" = me."rank" and d.holder < ${holder}))) as ahead,
+        (select min(expires_at) from reservations
+           where product_id = ${productId} and state = 'held') as lapse
       from me limit 1`.execute(db);
     const row = rows[0];
     if (!row) return undefined;
@@ -272,6 +349,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
       free: count(row.free),
       room: count(row.free) - count(row.active),
       ahead: count(row.ahead),
+      lapse: row.lapse ?? undefined,
       me: { rank: row.rank, through_at: row.through_at, done_at: row.done_at },
     };
   }
@@ -288,14 +366,7 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
     const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
     // PostgreSQL after the start: one statement joins (or finds) the buyer and reads the line.
     const joined = isPg && started ? await joinAndLook(productId, holder, rank, now, cutoff) : undefined;
-    if (joined) {
-      const known = settled(joined.me, now);
-      if (known) return { place: known, free: joined.free };
-      if (joined.room <= 0) return { place: { state: 'waiting', ahead: joined.ahead }, free: joined.free };
-      await advanceSoon(productId, now);
-      const again = await look(productId, cutoff, joined.me, holder);
-      return { place: settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead }, free: again.free };
-    }
+    if (joined) return decide(productId, cutoff, joined, holder, now);
     // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is
     // read), one round trip for a newcomer. SQLite: a read first (any insert statement waits for the group fsync).
     const me =
@@ -327,29 +398,62 @@ export function createDropLine(db: Kysely<Database>, isPg: boolean): DropLine {
     const known = settled(me, now);
     if (known) return { place: known };
     // Waiting: one read says whether anyone may be let through and how many are ahead.
-    const seen = await look(productId, cutoff, me, holder);
+    return decide(productId, cutoff, await look(productId, cutoff, me, holder), holder, now);
+  }
+
+  /**
+   * A waiting buyer's standing from the line's read: let through or done since; still waiting when there is no
+   * room; else (room, or a hold past its deadline that comes back now) the next ones are let through (one advance
+   * at a time on this instance) and the line is read again.
+   */
+  async function decide(
+    productId: string,
+    cutoff: string,
+    seen: Seen,
+    holder: string,
+    now: Date,
+  ): Promise<{ place: LinePlace; free?: number }> {
     const fresh = settled(seen.me, now);
     if (fresh) return { place: fresh, free: seen.free };
-    if (seen.room <= 0) return { place: { state: 'waiting', ahead: seen.ahead }, free: seen.free };
-    // Room: let the next ones through (one advance at a time on this instance), then look again.
+    const lapsed = releaseLapsed !== undefined && seen.lapse !== undefined && seen.lapse <= now.toISOString();
+    if (seen.room <= 0 && !lapsed) return { place: { state: 'waiting', ahead: seen.ahead }, free: seen.free };
+    // A hold past its deadline: its piece comes back now (the release is conditional: given back once, however
+    // many buyers saw it), then the next in line is let through.
+    if (lapsed) await releaseLapsed(productId, now);
     await advanceSoon(productId, now);
-    const again = await look(productId, cutoff, me, holder);
+    const again = await look(productId, cutoff, seen.me, holder);
     return { place: settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead }, free: again.free };
   }
 
   return {
     standing,
+    async piecesOf(holder, productIds) {
+      const row = await db
+        .selectFrom('reservations')
+        .select((eb) => eb.fn.sum<number>('quantity').as('units'))
+        .where('holder', '=', holder)
+        .where('state', 'in', ['held', 'sold'])
+        .where('product_id', 'in', productIds)
+        .executeTakeFirst();
+      return count(row?.units);
+    },
     place: async (productId, rules, holder, now) => (await standing(productId, rules, holder, now)).place,
 
     async stats(productId, now) {
       const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
       const rows = await db
         .selectFrom('drop_line')
-        .select(['through_at', 'done_at'])
+        .select(['rank', 'through_at', 'done_at'])
         .where('product_id', '=', productId)
         .execute();
-      const s: LineStats = { joined: rows.length, waiting: 0, through: 0, held: 0, lapsed: 0 };
+      const s: LineStats = { joined: 0, waiting: 0, through: 0, held: 0, lapsed: 0, elsewhere: 0 };
       for (const r of rows) {
+        // Done without being let through here: their turn was on another product of the batch.
+        if (Number(r.rank) >= 0) s.joined++;
+        if (r.done_at && !r.through_at) {
+          s.elsewhere++;
+          continue;
+        }
         if (r.done_at) s.held++;
         else if (!r.through_at) s.waiting++;
         else if (r.through_at > cutoff) s.through++;

@@ -3,8 +3,8 @@
  * is released, so a hold released twice — its own deadline, the vendor, the order's expiry, a payment racing any
  * of them — moves the stock line once). Every release writes its change-log row.
  *
- * - `releaseLapsed`: every hold past its own deadline, by the wall clock, whatever the payment watcher's lag: a
- *   hold is short, and a payment that comes after it lapsed is sold if the piece is still free (else oversold and
+ * - `releaseLapsed`: every hold past its own deadline, by the wall clock, whatever the payment watcher's lag (the
+ *   sweep every 30 s; and a product's, as soon as a read for it sees one: ./repository.ts): a hold is short, and a payment that comes after it lapsed is sold if the piece is still free (else oversold and
  *   refunded: the sale rule, src/core/stock.ts).
  * - `releaseHoldsOf`: the vendor gives back everything held on one of their lines (then may lower the stock).
  */
@@ -48,16 +48,23 @@ export async function releaseHeld(
 /** How many lapsed holds one sweep releases at most (the next sweep takes the rest). */
 const SWEEP_LIMIT = 500;
 
-/** Every hold whose own deadline is at or before `at` is released (actor `expiry`). Returns the units released. */
-export async function releaseLapsed(db: Kysely<Database>, at: string): Promise<number> {
-  const due = await db
+/**
+ * Every hold whose own deadline is at or before `at` is released (actor `expiry`), or only those of `productIds`
+ * (a buyer's read saw them past their deadline: their pieces come back now, not at the next sweep). Returns the
+ * units released.
+ */
+export async function releaseLapsed(
+  db: Kysely<Database>,
+  at: string,
+  productIds?: readonly string[],
+): Promise<number> {
+  let sel = db
     .selectFrom('reservations')
     .select(['order_id', 'product_id', 'variant_id', 'quantity'])
     .where('state', '=', 'held')
-    .where('expires_at', '<=', at)
-    .orderBy('expires_at')
-    .limit(SWEEP_LIMIT)
-    .execute();
+    .where('expires_at', '<=', at);
+  if (productIds) sel = sel.where('product_id', 'in', productIds);
+  const due = await sel.orderBy('expires_at').limit(SWEEP_LIMIT).execute();
   let n = 0;
   // One short transaction per hold: the stock row is locked only for its own release.
   for (const r of due) n += await db.transaction().execute((trx) => releaseHeld(trx, r, at, 'expiry'));

@@ -57,20 +57,23 @@ export async function assertUnderCap(
 }
 
 /**
- * A drop's per-buyer limit (core/drop.ts), inside the reservation's transaction: the units of `productId` that
- * this client (`holder`) or this wallet (`payer`) has held or bought, plus `asking`, stay within `limit`; else
- * the refusal is thrown. On PostgreSQL the client's and the wallet's own locks are taken first (the same locks as
- * the cap and the balance rule, re-entrant in one transaction), so a burst is counted one order at a time.
+ * A drop's per-buyer limit (core/drop.ts), inside the reservation's transaction: the pieces of the drop
+ * (`productIds`: one product, or every product of a vendor's batch) that this client (`holder`) or this wallet
+ * (`payer`) holds or bought, plus `asking`, stay within `limit`, else `refusals.limit()` is thrown; and a buyer has
+ * one turn: pieces they held that lapsed unpaid or were given back count too (`refusals.turn()`). Returns whether
+ * this order takes the buyer to the limit (their turn in the drop is over). On PostgreSQL the client's and the
+ * wallet's own locks are taken first (the same locks as the cap and the balance rule, re-entrant in one
+ * transaction), so a burst is counted one order at a time.
  */
 export async function assertBuyerLimit(
   trx: Transaction<Database>,
   isPg: boolean,
   buyer: { holder: string | undefined; payer: string },
-  productId: string,
+  productIds: readonly string[],
   limit: number,
   asking: number,
-  refusal: () => Error,
-): Promise<void> {
+  refusals: { limit: () => Error; turn: () => Error },
+): Promise<boolean> {
   if (isPg) {
     if (buyer.holder)
       await sql`select pg_advisory_xact_lock(hashtextextended(${`hold:${buyer.holder}`}::text, 0))`.execute(
@@ -80,18 +83,27 @@ export async function assertBuyerLimit(
       trx,
     );
   }
-  const row = await trx
+  const rows = await trx
     .selectFrom('reservations')
-    .select((eb) => eb.fn.sum<number>('quantity').as('units'))
-    .where('product_id', '=', productId)
-    .where('state', 'in', ['held', 'sold'])
+    .select((eb) => ['state', eb.fn.sum<number>('quantity').as('units')])
+    .where('product_id', 'in', productIds)
+    .where('state', 'in', ['held', 'sold', 'released', 'oversold'])
     .where((eb) =>
       buyer.holder
         ? eb.or([eb('holder', '=', buyer.holder), eb('payer', '=', buyer.payer)])
         : eb('payer', '=', buyer.payer),
     )
-    .executeTakeFirst();
-  if (Number(row?.units ?? 0) + asking > limit) throw refusal();
+    .groupBy('state')
+    .execute();
+  let active = 0;
+  let spent = 0;
+  for (const r of rows) {
+    if (r.state === 'held' || r.state === 'sold') active += Number(r.units ?? 0);
+    else spent += Number(r.units ?? 0);
+  }
+  if (active + asking > limit) throw refusals.limit();
+  if (active + spent + asking > limit) throw refusals.turn();
+  return active + spent + asking >= limit;
 }
 
 /** An order that never held stock, recorded as released reservations (nothing moves): the sale judges it. */

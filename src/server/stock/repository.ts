@@ -8,7 +8,8 @@
  * - release (expiry), sell (payment) and restock (a paid order cancelled) move the order's reservations and the stock lines in the caller's
  *   transaction, so the order's status and its stock never disagree.
  * - sold out costs nothing (./sold-out.ts): a line with nothing free is refused before any write transaction, from
- *   memory for half a second once seen; every path here that gives units back drops that memory at once.
+ *   memory for half a second once seen; every path here that gives units back drops that memory at once. A line
+ *   seen with nothing free while one of its holds is past its deadline has that hold given back at once.
  *
  * Every change writes a `stock_changes` row: what changed, by whom (`actor`) and when.
  *
@@ -21,6 +22,7 @@ import type { DomainError } from '../../core/errors';
 import type { StockRequest } from '../../core/stock';
 import type { Store } from '../store/store';
 import { createStockReads, type StockReads } from './reads';
+import { releaseLapsed } from './hold-release';
 import { createReservations, type Reservations } from './reservations';
 import { createStockCounts, type StockCounts } from './stock-counts';
 import { createSoldOutGate } from './sold-out';
@@ -63,6 +65,22 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
         gate.forget();
       }
     };
+  /**
+   * The holds of some products past their deadline at `now`, given back now (a read saw them: a quote, an order or
+   * a drop's line), not at the next release sweep. One at a time per product set on this instance; the release is
+   * conditional, so another instance giving back the same hold moves nothing twice.
+   */
+  const releasing = new Map<string, Promise<number>>();
+  const releaseLapsedOf = (productIds: readonly string[], now: Date): Promise<number> => {
+    const key = [...productIds].sort().join('\u0000');
+    const running = releasing.get(key);
+    if (running) return running;
+    const run = givesBack(releaseLapsed)(store.db, now.toISOString(), productIds).finally(() =>
+      releasing.delete(key),
+    );
+    releasing.set(key, run);
+    return run;
+  };
   return {
     ...createStockReads(store),
     ...counts,
@@ -76,10 +94,18 @@ export function createStockRepository(store: Store, catalog: Catalog): StockRepo
     sell: givesBack(reservations.sell),
     restock: givesBack(reservations.restock),
     async assertNotSoldOut(lines, nowMs, q = store.db) {
-      const refusal = gate.known(lines, nowMs) ?? (await gate.check(q, lines, nowMs));
+      let refusal = gate.known(lines, nowMs) ?? (await gate.check(q, lines, nowMs));
+      // Nothing free, but a hold on it is past its deadline: its piece comes back now, and the line is read again.
+      const lapsed = refusal && q === store.db ? gate.lapsedIn(lines, nowMs) : [];
+      if (lapsed.length > 0) {
+        await releaseLapsedOf(lapsed, new Date(nowMs));
+        refusal = await gate.check(q, lines, nowMs);
+      }
       if (refusal) throw refusal;
     },
     soldOutKnown: (lines, nowMs) => gate.known(lines, nowMs),
-    dropLine: createDropLine(store.db, store.dialect === 'postgres'),
+    dropLine: createDropLine(store.db, store.dialect === 'postgres', (productId, now) =>
+      releaseLapsedOf([productId], now),
+    ),
   };
 }

@@ -54,17 +54,19 @@ export interface Reservations {
     at: string,
   ): Promise<boolean>;
   /**
-   * In the order's transaction, before `reserve`: a drop's per-buyer limit (./holds.ts assertBuyerLimit): throws
-   * `refusal()` when this client or wallet already has `limit` units of the product held or bought.
+   * In the order's transaction, before `reserve`: a drop's per-buyer limit (./holds.ts assertBuyerLimit) over the
+   * drop's products (one, or a vendor's batch): throws `refusals.limit()` when this client or wallet would have
+   * more than `limit` held or bought, `refusals.turn()` when pieces they held before (lapsed, given back) take
+   * them past it. Returns whether this order ends the buyer's turn (the limit reached).
    */
   assertBuyerLimit(
     trx: Transaction<Database>,
     buyer: { holder: string | undefined; payer: string },
-    productId: string,
+    productIds: readonly string[],
     limit: number,
     asking: number,
-    refusal: () => Error,
-  ): Promise<void>;
+    refusals: { limit: () => Error; turn: () => Error },
+  ): Promise<boolean>;
   /** The expiry timer: held wallets read again; holds beyond a wallet's balance are released. Units released. */
   releaseOverBalance(at: string, balanceOf: BalanceOf): Promise<number>;
   /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
@@ -199,8 +201,8 @@ export function createReservations(store: Store): Reservations {
       }
     },
 
-    assertBuyerLimit: (trx, buyer, productId, limit, asking, refusal) =>
-      assertBuyerLimit(trx, isPg, buyer, productId, limit, asking, refusal),
+    assertBuyerLimit: (trx, buyer, productIds, limit, asking, refusals) =>
+      assertBuyerLimit(trx, isPg, buyer, productIds, limit, asking, refusals),
 
     async release(trx, orderId, at, actor = 'expiry') {
       const held = await trx

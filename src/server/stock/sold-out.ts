@@ -11,6 +11,9 @@
  *   at once. Another instance's memory lapses within `MEMO_MS`, so a unit released on one instance is on sale
  *   everywhere within a second, and a line that sells out on one is refused everywhere within one read.
  *
+ * - `lapsedIn`: a line seen with nothing free while its first hold was past its deadline (the release sweep runs
+ *   every 30 s) is not refused from memory; the caller gives those holds back at once and reads again.
+ *
  * `nowMs` is the shop's clock (the words' N minutes); the memory's lifetime runs on the process's monotonic clock.
  *
  * The words: "Sold out" (the OutOfStockError of src/core/stock.ts, as before), or while unpaid holds may come
@@ -37,7 +40,16 @@ export interface SoldOutGate {
   check(q: Db, lines: readonly StockRequest[], nowMs: number): Promise<DomainError | undefined>;
   /** Forget every remembered line (this instance gave units back). */
   forget(): void;
+  /**
+   * The products of `lines` last seen with nothing free while a hold on them was past its deadline at `nowMs`
+   * (the release sweep has not come yet): the caller gives those holds back now.
+   */
+  lapsedIn(lines: readonly StockRequest[], nowMs: number): string[];
 }
+
+/** A memory whose first hold's deadline has passed: its piece is coming back, so it refuses no one. */
+const lapsedMemo = (m: Memo, nowMs: number) =>
+  m.held > 0 && m.heldUntil !== undefined && Date.parse(m.heldUntil) <= nowMs;
 
 function refusalOf(line: StockRequest, memo: Memo, nowMs: number): DomainError {
   return memo.held > 0 && memo.heldUntil
@@ -51,7 +63,7 @@ export function createSoldOutGate(): SoldOutGate {
     known(lines, nowMs) {
       for (const line of lines) {
         const m = memory.get(stockKey(line));
-        if (m && m.until > performance.now()) return refusalOf(line, m, nowMs);
+        if (m && m.until > performance.now() && !lapsedMemo(m, nowMs)) return refusalOf(line, m, nowMs);
       }
       return undefined;
     },
@@ -97,5 +109,14 @@ export function createSoldOutGate(): SoldOutGate {
     },
 
     forget: () => memory.clear(),
+
+    lapsedIn(lines, nowMs) {
+      const ids = new Set<string>();
+      for (const line of lines) {
+        const m = memory.get(stockKey(line));
+        if (m && lapsedMemo(m, nowMs)) ids.add(line.productId);
+      }
+      return [...ids];
+    },
   };
 }

@@ -82,6 +82,7 @@ export function DropPanel({ product, onTurn }: { product: Product; onTurn: (thro
       ...(timeZone ? { timeZone } : {}),
     }).format(start);
 
+  const perBuyerText = `${rules.perBuyer === 1 ? 'one piece' : `up to ${rules.perBuyer} pieces`} per buyer`;
   let words: string | null = null;
   if (state && !before) {
     const p = state.place;
@@ -95,6 +96,11 @@ export function DropPanel({ product, onTurn }: { product: Product; onTurn: (thro
       words = `${words ? `${words} ` : ''}You are in line: ${p.ahead} ${p.ahead === 1 ? 'buyer is' : 'buyers are'} ahead of you. Keep this page open: you are let through as pieces are reserved or come back.`;
     else if (p.state === 'through')
       words = `It is your turn: click Buy Now before ${formatLocalTime(p.until)}.`;
+    // Their turn was on another piece of the vendor's batch: say so, rather than queue them for another.
+    else if (p.state === 'done' && p.batch)
+      words = p.batch.hasPiece
+        ? `You already have your ${rules.perBuyer === 1 ? 'piece' : 'pieces'} of this drop (${p.batch.name}), reserved or bought: ${perBuyerText}.`
+        : `You have had your turn in this drop (${p.batch.name}): ${perBuyerText}, and each buyer is let through once.`;
     else if (p.state === 'done') words = words ?? 'You have had your turn in this drop.';
   }
 
@@ -131,8 +137,10 @@ export function DropPanel({ product, onTurn }: { product: Product; onTurn: (thro
         <p className="error">Your place in line could not be checked just now; this page tries again.</p>
       )}
       <p className="muted">
-        One {rules.perBuyer === 1 ? 'piece' : `of up to ${rules.perBuyer} pieces`} per buyer; a piece is held{' '}
-        {rules.holdMs / 60_000} minutes for payment.
+        {rules.batch === undefined
+          ? `One ${rules.perBuyer === 1 ? 'piece' : `of up to ${rules.perBuyer} pieces`} per buyer`
+          : `This piece is part of a drop (${rules.batch}): ${perBuyerText} across all of its pieces`}
+        ; a piece is held {rules.holdMs / 60_000} minutes for payment.
       </p>
     </section>
   );

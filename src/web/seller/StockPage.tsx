@@ -249,6 +249,14 @@ function StockRow(props: {
 
 /** The vendor's drops, live (docs/decisions/drops.md): pieces sold, held, released, and the line. */
 function DropsTable({ drops }: { drops: SellerDrop[] }) {
+  // A vendor's batch is one drop of several pieces: its rows together, under a row with the batch's totals.
+  const groups: { batch?: string; drops: SellerDrop[] }[] = [];
+  for (const d of drops) {
+    const g = d.batch !== undefined ? groups.find((x) => x.batch === d.batch) : undefined;
+    if (g) g.drops.push(d);
+    else groups.push({ ...(d.batch !== undefined ? { batch: d.batch } : {}), drops: [d] });
+  }
+  const sum = (ds: SellerDrop[], f: (d: SellerDrop) => number) => ds.reduce((n, d) => n + f(d), 0);
   return (
     <>
       <h3>Drops</h3>
@@ -264,25 +272,48 @@ function DropsTable({ drops }: { drops: SellerDrop[] }) {
             <th scope="col">In line</th>
           </tr>
         </thead>
-        <tbody>
-          {drops.map((d) => (
-            <tr key={d.productId} data-testid="drop-row">
-              <th scope="row">{d.productName}</th>
-              <td data-label="Starts">
-                <time dateTime={d.startsAt}>{formatLocalDateTime(d.startsAt)}</time>
-              </td>
-              <td data-label="Sold">{d.sold}</td>
-              <td data-label="Held">{d.held}</td>
-              <td data-label="Released">{d.released}</td>
-              <td data-label="Available">
-                {d.available} of {d.onHand}
-              </td>
-              <td data-label="In line">
-                {d.line.waiting} waiting, {d.line.through} let through ({d.line.joined} joined)
-              </td>
-            </tr>
-          ))}
-        </tbody>
+        {groups.map((g) => (
+          <tbody key={g.batch ?? g.drops[0]!.productId}>
+            {g.batch !== undefined && (
+              <tr data-testid="drop-batch-row" className="seller-drop-batch">
+                <th scope="rowgroup">
+                  {g.batch}: a batch of {g.drops.length} {g.drops.length === 1 ? 'piece' : 'pieces'}
+                </th>
+                <td data-label="Starts">
+                  <time dateTime={g.drops[0]!.startsAt}>{formatLocalDateTime(g.drops[0]!.startsAt)}</time>
+                </td>
+                <td data-label="Sold">{sum(g.drops, (d) => d.sold)}</td>
+                <td data-label="Held">{sum(g.drops, (d) => d.held)}</td>
+                <td data-label="Released">{sum(g.drops, (d) => d.released)}</td>
+                <td data-label="Available">
+                  {sum(g.drops, (d) => d.available)} of {sum(g.drops, (d) => d.onHand)}
+                </td>
+                <td data-label="In line">
+                  {g.drops[0]!.perBuyer === 1 ? 'One piece' : `Up to ${g.drops[0]!.perBuyer} pieces`} per
+                  buyer across the batch
+                </td>
+              </tr>
+            )}
+            {g.drops.map((d) => (
+              <tr key={d.productId} data-testid="drop-row">
+                <th scope="row">{d.productName}</th>
+                <td data-label="Starts">
+                  <time dateTime={d.startsAt}>{formatLocalDateTime(d.startsAt)}</time>
+                </td>
+                <td data-label="Sold">{d.sold}</td>
+                <td data-label="Held">{d.held}</td>
+                <td data-label="Released">{d.released}</td>
+                <td data-label="Available">
+                  {d.available} of {d.onHand}
+                </td>
+                <td data-label="In line">
+                  {d.line.waiting} waiting, {d.line.through} let through ({d.line.joined} joined)
+                  {d.line.elsewhere > 0 && `; ${d.line.elsewhere} had their piece of the batch elsewhere`}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        ))}
       </table>
       <p className="muted">
         Each piece is held {drops[0]?.holdMinutes} minutes for payment; released pieces go to the next buyer
