@@ -134,9 +134,8 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
   }
 
   async function claim(need: Map<string, number>, limits: SharedLimits, priority: boolean): Promise<number> {
-    const t = now();
-    const k = slotOf(t);
-    rollPool(k);
+    const k0 = slotOf(now());
+    rollPool(k0);
     // Whatever the pool already holds for these methods counts towards the need.
     const short = new Map<string, number>();
     for (const [m, n] of need) {
@@ -145,13 +144,18 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
       short.set(m, Math.max(0, n - have));
     }
     // Grants of slots the window no longer counts need not go back.
-    for (const slot of giveBack.keys()) if (slot < k - past) giveBack.delete(slot);
+    for (const slot of giveBack.keys()) if (slot < k0 - past) giveBack.delete(slot);
     const returning = [...giveBack].flatMap(([slot, left]) =>
       [...left].map(([method, n]) => ({ slot, method, n })),
     );
     counters.claims++;
     const granted = await db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
+      // The slot of the moment the fleet's lock is held (not of the moment the claim began to wait for it): its
+      // grants are counted, and may be sent, from now (a claim that waited long for the lock would otherwise get
+      // grants already stale, and be refused with room to spare).
+      const t = now();
+      const k = slotOf(t);
       for (const r of returning)
         await trx
           .updateTable('rpc_budget_slots')
@@ -208,7 +212,7 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
           .where('slot', '<', k - 4 * past)
           .execute();
       }
-      return { ok: true as const, grant };
+      return { ok: true as const, grant, slot: k };
     });
     // Given back: the store has them again (the transaction committed).
     for (const r of returning) {
@@ -219,7 +223,7 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
       counters.refused++;
       return granted.wait;
     }
-    for (const [m, n] of granted.grant) addTo(pool, k, m, n);
+    for (const [m, n] of granted.grant) addTo(pool, granted.slot, m, n);
     // A claim that took longer than a slot: its grants may be stale already (given back with the next claim).
     rollPool(slotOf(now()));
     return 0;
