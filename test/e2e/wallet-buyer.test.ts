@@ -497,6 +497,53 @@ describe('Wallet Standard wallets', () => {
   });
 });
 
+describe('a phone (390 × 844, touch) with Phantom in its browser (its in-app browser)', () => {
+  it('buys the last piece with the wallet and ends on the receipt, on screen: short order number, amount with separators, a 44 px button to the order page, no sold-out news', async () => {
+    await restock(stack.server, PRODUCT_ID, 1); // the last piece: the buyer's own purchase brings no bad news
+    const s = await session({ context: PHONE });
+    await openProduct(s.page);
+    await fillShipping(s.page);
+    await s.page.locator('button.buy-now').tap();
+    // Phantom is the one wallet here: the picker, if it asks, offers it detected.
+    await until('the payment or the wallet picker', async () => {
+      if (s.dialogs.length > 0) return true;
+      const phantom = dialog(s.page).getByRole('button', { name: /Phantom/ });
+      if (await phantom.isVisible().catch(() => false)) {
+        await phantom.tap();
+        return true;
+      }
+      return undefined;
+    });
+    // The spec's alerts, as the spec says (§8), then the page is the receipt.
+    expect(await alertAt(s, 0)).toMatch(PAYMENT_OK);
+    expect((await alertAt(s, 0)).endsWith(`\n${CONFIRMATION_SENT}`)).toBe(true);
+    const orderId = await openOrderId(s.page);
+    const order = await until('the order paid', async () => {
+      const o = await getOrder(orderId);
+      return o.status === 'paid' || o.status === 'final' ? o : undefined;
+    });
+    await expectReceipt(s.page, orderNumberOf(orderId), `${groupThousands(order.amount ?? '')} $CLAIM`);
+    // On the phone's screen, not below the fold: "Paid" and the button to the order page.
+    for (const el of [
+      s.page.getByTestId('receipt').getByRole('heading'),
+      s.page.getByTestId('order-page-link'),
+    ]) {
+      const box = await el.boundingBox();
+      expect(box?.y ?? -1).toBeGreaterThanOrEqual(0);
+      expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(PHONE.viewport?.height ?? 0);
+    }
+    expect(await s.page.getByTestId('order-page-link').getAttribute('href')).toMatch(/^\/order\/[0-9a-f]+$/);
+    // The order is named by its short number only: the raw id appears nowhere on the page.
+    expect(await s.page.locator('body').innerText()).not.toContain(orderId);
+    await s.page.waitForFunction(() => !document.querySelector('button.buy-another'));
+    const axe = await new AxeBuilder({ page: s.page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    expect(unexpectedErrors(s.errors)).toEqual([]);
+    await s.close();
+    await restock(stack.server, PRODUCT_ID, 50);
+  });
+});
+
 describe('a phone (390 × 844, touch) without a wallet in its browser', () => {
   const IPHONE_SAFARI =
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
