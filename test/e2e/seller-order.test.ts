@@ -9,10 +9,12 @@
  * with the carrier's link, the packing slip in print media (address, items, number; prices only when asked), and
  * the view at 390 px without sideways scrolling. Last, a second order the buyer asks to cancel from the order page:
  * the vendor's "Cancel order and refund" cancels it and the wallet refunds all of it, the request settles and the
- * buyer's page says "Cancelled and refunded".
+ * buyer's page says "Cancelled and refunded" (as do the order view, the list and the CSV).
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import AxeBuilder from '@axe-core/playwright';
+import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderCreated, OrderPublic, QuoteResponse } from '../../src/core/api';
@@ -67,6 +69,9 @@ async function getOrder(id: string): Promise<OrderPublic> {
   expect(res.status).toBe(200);
   return (await res.json()) as OrderPublic;
 }
+
+/** A phone: 390 × 844, touch. */
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
 const buyerBalance = async () =>
   BigInt(
@@ -368,10 +373,13 @@ describe('one order in the seller console', () => {
         .filter((e) => e.h < 44),
     );
     expect(small).toEqual([]);
+    // axe at 390 px: nothing serious or critical on the order view.
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await vendor.close();
   });
 
-  it('a paid order the buyer asks to cancel: the vendor cancels it and refunds all of it with the wallet; the buyer’s page says so', async () => {
+  it('a paid order the buyer asks to cancel (both on a 390 × 844 touch phone): the vendor cancels it and refunds all of it with the wallet; the buyer’s page says so', async () => {
     await addStock(stack.server, PRODUCT_ID, 1);
     const q = await fetch(`${stack.url}/api/quotes`, {
       method: 'POST',
@@ -397,14 +405,14 @@ describe('one order in the seller console', () => {
     });
 
     // The buyer asks from the order page.
-    const buyer = await openPage(browser, stack.url);
+    const buyer = await openPage(browser, stack.url, PHONE);
     await buyer.page.goto(new URL(second.orderUrl).pathname);
     await buyer.page.getByTestId('cancel-instead').click();
     await buyer.page.getByTestId('cancel-confirm-yes').click(); // the page asks first
     await buyer.page.getByText('You asked the vendor to cancel it').waitFor();
 
     // The vendor: the request is under Exceptions in plain words; cancel, then refund everything with the wallet.
-    const opened = await openPage(browser, stack.url);
+    const opened = await openPage(browser, stack.url, PHONE);
     const wallet = await installTestWallet(opened.page, {
       keypair: vendorKey,
       rpcUrl: stack.localnet.rpcUrl,
@@ -439,8 +447,26 @@ describe('one order in the seller console', () => {
     await page.getByRole('button', { name: 'Back to orders' }).click();
     await page.locator('button[data-queue="all"]').click();
     await page.locator(`[data-order="${second.orderId}"]`).getByText('Cancelled and refunded').waitFor();
+    // ... and so does the CSV the console exports (read back by a CSV parser), net of the refund.
+    const csv = await page.evaluate(async () => {
+      const res = await fetch('/api/seller/orders.csv?queue=all', { credentials: 'same-origin' });
+      return res.text();
+    });
+    const csvRow = (parse(csv, { columns: true }) as Record<string, string>[]).find(
+      (x) => x.order_id === second.orderId,
+    );
+    expect(csvRow?.status).toBe('Cancelled and refunded');
+    expect(csvRow).toMatchObject({
+      received_claim: second.amount,
+      refunded_claim: second.amount,
+      open_exceptions: '',
+    });
     const tabCount = async () =>
       (await page.locator('button[data-queue="exceptions"] .seller-count').innerText()).trim();
+    // On a phone the sales summary starts folded: open it, as the vendor would, to read it.
+    const summaryBox = page.locator('details', { has: page.getByTestId('summary-open-exceptions') });
+    if (!(await summaryBox.evaluate((d) => (d as HTMLDetailsElement).open)))
+      await summaryBox.locator('summary').first().click();
     await until('the summary agrees with the Exceptions tab', async () => {
       const summary = (await page.getByTestId('summary-open-exceptions').innerText()).trim().split(/\s/)[0];
       return summary === (await tabCount()) ? true : undefined;
