@@ -24,10 +24,16 @@ import type { Drop } from '../../src/core/drop';
 
 /** The shop's catalogue with `productId` a drop. */
 export function dropCatalog(productId: string, drop: Drop): Catalog {
-  if (!shopCatalog.products.some((p) => p.id === productId)) throw new Error(`no product ${productId}`);
+  return dropsCatalog({ [productId]: drop });
+}
+
+/** The shop's catalogue with each product of `drops` a drop (a vendor's batch: the same `batch` in each). */
+export function dropsCatalog(drops: Record<string, Drop>): Catalog {
+  for (const id of Object.keys(drops))
+    if (!shopCatalog.products.some((p) => p.id === id)) throw new Error(`no product ${id}`);
   return {
     vendors: shopCatalog.vendors,
-    products: shopCatalog.products.map((p) => (p.id === productId ? { ...p, drop } : p)),
+    products: shopCatalog.products.map((p) => (drops[p.id] ? { ...p, drop: drops[p.id] } : p)),
   };
 }
 
@@ -41,18 +47,41 @@ export async function serveDropBuild(
   productId: string,
   drop: Drop,
 ): Promise<void> {
-  const product = shopCatalog.products.find((p) => p.id === productId);
-  if (!product) throw new Error(`no product ${productId}`);
-  // The product's entry in the minified catalogue: `{id:"lilac-tiptop"` (any quote).
-  const entry = new RegExp(`\\{id:([\`"'])${productId.replace(/[-]/g, '\\-')}\\1`, 'g');
+  await serveDropsBuild(context, webDir, { [productId]: drop });
+}
+
+/** `serveDropBuild` for several products at once (a vendor's batch). */
+export async function serveDropsBuild(
+  context: BrowserContext,
+  webDir: string,
+  drops: Record<string, Drop>,
+): Promise<void> {
+  const products = Object.keys(drops).map((id) => {
+    const product = shopCatalog.products.find((p) => p.id === id);
+    if (!product) throw new Error(`no product ${id}`);
+    return product;
+  });
   const assets = join(webDir, 'assets');
+  const sources = new Map(
+    readdirSync(assets)
+      .filter((n) => n.endsWith('.js'))
+      .map((name) => [`/assets/${name}`, readFileSync(join(assets, name), 'utf8')]),
+  );
   const patched = new Map<string, string>();
-  for (const name of readdirSync(assets).filter((n) => n.endsWith('.js'))) {
-    const js = readFileSync(join(assets, name), 'utf8');
-    const out = js.replace(entry, (m) => `{drop:${JSON.stringify(drop)},${m.slice(1)}`);
-    if (out !== js) patched.set(`/assets/${name}`, out);
+  for (const product of products) {
+    // The product's entry in the minified catalogue: `{id:"lilac-tiptop"` (any quote).
+    const entry = new RegExp(`\\{id:([\`"'])${product.id.replace(/[-]/g, '\\-')}\\1`, 'g');
+    let found = false;
+    for (const [path, js] of sources) {
+      const before = patched.get(path) ?? js;
+      const out = before.replace(entry, (m) => `{drop:${JSON.stringify(drops[product.id])},${m.slice(1)}`);
+      if (out !== before) {
+        patched.set(path, out);
+        found = true;
+      }
+    }
+    if (!found) throw new Error(`no chunk of ${webDir} holds the catalogue entry of ${product.id}`);
   }
-  if (patched.size === 0) throw new Error(`no chunk of ${webDir} holds the catalogue entry of ${productId}`);
   await context.route(
     (url) => patched.has(url.pathname),
     (route) =>
@@ -63,7 +92,7 @@ export async function serveDropBuild(
       }),
   );
   const shell = readFileSync(join(webDir, 'index.html'), 'utf8');
-  const routes = new Set(product.routes);
+  const routes = new Set(products.flatMap((p) => p.routes));
   await context.route(
     (url) => routes.has(url.pathname),
     (route) =>
