@@ -52,4 +52,10 @@ export interface QrCheckoutProps extends CheckoutProps {
   children?: ReactNode;
   /** False while the page's stock read is under way: the QR and its links wait for it (view.ts). */
   stockKnown?: boolean;
+  /**
+   * Whether this tab's stored record is a purchase the page must keep showing when the product is sold out
+   * (`qrPurchase`, view.ts: money arrived for it, or its confirmation went out). An open record with nothing paid
+   * holds nothing and is not one: a sold-out page then shows Sold out, no QR and no button.
+   */
+  purchaseChanged?: (purchase: boolean) => void;
 }

@@ -109,6 +109,8 @@ export default function ProductPage({ productId }: { productId: string }) {
   const resumeQuantity = useCallback((n: number) => setQuantityText(String(n)), []);
   // The buyer's own order on this page is paid (the checkout shows its receipt).
   const [ownPaid, setOwnPaid] = useState(false);
+  // QR pages: this tab's stored record is a purchase (the QR checkout says so once the server answered).
+  const [qrPurchase, setQrPurchase] = useState(false);
   // QR pages: the checkout shows the amount to pay; the card's approximate price then gives way (one amount).
   const [payAmountShown, setPayAmountShown] = useState(false);
 
@@ -150,7 +152,10 @@ export default function ProductPage({ productId }: { productId: string }) {
   // The buyer's own order of this product stays on its page (status, QR) even once the product is sold out,
   // also one this page made since it loaded (read at each render after hydration).
   const ownOrder = storedAtLoad || (restored && hasStoredOrder(product.id));
-  const soldOut = noStock && !ownOrder;
+  // QR pages: a stored record is the buyer's own order only once it is a purchase (money arrived for it, or it was
+  // confirmed: the QR checkout asks the server and says so); an open record with nothing paid holds nothing, so
+  // the page is Sold out for it too. Before, the mere record kept the QR checkout and its button on a sold-out page.
+  const soldOut = noStock && !(qr ? qrPurchase : ownOrder);
   // Every size sold out (BathSalts): no size choice either, only "Sold out". One size left: the choice stays.
   const noSizeLeft =
     soldOut &&
@@ -338,11 +343,13 @@ export default function ProductPage({ productId }: { productId: string }) {
             {stockNote}
           </div>
         </section>
-        {soldOut ? null : (
+        {noStock && !ownOrder ? null : (
           // Rendered while the stock is read too (prerendered: the instructions and the form are in the HTML); the
-          // QR and its links wait for the stock (a sold-out page never shows one, not even for a moment).
+          // QR and its links wait for the stock (a sold-out page never shows one, not even for a moment). Sold out
+          // with a stored record, it stays mounted to ask the server whether the record is a purchase, and shows
+          // nothing to pay or press until it is one.
           <Suspense fallback={<p className="qr-box">Generating QR Code...</p>}>
-            <QrPay {...seam} stockKnown={stock.status !== 'loading'}>
+            <QrPay {...seam} stockKnown={stock.status !== 'loading'} purchaseChanged={setQrPurchase}>
               <section className="card instructions" aria-labelledby="qr-steps-title">
                 <h2 id="qr-steps-title">How to Complete Your Purchase</h2>
                 <ol>

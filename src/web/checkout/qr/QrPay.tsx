@@ -11,7 +11,7 @@ import { useOrderStatus } from './useOrderStatus';
 import { useQrRecord } from './useQrRecord';
 import { useQuote } from './useQuote';
 import { catalog } from '../../catalog';
-import { qrRecord, qrView } from './view';
+import { qrPurchase, qrRecord, qrView, soldOutView } from './view';
 import { OrderStatusPanel, PayLinkBlock, QrBoxContent, StatusLine } from './parts';
 import { Receipt } from '../shared/Receipt';
 import { receiptText } from '../shared/receipt';
@@ -22,6 +22,7 @@ import {
   MSG_FAILED,
   MSG_SENT,
   QR_TIME_UP,
+  RECORD_SOLD_OUT,
   SCAN_ON_ANOTHER,
   TITLE_PHONE,
   TITLE_SCAN,
@@ -56,6 +57,8 @@ export default function QrPay({
   payAmountShown,
   children,
   stockKnown,
+  nothingLeft,
+  purchaseChanged,
 }: QrCheckoutProps) {
   const config = useConfig();
   // The stored record is read in the effect below, not at first render: the first frame is prerendered at build
@@ -110,13 +113,17 @@ export default function QrPay({
   const status = useOrderStatus(order?.orderId ?? null, nudge, pageTokenOf(order?.orderUrl ?? null));
   // The record's standing comes before the quote (which it enables); the rest of the view after it.
   const early = qrRecord({ loaded, order, status, quantity, price });
+  // Sold out (the page's live stock): only a purchase (money arrived, or confirmed) keeps its checkout; an open
+  // record with nothing paid holds nothing, so it gets no QR, no link and no button, and asks for no quote.
+  const soldOut = soldOutView(nothingLeft === true, order, early.known);
+  const purchase = qrPurchase(order, early.known);
   const quote = useQuote({
     productId: product.id,
     variantId,
     quantity,
     priceUsd: early.quotePrice,
     // Not before the stock is known: a sold-out page asks for no quote (its QR checkout goes once the stock says so).
-    enabled: early.quoteEnabled && stockKnown !== false,
+    enabled: early.quoteEnabled && stockKnown !== false && soldOut === 'checkout',
     scope: order?.orderId ?? null,
     renewFrom: order?.quote ?? null,
   });
@@ -160,10 +167,13 @@ export default function QrPay({
     paidChanged?.(view.paid);
   }, [view.paid, refreshStock, paidChanged]);
   // A priced record is on the page: its amount (or the receipt's) is the one amount shown from now on.
-  const amountShown = order !== null && order.solanaPayUrl !== null;
+  const amountShown = order !== null && order.solanaPayUrl !== null && soldOut === 'checkout';
   useEffect(() => {
     payAmountShown?.(amountShown);
   }, [amountShown, payAmountShown]);
+  useEffect(() => {
+    purchaseChanged?.(purchase);
+  }, [purchase, purchaseChanged]);
   // The receipt takes focus when the payment lands while the buyer watches (not when a reload finds it paid).
   const sawUnpaid = useRef(false);
   if (view.known?.status === 'awaiting_payment') sawUnpaid.current = true;
@@ -175,6 +185,14 @@ export default function QrPay({
   }, [order, view.confirmNow, record]);
 
   const payUrl = view.payLink?.url ?? null;
+  // Sold out, not a purchase: the page's "Sold out" says it; no QR, no link, no form, no button.
+  if (soldOut === 'record-sold-out')
+    return (
+      <p className="note" role="status" data-testid="record-sold-out">
+        {RECORD_SOLD_OUT}
+      </p>
+    );
+  if (soldOut !== 'checkout') return null;
   const onCopy = async () => {
     if (!payUrl) return;
     try {

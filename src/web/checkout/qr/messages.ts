@@ -47,3 +47,7 @@ export const STATUS_TEXT: Record<OrderStatus, string> = {
 export const WALLET_CANNOT_READ = 'My wallet cannot read this code';
 export const TRANSFER_FALLBACK_NOTE =
   "This simpler code works in any wallet that reads Solana Pay links. It cannot set up the seller's $CLAIM account: if your wallet says an account is not found, use the first code.";
+
+/** The product sold out while this tab's QR was open and nothing was paid for it (view.ts soldOutView). */
+export const RECORD_SOLD_OUT =
+  'Sold out while your order was open, before anything was paid for it: please do not pay its QR code now (a payment would have to be refunded).';

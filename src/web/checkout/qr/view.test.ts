@@ -15,7 +15,7 @@ import {
 import type { StoredQrOrder } from './order-store';
 import type { OrderStatusState } from './useOrderStatus';
 import type { QuoteState } from './useQuote';
-import { qrRecord, qrView, quotePriceOf, type QrViewInput } from './view';
+import { qrPurchase, qrRecord, qrView, quotePriceOf, soldOutView, type QrViewInput } from './view';
 
 const ID = '0123abcd-0000-4000-8000-000000000001';
 const URL = 'solana:Seller?amount=12.5&reference=Ref';
@@ -423,5 +423,43 @@ describe('qrView: the status block, the next step and the button', () => {
     expect(qrView(input({ ...base, order: record() })).confirmNow).toBe(false);
     const one = server('paid', { ...paidLedger, emails: [sent[0]!] });
     expect(qrView(input({ ...base, status: one })).confirmNow).toBe(false);
+  });
+});
+
+describe('sold out: which stored record keeps its checkout (qrPurchase, soldOutView)', () => {
+  const of = (state: OrderStatusState) => (state.status === 'known' ? state.order : null);
+
+  it('an open record with nothing paid is no purchase, with or without details: no QR, no button once sold out', () => {
+    for (const order of [record(), record({ detailsSent: true })]) {
+      const awaiting = of(server('awaiting_payment'));
+      expect(qrPurchase(order, awaiting)).toBe(false);
+      expect(soldOutView(true, order, awaiting)).toBe('record-sold-out');
+      // Expired with nothing paid: not one either.
+      expect(soldOutView(true, order, of(server('expired')))).toBe('record-sold-out');
+    }
+  });
+
+  it('money arrived (paid, underpaid, late, oversold) or the confirmation went out: a purchase, its checkout stays', () => {
+    for (const status of ['paid', 'final', 'underpaid', 'paid_late', 'oversold'] as const) {
+      const paid = of(server(status, paidLedger));
+      expect(qrPurchase(record(), paid), status).toBe(true);
+      expect(soldOutView(true, record(), paid), status).toBe('checkout');
+    }
+    // Confirmed, or an unpriced order made with its details (the seller arranges payment): before any status too.
+    expect(soldOutView(true, record({ detailsSent: true, confirmed: true }), null)).toBe('checkout');
+    expect(soldOutView(true, record({ solanaPayUrl: null, amount: null, detailsSent: true }), null)).toBe(
+      'checkout',
+    );
+  });
+
+  it('before the server said whether anything arrived: nothing to pay or press yet (checking), not the sold-out note', () => {
+    expect(soldOutView(true, record(), null)).toBe('checking');
+  });
+
+  it('no record: nothing; in stock: the checkout whatever the record', () => {
+    expect(soldOutView(true, null, null)).toBe('nothing');
+    expect(qrPurchase(null, null)).toBe(false);
+    expect(soldOutView(false, record(), of(server('awaiting_payment')))).toBe('checkout');
+    expect(soldOutView(false, null, null)).toBe('checkout');
   });
 });

@@ -12,6 +12,7 @@
  *   record ──payment lands──▶ 'Payment received' (asks for the details unless they are in), no QR
  *   record ──another status (expired, underpaid, paid late, …)──▶ its status sentence, no QR
  *   record unknown to the server, or expired with nothing paid and no details ──▶ stale: forgotten, start again
+ *   product sold out (live stock), record not a purchase (nothing paid) ──▶ no QR, no link, no button (soldOutView)
  */
 import { PAYMENT_CHECK_DELAYED } from '../../../core/payment-check';
 import type { OrderPublic } from '../../../core/api';
@@ -156,6 +157,34 @@ export interface QrRecordState {
   quoteEnabled: boolean;
   /** The page's price as the quote hook takes it. */
   quotePrice: string | 'failed' | undefined;
+}
+
+/**
+ * The stored record is a purchase: money arrived for it (any transfer: paid, underpaid, late, oversold…), or its
+ * confirmation went out (confirmed; an unpriced order, made with its details). A sold-out page keeps showing a
+ * purchase (the buyer may be why it sold out). An open record with nothing paid, details or not, holds nothing
+ * (holds.md) and is not one: the page is Sold out for it like for anyone. `known` null: not asked yet.
+ */
+export function qrPurchase(order: StoredQrOrder | null, known: OrderPublic | null): boolean {
+  if (order === null) return false;
+  if (order.confirmed || (order.solanaPayUrl === null && order.detailsSent)) return true;
+  return known !== null && known.payments.length > 0;
+}
+
+/**
+ * What the QR checkout shows once the product is sold out (`nothingLeft`, the page's live stock): 'checkout' for a
+ * purchase, as ever; else no QR, no link, no button: 'checking' while the server has not said whether anything
+ * arrived for the stored record, 'record-sold-out' (a note: do not pay that QR now) once it said nothing did, or
+ * 'nothing' without a record.
+ */
+export function soldOutView(
+  nothingLeft: boolean,
+  order: StoredQrOrder | null,
+  known: OrderPublic | null,
+): 'checkout' | 'checking' | 'record-sold-out' | 'nothing' {
+  if (!nothingLeft || qrPurchase(order, known)) return 'checkout';
+  if (order === null) return 'nothing';
+  return known === null ? 'checking' : 'record-sold-out';
 }
 
 export function qrRecord(
