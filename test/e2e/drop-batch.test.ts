@@ -109,7 +109,7 @@ describe("a vendor's batch on the product page and in the console", () => {
       'You already have your piece of this drop (Spring 2026), reserved or bought: one piece per buyer.',
     );
     expect(oneSpace(await a.page.getByTestId('drop').locator('p.muted').textContent())).toBe(
-      'This piece is part of a drop (Spring 2026): one piece per buyer across all of its pieces; a piece is held 1 minutes for payment.',
+      'This piece is part of a drop (Spring 2026): one piece per buyer across all of its pieces; a piece is held 1 minute for payment.',
     );
     expect(await a.page.locator('button.buy-now').count()).toBe(0);
     await axeClean(a.page);

@@ -140,7 +140,8 @@ export function DropPanel({ product, onTurn }: { product: Product; onTurn: (thro
         {rules.batch === undefined
           ? `One ${rules.perBuyer === 1 ? 'piece' : `of up to ${rules.perBuyer} pieces`} per buyer`
           : `This piece is part of a drop (${rules.batch}): ${perBuyerText} across all of its pieces`}
-        ; a piece is held {rules.holdMs / 60_000} minutes for payment.
+        ; a piece is held {rules.holdMs / 60_000} {rules.holdMs === 60_000 ? 'minute' : 'minutes'} for
+        payment.
       </p>
     </section>
   );

@@ -316,8 +316,8 @@ function DropsTable({ drops }: { drops: SellerDrop[] }) {
         ))}
       </table>
       <p className="muted">
-        Each piece is held {drops[0]?.holdMinutes} minutes for payment; released pieces go to the next buyer
-        in line. This table updates every 5 seconds.
+        Each piece is held {drops[0]?.holdMinutes} {drops[0]?.holdMinutes === 1 ? 'minute' : 'minutes'} for
+        payment; released pieces go to the next buyer in line. This table updates every 5 seconds.
       </p>
     </>
   );
