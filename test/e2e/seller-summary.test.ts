@@ -134,7 +134,7 @@ async function summaryEqualsTabs(page: Page): Promise<Record<string, number>> {
     seen[period] = orders;
     await tabAfter(
       page,
-      () => card.getByRole('button', { name: /Show the orders placed/ }).click(),
+      () => card.getByRole('button', { name: /^Show them \(orders placed/ }).click(),
       'all',
       orders,
     );

@@ -77,10 +77,14 @@ export function SummaryCards(props: {
                   <button
                     type="button"
                     className="button secondary"
-                    aria-label={`Show the orders placed ${p.period === 'today' ? 'today' : `in the ${TITLE[p.period].toLowerCase()}`}`}
                     onClick={() => props.onShowOrders(p.fromDate)}
                   >
                     Show them
+                    <span className="visually-hidden">
+                      {' '}
+                      (orders placed{' '}
+                      {p.period === 'today' ? 'today' : `in the ${TITLE[p.period].toLowerCase()}`})
+                    </span>
                   </button>
                 </dd>
               )}
