@@ -4,9 +4,10 @@
  * never held (a QR record paid before its details) so the sale rule can judge it.
  */
 import { createHmac } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { holdLimitRefusal, type StockRequest } from '../../core/stock';
 import type { Database } from '../store/schema';
+import { xactLock } from './xact-locks';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -49,8 +50,7 @@ export async function assertUnderCap(
   at: string,
 ): Promise<void> {
   if (limit <= 0) return;
-  if (isPg)
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`hold:${holder}`}::text, 0))`.execute(trx);
+  if (isPg) await xactLock(trx, `hold:${holder}`);
   const held = await heldBy(trx, holder, at, orderId);
   const refusal = holdLimitRefusal(held.units, asking, limit, held.nextRelease);
   if (refusal) throw refusal;
@@ -75,13 +75,8 @@ export async function assertBuyerLimit(
   refusals: { limit: () => Error; turn: () => Error },
 ): Promise<boolean> {
   if (isPg) {
-    if (buyer.holder)
-      await sql`select pg_advisory_xact_lock(hashtextextended(${`hold:${buyer.holder}`}::text, 0))`.execute(
-        trx,
-      );
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`wallet:${buyer.payer}`}::text, 0))`.execute(
-      trx,
-    );
+    if (buyer.holder) await xactLock(trx, `hold:${buyer.holder}`);
+    await xactLock(trx, `wallet:${buyer.payer}`);
   }
   const rows = await trx
     .selectFrom('reservations')

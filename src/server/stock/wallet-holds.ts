@@ -10,9 +10,10 @@
  *   ~10 s), and the newest holds of a wallet whose balance no longer covers them are released (actor `no-funds`),
  *   so moving the tokens away gives the pieces back within one timer period.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { releaseHeld } from './hold-release';
+import { xactLock } from './xact-locks';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -71,8 +72,7 @@ export async function fitsBalance(
   orderId: string,
   at: string,
 ): Promise<boolean> {
-  if (isPg)
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`wallet:${wallet}`}::text, 0))`.execute(trx);
+  if (isPg) await xactLock(trx, `wallet:${wallet}`);
   if (amount > balance) return false;
   return (await heldByWallet(trx, wallet, at, orderId)) + amount <= balance;
 }
