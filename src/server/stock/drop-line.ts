@@ -241,10 +241,27 @@ export function createDropLine(
   async function advance(productId: string, now: Date): Promise<void> {
     const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
     await db.transaction().execute(async (trx) => {
-      if (isPg)
+      if (isPg) {
         await sql`select pg_advisory_xact_lock(hashtextextended(${`line:${productId}`}::text, 0))`.execute(
           trx,
         );
+        // After the lock, one statement (its snapshot is taken after the lock, as the reads below would be): the
+        // room and the next buyers in rank order, let through. Two round trips fewer while the fleet waits.
+        await sql`
+          update drop_line set through_at = ${now.toISOString()}
+          where product_id = ${productId} and holder in (
+            select holder from drop_line
+            where product_id = ${productId} and through_at is null and done_at is null
+            order by "rank", holder
+            limit greatest(0,
+              (select coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)
+                 from stock where product_id = ${productId})
+              - (select count(*) from drop_line
+                   where product_id = ${productId} and through_at > ${cutoff} and done_at is null)))`.execute(
+          trx,
+        );
+        return;
+      }
       const room = (await freeUnits(trx, productId)) - (await active(trx, productId, cutoff));
       if (room <= 0) return;
       const next = trx
