@@ -5,6 +5,8 @@
  * when low). Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in
  * wallet.test.ts, with a real wallet payment on the localnet.
  */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { unexpectedErrors } from '../support/browser';
@@ -14,6 +16,7 @@ import { restock } from '../support/stock';
 const suite = browserSuite();
 const POLL_MS = 10_000;
 const FRITTER = 'strawberry-fritter-live-rosin';
+const SCREENS = resolve(import.meta.dirname, '../../test-results/screens');
 
 /** What a sold-out QR page must not offer: no QR, no payment link, no quantity, no confirmation button. */
 async function purchaseControls(page: Page) {
@@ -126,6 +129,13 @@ describe('stock on the pages', () => {
     expect(await page.getByTestId('record-sold-out').innerText()).toMatch(
       /Sold out while your order was open/,
     );
+    // On screen at a desk and on a phone: the stock line and the note, nothing to pay or press.
+    mkdirSync(SCREENS, { recursive: true });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.screenshot({ path: join(SCREENS, `qr-record-sold-out-${width}.png`), fullPage: true });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    }
     // Back in stock: the same record (its reference) is the page's QR again.
     const stored = await page.evaluate((k) => window.localStorage.getItem(k), `qr-order:${FRITTER}`);
     expect(stored).not.toBeNull();
