@@ -262,6 +262,11 @@ describe('hydration in the browser', () => {
       await page.goto('/honey2', { waitUntil: 'commit' });
       const heading = page.locator('#qr-title');
       await heading.waitFor();
+      // The first frame is painted only once the stylesheet has loaded (it is render-blocking); innerText lays out
+      // with what has loaded so far, so wait for it as the screen does (both titles read together before it).
+      await page.waitForFunction(() =>
+        Array.from(document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')).every((l) => l.sheet !== null),
+      );
       // The server's HTML as the screen shows it (innerText: what is displayed), nothing run yet.
       expect(await heading.innerText()).toBe(title);
       const firstStep = page.locator('.instructions li').first();
