@@ -358,8 +358,8 @@ export interface SellerDrop {
   /** Holds that lapsed or were released without a payment (each piece went back to the line). */
   released: number;
   /**
-   * The line: everyone who joined, still waiting, let through now, who held, who let their turn pass, and (a batch)
-   * who had their turn on another piece of it.
+   * The line: everyone who joined, still waiting, let through now, who held, who let their turn pass, and who had
+   * their turn on another piece of the batch or from another address (the same wallet).
    */
   line: { joined: number; waiting: number; through: number; held: number; lapsed: number; elsewhere: number };
 }

@@ -138,7 +138,7 @@ describe("a vendor's batch on the product page and in the console", () => {
     const rows = vendor.page.getByTestId('drop-row');
     expect(await rows.locator('th').allTextContents()).toEqual(['Lilac TipTop', 'Pivot Cropal Top']);
     expect(oneSpace(await rows.nth(1).locator('td[data-label="In line"]').textContent())).toBe(
-      '0 waiting, 1 let through (1 joined); 1 had their piece of the batch elsewhere',
+      '0 waiting, 1 let through (1 joined); 1 had their turn on another piece or address',
     );
     await axeClean(vendor.page);
 

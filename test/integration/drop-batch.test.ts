@@ -169,20 +169,27 @@ describe.each(backends)('a drop batch on $name', (backend: Backend) => {
       const otherClient = await b.buy('spring-3', '198.51.100.3', wallet);
       expect(otherClient.statusCode, otherClient.body).toBe(409);
       expect(otherClient.json()).toMatchObject({ error: 'drop_limit', message: SPRING_LIMIT });
+      // That address keeps no turn on spring-3 either: the next buyer there is let through at once.
+      expect(await a.line('spring-3', '198.51.100.3')).toEqual({
+        state: 'done',
+        batch: { name: 'Spring 2026', hasPiece: false },
+      });
+      expect((await b.line('spring-3', '198.51.100.4')).state).toBe('through');
       // Another batch is another drop: the same buyer buys its piece.
       const autumn = await b.buy(AUTUMN, '198.51.100.1', wallet);
       expect(autumn.statusCode, autumn.body).toBe(201);
       expect(await a.states([...SPRING, AUTUMN])).toEqual(['autumn-1 held', 'spring-1 held']);
-      // The vendor's console: the batch's pieces with their batch, and who had their piece elsewhere in it.
+      // The vendor's console: the batch's pieces with their batch, and who had their turn on another piece of it or
+      // from another address (the buyer on every other piece, the same wallet's other address on every piece).
       const { drops } = await sellerStock(
         { stock: a.server.stock, catalog: batchCatalog(), now: clock.now },
         ['coopersglass'],
       );
       expect(drops?.map((d) => [d.productId, d.batch, d.held, d.line.elsewhere])).toEqual([
-        ['spring-1', 'Spring 2026', 1, 0],
-        ['spring-2', 'Spring 2026', 0, 1],
-        ['spring-3', 'Spring 2026', 0, 1],
-        ['spring-4', 'Spring 2026', 0, 1],
+        ['spring-1', 'Spring 2026', 1, 1],
+        ['spring-2', 'Spring 2026', 0, 2],
+        ['spring-3', 'Spring 2026', 0, 2],
+        ['spring-4', 'Spring 2026', 0, 2],
         ['autumn-1', 'Autumn 2026', 1, 0],
       ]);
       expect(drops?.find((d) => d.productId === 'spring-2')?.line).toMatchObject({ joined: 2, through: 1 });

@@ -15,7 +15,7 @@ import {
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
 import { OutOfStockError } from '../../core/stock';
-import { checkPayer, dropLinesOf, hold, mayHold } from './holds';
+import { checkPayer, dropLinesOf, DropTurnOver, hold, mayHold } from './holds';
 import { dropNeedsHold, dropNotOpen, dropOpen } from '../../core/drop';
 import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
@@ -277,6 +277,9 @@ export async function createOrder(
     // Lost the race for the last unit: the words say whether it may come back (and the line is remembered).
     if (checked && err instanceof OutOfStockError && err.available === 0)
       await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
+    // Refused by a drop's per-buyer limit for good (the same wallet from another address): the drop's lines keep
+    // no turn for this client either, so the next buyer is let through now, not when their window passes.
+    if (holder && err instanceof DropTurnOver) await ctx.stock.dropLine.closeTurn(holder, err.productIds, at);
     if (!isUniqueViolation(err)) throw err;
     const again = await replayOrConflict(ctx, idempotencyKey, hash);
     if (again) return again;

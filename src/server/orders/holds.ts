@@ -70,6 +70,19 @@ export function dropGroupsIn(
   return [...groups.values()];
 }
 
+/**
+ * A per-buyer refusal after which the buyer can have no more of the drop (`productIds`: the product, or every piece
+ * of the batch): its lines need keep no turn for them (the order service closes it after the rollback).
+ */
+export class DropTurnOver extends DomainError {
+  constructor(
+    refusal: DomainError,
+    readonly productIds: readonly string[],
+  ) {
+    super(refusal.kind, refusal.code, refusal.message, refusal.details);
+  }
+}
+
 /** When a hold made at `at` lapses: `holdMs` later, or the quote's expiry if sooner. */
 export function holdDeadline(ctx: OrderContext, at: string, quoteExpiresAt: string): string {
   const own = Date.parse(at) + ctx.deps.settings.holds.holdMs;
@@ -172,8 +185,12 @@ export async function hold(
       g.rules.perBuyer,
       g.asking,
       {
-        limit: () => dropLimitRefusal(g.name, g.rules.perBuyer, g.batch),
-        turn: () => dropTurnPassed(g.batch, g.rules.perBuyer),
+        // With one piece per buyer, a buyer past the limit has it already: their turn is over.
+        limit: () => {
+          const refusal = dropLimitRefusal(g.name, g.rules.perBuyer, g.batch);
+          return g.rules.perBuyer === 1 ? new DropTurnOver(refusal, g.productIds) : refusal;
+        },
+        turn: () => new DropTurnOver(dropTurnPassed(g.batch, g.rules.perBuyer), g.productIds),
       },
     );
     // The buyer had their turn in the drop's line (stock/drop-line.ts): they leave it with this hold; once they

@@ -49,7 +49,10 @@ export interface LineStats {
   held: number;
   /** Let through and let the window pass. */
   lapsed: number;
-  /** Took their turn on another product of the vendor's batch (never let through here). */
+  /**
+   * Took their turn on another product of the vendor's batch, or refused for good by the per-buyer limit (the same
+   * wallet from another address): done without a turn here.
+   */
   elsewhere: number;
 }
 
@@ -68,6 +71,11 @@ export interface DropLine {
   ): Promise<{ place: LinePlace; free?: number }>;
   /** The line's counts now (the vendor's console). */
   stats(productId: string, now: Date): Promise<LineStats>;
+  /**
+   * `holder` can have no more of the drop of `productIds` (refused by its per-buyer limit: the same wallet from
+   * another address): they are done in each of its lines (as `endTurn` does for the rest of a batch).
+   */
+  closeTurn(holder: string, productIds: readonly string[], at: string): Promise<void>;
   /** Pieces of `productIds` (a vendor's batch) `holder` holds unpaid or bought now. */
   piecesOf(holder: string, productIds: readonly string[]): Promise<number>;
 }
@@ -444,6 +452,8 @@ export function createDropLine(
 
   return {
     standing,
+    closeTurn: (holder, productIds, at) =>
+      db.transaction().execute((trx) => endTurn(trx, holder, [], productIds, at)),
     async piecesOf(holder, productIds) {
       const row = await db
         .selectFrom('reservations')

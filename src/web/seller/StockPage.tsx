@@ -308,7 +308,7 @@ function DropsTable({ drops }: { drops: SellerDrop[] }) {
                 </td>
                 <td data-label="In line">
                   {d.line.waiting} waiting, {d.line.through} let through ({d.line.joined} joined)
-                  {d.line.elsewhere > 0 && `; ${d.line.elsewhere} had their piece of the batch elsewhere`}
+                  {d.line.elsewhere > 0 && `; ${d.line.elsewhere} had their turn on another piece or address`}
                 </td>
               </tr>
             ))}
