@@ -191,9 +191,13 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
         if (n + extra > 0) grant.set(m, n + extra);
       }
       const total = [...grant.values()].reduce((a, b) => a + b, 0);
+      // Recorded in the slot of this moment, later than the lock's if the reads took long: still counted by
+      // every claim that could see the grant in the provider's window (the reads above counted from the lock's
+      // slot, so they covered every grant that can be in that window from now on), and fresh when it returns.
+      const at = Math.min(Math.max(k, slotOf(now())), k + past);
       if (total > 0) {
-        const values = [...grant].map(([method, used]) => ({ scope, slot: k, method, used }));
-        values.push({ scope, slot: k, method: '*', used: total });
+        const values = [...grant].map(([method, used]) => ({ scope, slot: at, method, used }));
+        values.push({ scope, slot: at, method: '*', used: total });
         await trx
           .insertInto('rpc_budget_slots')
           .values(values)
@@ -212,7 +216,7 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
           .where('slot', '<', k - 4 * past)
           .execute();
       }
-      return { ok: true as const, grant, slot: k };
+      return { ok: true as const, grant, slot: at };
     });
     // Given back: the store has them again (the transaction committed).
     for (const r of returning) {
