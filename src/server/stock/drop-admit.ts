@@ -41,8 +41,9 @@ export interface DropGate {
 /**
  * A drop buyer's quote or order (after the start): only a buyer let through may try for a piece. The stock's own
  * words come first ("Sold out", "Reserved: …", from memory when the line was seen with nothing free), then the
- * buyer's place in line, then (a buyer let through) the stock read that checks the asked quantity. A waiting
- * buyer costs the line's reads only: its read of the free pieces stands in for the stock's while any is free.
+ * buyer's place in line, then (a buyer let through) the stock read that checks the asked quantity, unless the
+ * line's own read saw enough free pieces (a product without variants). A waiting buyer costs the line's reads
+ * only: its read of the free pieces stands in for the stock's while any is free.
  * `checkStock` false: no stock check (an order that holds nothing); the line still decides.
  */
 export async function admitToDrop(
@@ -57,12 +58,22 @@ export async function admitToDrop(
     const known = stock.soldOutKnown(lines, now.getTime());
     if (known) throw known;
   }
+  // The free pieces the line's own read saw, per drop: when they cover what is asked of every line, the stock's
+  // read below would say nothing new (PostgreSQL: one round trip fewer for each buyer let through).
+  let covered = true;
   for (const d of drops) {
     const { place, free } = await stock.dropLine.standing(d.productId, d.rules, holder, now);
     const refusal = lineRefusal(place, d.rules);
-    if (!refusal) continue;
+    if (!refusal) {
+      const mine = lines.filter((l) => l.productId === d.productId);
+      const asked = mine.reduce((n, l) => n + l.quantity, 0);
+      // The line counts the product's free pieces of every variant: a variant's own is the stock's to say.
+      if (free === undefined || free < asked || mine.some((l) => l.variantId !== undefined)) covered = false;
+      continue;
+    }
     if (checkStock && (free === undefined || free <= 0)) await stock.assertNotSoldOut(lines, now.getTime());
     throw refusal;
   }
-  if (checkStock) await stock.assertNotSoldOut(lines, now.getTime());
+  if (checkStock && !(covered && lines.every((l) => drops.some((d) => d.productId === l.productId))))
+    await stock.assertNotSoldOut(lines, now.getTime());
 }
