@@ -265,7 +265,9 @@ describe('hydration in the browser', () => {
       // The first frame is painted only once the stylesheet has loaded (it is render-blocking); innerText lays out
       // with what has loaded so far, so wait for it as the screen does (both titles read together before it).
       await page.waitForFunction(() =>
-        Array.from(document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')).every((l) => l.sheet !== null),
+        Array.from(document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')).every(
+          (l) => l.sheet !== null,
+        ),
       );
       // The server's HTML as the screen shows it (innerText: what is displayed), nothing run yet.
       expect(await heading.innerText()).toBe(title);
