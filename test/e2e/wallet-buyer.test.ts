@@ -533,6 +533,8 @@ describe('a phone (390 × 844, touch) with Phantom in its browser (its in-app br
       expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(PHONE.viewport?.height ?? 0);
     }
     expect(await s.page.getByTestId('order-page-link').getAttribute('href')).toMatch(/^\/order\/[0-9a-f]+$/);
+    // The page is the paid state: the details sent with the order are read-only now (the order page shows them).
+    await expect.poll(() => s.page.locator('form.order-form [name="fullName"]').isDisabled()).toBe(true);
     // The order is named by its short number only: the raw id appears nowhere on the page.
     expect(await s.page.locator('body').innerText()).not.toContain(orderId);
     await s.page.waitForFunction(() => !document.querySelector('button.buy-another'));

@@ -515,7 +515,10 @@ describe('wallet checkout (Phantom)', () => {
     // The buyer clicks on at the same spot: the first click is "Buy another" (a fresh, empty form with focus),
     // the next one meets Buy Now with an empty form. Nothing is paid again.
     expect(await placeOf('button.buy-another')).toEqual(buyNowPlace);
+    // The finished order's details are read-only (sent with it); Buy another opens a fresh form.
+    expect(await s.page.locator('form.order-form [name="fullName"]').isDisabled()).toBe(true);
     await another.click();
+    expect(await s.page.locator('form.order-form [name="fullName"]').isDisabled()).toBe(false);
     expect(await s.page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('fullName');
     expect(await placeOf('button.buy-now')).toEqual(buyNowPlace);
     await s.page.locator('button.buy-now').click();

@@ -30,6 +30,7 @@ export function ShippingForm({
   onChange,
   invalid = [],
   messages = {},
+  sent = false,
 }: {
   kind: FormKind;
   values: ShippingValues;
@@ -38,10 +39,12 @@ export function ShippingForm({
   invalid?: readonly ShippingField[];
   /** A field's own message instead of "… is required." (a malformed e-mail address). */
   messages?: Partial<Record<ShippingField, string>>;
+  /** Sent with a paid order (the wallet page's receipt): read-only until "Buy another" starts a new one. */
+  sent?: boolean;
 }) {
   const id = useId();
   return (
-    <fieldset className="shipping-form" data-form={kind}>
+    <fieldset className="shipping-form" data-form={kind} disabled={sent}>
       <legend>Shipping details{kind === 'us' ? ' (US addresses only)' : ''}</legend>
       <p className="muted small">Fields marked * are required.</p>
       {fieldsOf(kind).map((field) => {

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { isEmailAddress } from '../../core/email-address';
 import { stalePriceNote, usePrice, type PriceState } from '../api/price';
 import { useStock } from '../api/stock';
@@ -95,20 +95,28 @@ export default function ProductPage({ productId }: { productId: string }) {
   useEffect(() => {
     if (pid && restored) saveForm(pid, values);
   }, [pid, restored, values]);
+  // The buyer's own order on this page is paid (the checkout shows its receipt).
+  const [ownPaid, setOwnPaid] = useState(false);
+  /** "Buy another": focus goes to the form's first field once it is open again (a disabled field takes none). */
+  const focusForm = useRef(false);
   const startOver = useCallback(() => {
+    setOwnPaid(false);
     setValues({});
     setInvalid([]);
     setMessages({});
     if (pid) clearSavedForm(pid);
-    formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+    focusForm.current = true;
   }, [pid]);
+  useLayoutEffect(() => {
+    if (!focusForm.current || ownPaid) return;
+    focusForm.current = false;
+    formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, [ownPaid, values]);
   /** The order is placed: the tab's saved copy of the form is dropped (a reload starts clean). */
   const orderPlaced = useCallback(() => {
     if (pid) clearSavedForm(pid);
   }, [pid]);
   const resumeQuantity = useCallback((n: number) => setQuantityText(String(n)), []);
-  // The buyer's own order on this page is paid (the checkout shows its receipt).
-  const [ownPaid, setOwnPaid] = useState(false);
   // QR pages: this tab's stored record is a purchase (the QR checkout says so once the server answered).
   const [qrPurchase, setQrPurchase] = useState(false);
   // QR pages: the checkout shows the amount to pay; the card's approximate price then gives way (one amount).
@@ -288,6 +296,7 @@ export default function ProductPage({ productId }: { productId: string }) {
         onChange={onField}
         invalid={invalid}
         messages={messages}
+        sent={!qr && ownPaid}
       />
     </form>
   );
