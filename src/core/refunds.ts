@@ -20,6 +20,7 @@
  */
 import type { OrderStatus, PaymentRole } from './api';
 import type { SellerException } from './seller-api';
+import { REFUND_KEEPS_ORDER as KEEPS_ORDER } from './ship-readiness';
 
 /** One ledger transfer, in ledger order. `payer`: who sent it (a wallet or token account), when known. */
 export interface LedgerTransfer {
@@ -61,7 +62,7 @@ export interface Owed {
  * completing transfer): settling one leaves the order to ship. A refund settling any other (oversold, cancelled
  * at the buyer's request, underpaid, paid late) closes the order: it will not ship.
  */
-export const REFUND_KEEPS_ORDER: readonly SellerException[] = ['extra_payment', 'overpaid'];
+export const REFUND_KEEPS_ORDER: readonly SellerException[] = KEEPS_ORDER;
 
 const sum = (xs: readonly bigint[]): bigint => xs.reduce((a, b) => a + b, 0n);
 const atLeastZero = (n: bigint): bigint => (n > 0n ? n : 0n);

@@ -4,8 +4,8 @@
  * cancelled at the buyer's request, cancelled and refunded, paid with an extra payment (an open exception), a QR
  * order paid without shipping details, and one placed ten days ago. At 1280 px and at 390 px every count of the
  * summary — each period's orders placed, the open exceptions — equals the count of the tab its "Show them" opens,
- * and the rows that tab lists. Then "Mark shipped" needs an address: the QR order paid without details offers
- * none and says what is missing. Screenshots of both widths go to test-results/screens/.
+ * and the rows that tab lists. Then "Mark shipped" needs the money and an address: the QR order paid without
+ * details and a paid-late order refunded in full offer none and say why (src/core/ship-readiness.ts). Screenshots of both widths go to test-results/screens/.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -268,7 +268,26 @@ describe('the seller summary equals its tabs', () => {
     await phone.close();
   });
 
-  it('"Mark shipped" is not offered on a paid order without a shipping address: the view says what is missing', async () => {
+  it('"Mark shipped" is not offered on a paid order without a shipping address, nor on a paid-late order refunded: the view says why', async () => {
+    // Paid after its quote ran out (the store's clock cannot move: its expiry is moved), then refunded in full.
+    const late = await placeOrder(GLASS);
+    await server.running.store.db
+      .updateTable('orders')
+      .set({ expires_at: new Date(Date.now() - 60_000).toISOString() })
+      .where('id', '=', late.orderId)
+      .execute();
+    await server.running.orders.expireOrders();
+    const latePaidWith = await pay(late);
+    const addressBlock = shipBlockOf({
+      shippingDetails: 'none',
+      refundedExceptions: [],
+      closedByRefund: false,
+    })!;
+    const refundedBlock = shipBlockOf({
+      shippingDetails: 'given',
+      refundedExceptions: ['paid_late'],
+      closedByRefund: true,
+    })!;
     for (const viewport of [
       { width: 1280, height: 900 },
       { width: 390, height: 844 },
@@ -276,30 +295,47 @@ describe('the seller summary equals its tabs', () => {
       const opened = await openPage(browser, server.url, { viewport });
       const { page } = opened;
       await signIn(page);
-      await page.locator('[data-queue="all"]').click();
-      await page.locator(`tr[data-order="${qrRecord.orderId}"] button.seller-row-open`).click();
-      await page
-        .getByRole('heading', { name: `Order ${qrRecord.orderId.slice(0, 8).toUpperCase()}` })
-        .waitFor();
-      await page.getByTestId('no-shipping').waitFor();
-      expect(await page.getByTestId('no-shipping').innerText()).toBe(shipBlockOf('none')?.message);
-      expect(await page.getByRole('button', { name: 'Mark shipped' }).count()).toBe(0);
-      expect(await page.getByLabel('Tracking number').count()).toBe(0);
-      await page.getByTestId('no-shipping').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(SCREENS, `seller-no-address-${viewport.width}.png`) });
-      // The server refuses it too, in the same words.
-      const refusal = await page.evaluate(async (id) => {
-        const r = await fetch(`/api/seller/orders/${id}/ship`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ trackingNumber: 'TRACK-QR' }),
-        });
-        return { status: r.status, body: (await r.json()) as { error: string; message: string } };
-      }, qrRecord.orderId);
-      expect(refusal).toEqual({
-        status: 409,
-        body: { error: 'no_shipping_details', message: shipBlockOf('none')?.message },
-      });
+      if (viewport.width === 1280) {
+        // Refunded in full, as the console records it once the chain confirmed it.
+        const me = (await page.evaluate(async () => (await fetch('/api/seller/me')).json())) as SellerMe;
+        const buyerWallet = bs58.encode(randomBytes(32));
+        await server.running.orders.recordRefund(
+          { address: me.address, vendorIds: me.vendors.map((v) => v.id) },
+          late.orderId,
+          {
+            exception: 'paid_late',
+            signature: bs58.encode(randomBytes(64)),
+            amountBaseUnits: BigInt(late.amountBaseUnits),
+            to: buyerWallet,
+            payers: new Map([[latePaidWith, buyerWallet]]),
+          },
+        );
+      }
+      for (const [o, block, name] of [
+        [qrRecord, addressBlock, 'no-address'],
+        [late, refundedBlock, 'refunded'],
+      ] as const) {
+        await page.locator('[data-queue="all"]').click();
+        await page.locator(`tr[data-order="${o.orderId}"] button.seller-row-open`).click();
+        await page.getByRole('heading', { name: `Order ${o.orderId.slice(0, 8).toUpperCase()}` }).waitFor();
+        await page.getByTestId('no-shipping').waitFor();
+        expect(await page.getByTestId('no-shipping').innerText()).toBe(block.message);
+        expect(await page.getByRole('button', { name: 'Mark shipped' }).count()).toBe(0);
+        expect(await page.getByLabel('Tracking number').count()).toBe(0);
+        await page.getByTestId('no-shipping').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(SCREENS, `seller-${name}-${viewport.width}.png`) });
+        // The server refuses it too, in the same words.
+        const refusal = await page.evaluate(async (id) => {
+          const r = await fetch(`/api/seller/orders/${id}/ship`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ trackingNumber: 'TRACK-QR' }),
+          });
+          return { status: r.status, body: (await r.json()) as { error: string; message: string } };
+        }, o.orderId);
+        expect(refusal).toEqual({ status: 409, body: { error: block.code, message: block.message } });
+        await page.getByRole('button', { name: 'Back to orders' }).first().click();
+      }
       expect(unexpectedErrors(opened.errors, [...SIGNED_OUT_CHECK, /\/ship$/])).toEqual([]);
       await opened.close();
     }

@@ -11,6 +11,7 @@ import { DomainError } from '../../core/errors';
 import { shipBlockOf } from '../../core/ship-readiness';
 import { transition } from '../../core/order-status';
 import { sellerOrder } from './exceptions';
+import { closedByRefund } from './money';
 import { queueEmails } from './notifications';
 import { openShipping, sealActionDetail } from '../privacy/order-data';
 import { resendFailed } from '../mail/queue';
@@ -58,9 +59,18 @@ export async function markShipped(
     const o = await sellerOrder(trx, seller.vendorIds, orderId, ctx.isPg);
     const t = transition(o.status, { type: 'ship' });
     if (!t.ok) throw refusedTransition(t.refusal.reason);
-    // Refused before anything is written, in the console's own words (src/core/ship-readiness.ts): no address
-    // (never sent, deleted by the buyer, unreadable) is nowhere to ship, and the buyer's e-mail needs it.
-    const block = shipBlockOf(openShipping(ctx.sealer, o.id, o.shipping_json).state);
+    // Refused before anything is written, in the console's own words (src/core/ship-readiness.ts): money that went
+    // back (a refund that returns the order, settled or begun) means it does not ship; no address (never sent,
+    // deleted by the buyer, unreadable) is nowhere to ship, and the buyer's e-mail needs it.
+    const [refunds, closed] = await Promise.all([
+      trx.selectFrom('refunds').select('exception').where('order_id', '=', o.id).execute(),
+      closedByRefund(trx, [o.id]),
+    ]);
+    const block = shipBlockOf({
+      shippingDetails: openShipping(ctx.sealer, o.id, o.shipping_json).state,
+      refundedExceptions: refunds.map((r) => r.exception),
+      closedByRefund: closed.has(o.id),
+    });
     if (block) throw new DomainError('conflict', block.code, block.message);
     const moved = await trx
       .updateTable('orders')

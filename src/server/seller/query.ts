@@ -5,7 +5,8 @@
  * Queues (docs/decisions/seller-console.md "Queues"), as SQL predicates so the list, its counts and the CSV agree:
  * - `to_ship`: fully paid (paid, final; paid late once the vendor recorded an action for it), with the buyer's
  *   details, not shipped, not refunded (a refund other than of an extra payment or an over-amount closes the
- *   order), no open cancel request from the buyer (declined, it is to ship again).
+ *   order; nor begun, part of it returned: src/core/ship-readiness.ts), no open cancel request from the buyer
+ *   (declined, it is to ship again).
  * - `exceptions`: at least one exception not yet resolved (missing shipping details only once the grace for them
  *   ended: `dueBefore`, src/server/orders/exceptions.ts detailsDueBefore).
  * - `shipped`: shipped or delivered.
@@ -14,7 +15,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { CANCELLABLE, HAS_PAYMENT } from '../../core/order-status';
 import type { SellerException, SellerQueue, SellerStatusFilter } from '../../core/seller-api';
-import { refundKeepsOrderPatterns, RESOLVING_ACTIONS } from '../orders/exceptions';
+import { REFUND_KEEPS_ORDER, refundKeepsOrderPatterns, RESOLVING_ACTIONS } from '../orders/exceptions';
 import type { Db } from '../orders/types';
 import type { Database } from '../store/schema';
 
@@ -162,6 +163,17 @@ export function toShip(eb: Eb) {
           .where((w) =>
             w.and(refundKeepsOrderPatterns().map((p) => w('seller_actions.detail_json', 'not like', p))),
           ),
+      ),
+    ),
+    // Nor begun: part of the money went back against an exception whose refund returns the order
+    // (src/core/ship-readiness.ts: it does not ship).
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('refunds')
+          .select('refunds.signature')
+          .whereRef('refunds.order_id', '=', 'orders.id')
+          .where('refunds.exception', 'not in', [...REFUND_KEEPS_ORDER]),
       ),
     ),
   ]);

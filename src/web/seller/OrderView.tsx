@@ -316,11 +316,17 @@ function NoteForm({ order, act }: { order: SellerOrderDetail; act: Act }) {
 }
 
 function Fulfilment({ order, act }: { order: SellerOrderDetail; act: Act }) {
-  // Mark shipped only when shipping is possible: paid in full and an address to ship to (src/core/ship-readiness.ts,
-  // the server's own rule); else what is missing, in words.
+  // Mark shipped only when shipping is possible: paid in full, no refund returning the money, and an address to
+  // ship to (src/core/ship-readiness.ts, the server's own rule); else why not, in words.
   const paidToShip = SHIPPABLE.has(order.status);
-  const noAddress = paidToShip ? shipBlockOf(order.shippingDetails) : undefined;
-  const shippable = paidToShip && !noAddress;
+  const block = paidToShip
+    ? shipBlockOf({
+        shippingDetails: order.shippingDetails,
+        refundedExceptions: order.refunds.map((r) => r.exception),
+        closedByRefund: order.closedByRefund,
+      })
+    : undefined;
+  const shippable = paidToShip && !block;
   const shipped = order.status === 'shipped' || order.status === 'delivered';
   const [tracking, setTracking] = useState('');
   const [carrier, setCarrier] = useState('');
@@ -422,7 +428,7 @@ function Fulfilment({ order, act }: { order: SellerOrderDetail; act: Act }) {
         </p>
       )}
       {!shippable && !shipped && (
-        <p data-testid="no-shipping">{noAddress ? noAddress.message : noShippingWords(order.status)}</p>
+        <p data-testid="no-shipping">{block ? block.message : noShippingWords(order.status)}</p>
       )}
     </>
   );
