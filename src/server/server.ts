@@ -27,6 +27,8 @@ import { createChainReads } from './payments/chain-reads';
 import { createStockRepository } from './stock/repository';
 import { leaseError, startBackground, type Cleanups } from './server-background';
 import { serverRoutes } from './server-routes';
+import { pageBootData } from './http/boot-page';
+import { offersTransactionRequests } from './orders/pay-requests';
 import { createSenders } from './server-senders';
 import type { RunningServer, ServerOverrides } from './server-types';
 
@@ -160,10 +162,17 @@ export async function startServer(
       ...(store.dialect === 'postgres' ? { rateLimitStore: databaseRateLimitStore(store.db) } : {}),
       catalog,
       ...(overrides.webDir ? { webDir: overrides.webDir } : {}),
-      // Each page carries the public config and the current price inline (http/boot-data.ts).
+      // Each page carries the public config and the current price inline (http/boot-data.ts)…
       boot: {
         config: () => publicConfig(settings),
         ...(price ? { price: () => price.priceResponse() } : {}),
+        // …and its own part: the stock of the products it shows, a QR page's first quote (http/boot-page.ts).
+        page: pageBootData({
+          stock,
+          quotes: { catalog, settings, priceSource, now },
+          payoutAccounts,
+          transactionRequests: offersTransactionRequests(settings.publicUrl),
+        }),
       },
       logger: overrides.logger ?? false,
       ...(overrides.logStream ? { logStream: overrides.logStream } : {}),

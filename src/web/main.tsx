@@ -6,6 +6,7 @@ import { AppRoutes, preloadScreen } from './app/AppRoutes';
 import { catalog } from './catalog';
 import { captureReferral } from './lib/referral';
 import { watchEarlyInput } from './lib/early-input';
+import { startEarlyRecord } from './lib/early-record';
 import './styles.css';
 
 captureReferral(window.location.search, window.localStorage);
@@ -29,6 +30,9 @@ if (root && screen.kind === 'order') {
   // Prerendered at build time (scripts/prerender.ts): hydrate once the screen's chunks are here, so the page
   // hydrates in one pass. A failed chunk fetch still hydrates (the lazy page retries and shows its fallback).
   // What the buyer typed into the prerendered form meanwhile is taken just before (lib/early-input.ts).
+  // A QR product page on sale carries its first quote: its record is asked for now, beside the chunks, not a
+  // round trip after them (lib/early-record.ts).
+  if (screen.kind === 'product' && screen.product.payment === 'qr') startEarlyRecord(screen.product.id);
   const hydrate = () => {
     watchEarlyInput(root);
     hydrateRoot(root, app);

@@ -89,7 +89,8 @@ describe('prerendered HTML (no browser)', () => {
     const blocks = [...body.matchAll(/<script type="application\/json" id="boot-data">([^<]*)<\/script>/g)];
     expect(blocks).toHaveLength(1);
     const boot = JSON.parse(blocks[0]?.[1] ?? '') as { config: Record<string, unknown>; price: unknown };
-    expect(Object.keys(boot).sort()).toEqual(['config', 'price']);
+    // A QR product page on sale also carries its stock and its first quote (see the next test).
+    expect(Object.keys(boot).sort()).toEqual(['config', 'price', 'qrQuote', 'stock']);
     // Exactly GET /api/config's body and GET /api/price's (taken a moment apart: the age may tick).
     expect(boot.config).toEqual(await (await fetch(`${server.url}/api/config`)).json());
     expect(Object.keys(boot.config).sort()).toEqual([
@@ -109,6 +110,68 @@ describe('prerendered HTML (no browser)', () => {
     // Product pages preload their screen's chunks beside the entry (no chain of chunk requests).
     expect(body).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/QrPay-[^"]+\.js">/);
     expect(body).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductPage-[^"]+\.js">/);
+  });
+
+  it("pages carry their products' stock; a QR page on sale its first quote, good for one record and never cached", async () => {
+    type Boot = { stock?: { productId: string; variantId?: string; available: number }[]; qrQuote?: unknown };
+    const bootOf = async (path: string) => {
+      const res = await fetch(new URL(path, server.url));
+      const body = await res.text();
+      const block = /<script type="application\/json" id="boot-data">([^<]*)<\/script>/.exec(body)?.[1];
+      return { boot: JSON.parse(block ?? '{}') as Boot, cache: res.headers.get('cache-control') };
+    };
+    const all = (
+      (await (await fetch(`${server.url}/api/stock`)).json()) as { lines: NonNullable<Boot['stock']> }
+    ).lines;
+    const linesOf = (ids: string[]) => all.filter((l) => ids.includes(l.productId));
+    const honey = catalog.products.find((p) => p.routes.includes('/honey2'))!;
+    const fritter = catalog.products.find((p) => p.routes.includes('/strawberry-fritter'))!;
+    const wallet = catalog.products.find((p) => p.routes.includes('/vendors/coopersglass/product1'))!;
+
+    // Pages without stock carry none; a vendor's page its products' lines; a product page its own.
+    expect((await bootOf('/about')).boot.stock).toBeUndefined();
+    const glass = catalog.products.filter((p) => p.vendorId === 'coopersglass').map((p) => p.id);
+    expect((await bootOf('/vendors/coopersglass')).boot.stock).toEqual(linesOf(glass));
+    const walletPage = await bootOf('/vendors/coopersglass/product1');
+    expect(walletPage.boot.stock).toEqual(linesOf([wallet.id]));
+    expect(walletPage.boot.qrQuote).toBeUndefined();
+    expect(walletPage.cache).toBe('no-cache');
+
+    // Sold out (Strawberry Fritter starts with none): the page knows it at once and carries no quote.
+    const soldOut = await bootOf('/strawberry-fritter');
+    expect(soldOut.boot.stock?.map((l) => l.available)).toEqual([0]);
+    expect(soldOut.boot.qrQuote).toBeUndefined();
+
+    // On sale: POST /api/quotes' answer for one unit of the first variant, a fresh reference per request, never
+    // stored by a cache; it makes exactly one record.
+    const first = await bootOf('/honey2');
+    const second = await bootOf('/honey2');
+    expect(first.cache).toBe('no-store');
+    expect(first.boot.stock).toEqual(linesOf([honey.id]));
+    const quote = first.boot.qrQuote as { quote: string; reference: string; items: unknown[] };
+    const asked = (await (
+      await fetch(`${server.url}/api/quotes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          items: [{ productId: honey.id, variantId: honey.variants?.[0]?.id, quantity: 1 }],
+        }),
+      })
+    ).json()) as Record<string, unknown>;
+    expect(Object.keys(quote).sort()).toEqual(Object.keys(asked).sort());
+    expect(quote.items).toEqual(asked.items);
+    expect(quote.reference).not.toBe((second.boot.qrQuote as { reference: string }).reference);
+    const record = (key: string) =>
+      fetch(`${server.url}/api/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ quote: quote.quote, paymentMethod: 'qr' }),
+      });
+    expect((await record('boot-quote-1')).status).toBe(201);
+    const again = await record('boot-quote-2');
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toBe('quote_already_used');
+    expect(fritter.payment).toBe('qr');
   });
 
   it('GET /no-such-page: status 404 with the prerendered 404 page', async () => {
@@ -281,6 +344,50 @@ describe('hydration in the browser', () => {
       expect(unexpectedErrors(errors, [])).toEqual([]);
       await close();
     }
+  });
+
+  it('a QR page on sale turns the quote it carried into its record, asked once, before hydration: no quote request', async () => {
+    const honey = catalog.products.find((p) => p.routes.includes('/honey2'))!;
+    const { page, errors, close } = await openPage(browser, server.url);
+    const calls: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().includes('/api/')) calls.push(new URL(r.url()).pathname);
+    });
+    // Hold the page's own code (not the entry) until the record was asked for: the entry asks, not the page.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await page.route(/\/assets\/(ProductPage|QrPay)-[^/]+\.js$/, async (route) => {
+      await gate;
+      await route.continue();
+    });
+    await page.goto('/honey2', { waitUntil: 'commit' });
+    await expect.poll(() => calls, { timeout: 15_000 }).toEqual(['/api/orders']);
+    release();
+    await page.getByTestId('qr-image').waitFor({ timeout: 15_000 });
+    await page.waitForLoadState('networkidle');
+    // One record, made from the page's own quote, and it is the one the page shows and keeps.
+    expect(calls).toEqual(['/api/orders']);
+    const carried = await page.evaluate(
+      () =>
+        (
+          JSON.parse(document.getElementById('boot-data')?.textContent ?? '{}') as {
+            qrQuote?: { quote: string };
+          }
+        ).qrQuote?.quote,
+    );
+    const stored = await page.evaluate(
+      (id) =>
+        JSON.parse(localStorage.getItem(`qr-order:${id}`) ?? '{}') as {
+          quote?: string;
+          solanaPayUrl?: string;
+        },
+      honey.id,
+    );
+    expect(carried).toBeTruthy();
+    expect(stored.quote).toBe(carried);
+    expect(await page.getByTestId('qr-image').getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    expect(unexpectedErrors(errors, [])).toEqual([]);
+    await close();
   });
 
   it('hydrates when the first client render could differ: stored QR order, reduced motion', async () => {

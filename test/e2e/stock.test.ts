@@ -1,8 +1,8 @@
 /**
- * Stock in the browser: pages read live stock from GET /api/stock after hydration. A sold-out QR page
- * says Sold out and offers no QR, no payment link, no quantity and no confirmation button; the prerendered HTML
- * carries no stock and, once hydrated, the page agrees with the store (a restock shows at once, "Only N left"
- * when low). Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in
+ * Stock in the browser: pages read live stock after hydration (first the lines the server put in the page's boot
+ * data when it was requested, then GET /api/stock). A sold-out QR page says Sold out and offers no QR, no payment
+ * link, no quantity and no confirmation button; the prerendered page carries no stock and, once hydrated, the page
+ * agrees with the store (a restock shows at once, "Only N left" when low). Buying a glass piece (tile and page turn Sold out, the quote refused with 409) is in
  * wallet.test.ts, with a real wallet payment on the localnet.
  */
 import { mkdirSync } from 'node:fs';
@@ -45,7 +45,7 @@ describe('stock on the pages', () => {
     page.on('request', (r) => {
       if (r.url().endsWith('/api/quotes')) quotes.push(r.url());
     });
-    // The prerendered HTML carries no stock: the store decides after hydration.
+    // The prerendered page carries no stock text: the store decides after hydration.
     const html = await (await fetch(`${suite.server.url}/strawberry-fritter`)).text();
     expect(html).not.toContain('Sold out');
 

@@ -9,4 +9,5 @@ import type { PayoutAccounts } from '../../src/server/payments/payout-accounts';
 export const payoutAccountsAssumedToExist: PayoutAccounts = {
   state: () => Promise.resolve('exists'),
   assertReceivable: () => Promise.resolve(),
+  peek: () => 'exists',
 };

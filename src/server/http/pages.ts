@@ -11,6 +11,7 @@ import fastifyStatic from '@fastify/static';
 import { normalisePath, resolveScreen } from '../../core/routes';
 import type { Catalog } from '../../core/catalog';
 import { bootDataBlock, type BootDataSource } from './boot-data';
+import type { PageBoot } from './boot-page';
 
 export interface PageRouteDeps {
   catalog: Catalog;
@@ -55,24 +56,36 @@ function encodedPage(
   return { body: page.html };
 }
 
+const brotli = (buf: Buffer) =>
+  brotliCompressSync(buf, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } });
+const gzip = (buf: Buffer) => gzipSync(buf, { level: 6 });
+
 /**
- * The page with the boot data block (price, public config) before `</head>`, compressed at request time (brotli
- * quality 5, gzip level 6: well under a millisecond for a page) and kept until the block changes (the price's age
- * moves once a second), so a burst of visits compresses each page once.
+ * The page with the boot data block (price, public config, the page's stock) before `</head>`, compressed at
+ * request time (brotli quality 5, gzip level 6: well under a millisecond for a page) and kept until the block
+ * changes (the price's age moves once a second), so a burst of visits compresses each page once. A block with a
+ * QR quote is one request's own (a quote makes one order): compressed in the one encoding the client takes, never
+ * kept.
  */
 function bootPages(boot: BootDataSource) {
   const cache = new Map<string, { block: string; page: Page }>();
-  return (key: string, html: string): Page => {
-    const block = bootDataBlock(boot);
+  return (
+    key: string,
+    html: string,
+    data: PageBoot | undefined,
+    acceptEncoding: string | undefined,
+  ): Page => {
+    const block = bootDataBlock(boot, data);
     const hit = cache.get(key);
     if (hit && hit.block === block) return hit.page;
     const full = html.replace('</head>', () => `${block}</head>`);
     const buf = Buffer.from(full);
-    const page: Page = {
-      html: full,
-      br: brotliCompressSync(buf, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }),
-      gz: gzipSync(buf, { level: 6 }),
-    };
+    if (data?.qrQuote) {
+      const accepted = acceptedEncodings(acceptEncoding);
+      if (accepted.has('br')) return { html: full, br: brotli(buf), gz: undefined };
+      return { html: full, br: undefined, gz: accepted.has('gzip') ? gzip(buf) : undefined };
+    }
+    const page: Page = { html: full, br: brotli(buf), gz: gzip(buf) };
     if (cache.size > 200) cache.clear();
     cache.set(key, { block, page });
     return page;
@@ -160,12 +173,18 @@ export async function pageRoutes(app: FastifyInstance, deps: PageRouteDeps): Pro
       const notFound = screen.kind === 'not-found';
       const path = normalisePath(req.url);
       const built = notFound ? prerendered?.notFound : prerendered?.pages.get(path);
-      const page = withBoot ? withBoot(built ? (notFound ? '404' : path) : '', built?.html ?? shell) : built;
-      const { body, encoding } = page ? encodedPage(page, req.headers['accept-encoding']) : { body: shell };
+      // The page's own boot data (its products' stock, a QR page's first quote): prerendered pages only.
+      const data = built && !notFound && deps.boot?.page ? await deps.boot.page(screen) : undefined;
+      const ae = req.headers['accept-encoding'];
+      const page = withBoot
+        ? withBoot(built ? (notFound ? '404' : path) : '', built?.html ?? shell, data, ae)
+        : built;
+      const { body, encoding } = page ? encodedPage(page, ae) : { body: shell };
       reply
         .status(notFound ? 404 : 200)
         .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-cache')
+        // A page with a quote is this visit's own: never stored, so no cache or back button serves it twice.
+        .header('cache-control', data?.qrQuote ? 'no-store' : 'no-cache')
         .header('vary', 'Accept-Encoding');
       if (encoding) reply.header('content-encoding', encoding);
       // A capability URL: not indexed, never sent on as a Referer.

@@ -1,42 +1,23 @@
 /**
  * The data the server sends inside the page's HTML (src/server/http/boot-data.ts): the public config and the
  * price at the moment the page was served, so a first visit does not wait two more round trips for them. Read
- * once; the price only while the page is young (its age is the document's: performance.now() counts from the
- * navigation), after which the page asks GET /api/price as before.
+ * once (./boot-block.ts); the price only while the page is young (its age is the document's: performance.now()
+ * counts from the navigation), after which the page asks GET /api/price as before.
  */
 import type { PriceOk, PublicConfig } from '../../core/api';
+import { bootBlock, bootYoung, BOOT_MAX_AGE_MS } from './boot-block';
 
-const ID = 'boot-data';
 /** An inline price older than this (the page's own age) is not used: the page asks for a fresh one. */
-export const BOOT_PRICE_MAX_AGE_MS = 30_000;
+export const BOOT_PRICE_MAX_AGE_MS = BOOT_MAX_AGE_MS;
 
-interface BootData {
-  config: PublicConfig | null;
-  price: PriceOk | null;
-}
-
-let read: BootData | undefined;
-
-function bootData(): BootData {
-  if (read) return read;
-  read = { config: null, price: null };
-  if (typeof document === 'undefined') return read;
-  try {
-    const text = document.getElementById(ID)?.textContent;
-    const body = text ? (JSON.parse(text) as Partial<BootData>) : {};
-    const c = body.config;
-    if (c && typeof c.claimMint === 'string' && typeof c.pairAddress === 'string') read.config = c;
-    const p = body.price;
-    if (p && typeof p.priceUsd === 'string') read.price = p;
-  } catch {
-    // A broken block: the page asks the API as it would without one.
-  }
-  return read;
-}
+let priceTaken = false;
 
 /** The public config the page was served with, or null. */
 export function bootConfig(): PublicConfig | null {
-  return bootData().config;
+  const c = bootBlock().config as Partial<PublicConfig> | null | undefined;
+  return c && typeof c.claimMint === 'string' && typeof c.pairAddress === 'string'
+    ? (c as PublicConfig)
+    : null;
 }
 
 /**
@@ -44,12 +25,9 @@ export function bootConfig(): PublicConfig | null {
  * `ageSeconds` counts the time since it was served. Null otherwise (then the page fetches it).
  */
 export function takeBootPrice(): PriceOk | null {
-  const data = bootData();
-  const price = data.price;
-  data.price = null;
-  if (!price || typeof performance === 'undefined') return null;
-  const pageAgeMs = performance.now();
-  if (pageAgeMs > BOOT_PRICE_MAX_AGE_MS) return null;
+  const price = priceTaken ? null : (bootBlock().price as Partial<PriceOk> | null | undefined);
+  priceTaken = true;
+  if (!price || typeof price.priceUsd !== 'string' || !bootYoung()) return null;
   const served = typeof price.ageSeconds === 'number' ? price.ageSeconds : 0;
-  return { ...price, ageSeconds: served + Math.floor(pageAgeMs / 1000) };
+  return { ...(price as PriceOk), ageSeconds: served + Math.floor(performance.now() / 1000) };
 }

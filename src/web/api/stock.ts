@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { StockResponse } from '../../core/api';
 import { stockKey, type StockKey } from '../../core/stock';
+import { bootBlock, bootYoung } from './boot-block';
 
 /**
  * GET /api/stock: units available now. Read after hydration on every page that shows stock (never baked into
- * the prerendered HTML), and again when the tab comes back into view.
+ * the prerendered HTML: the first read is the one the server sent with the page, see firstRead), and again when
+ * the tab comes back into view.
  * Until it answers, pages render as the prerendered HTML did; the server refuses what it cannot sell.
  */
 export interface StockLine {
@@ -27,6 +29,20 @@ export type StockState = (
   refresh: () => void;
 };
 
+/** GET /api/stock's lines (or the boot data's, the same shape) by line; lines of another shape are left out. */
+function stockMap(lines: readonly Partial<StockResponse['lines'][number]>[]): Map<string, StockLine> {
+  const map = new Map<string, StockLine>();
+  for (const l of lines) {
+    if (typeof l.productId === 'string' && typeof l.available === 'number')
+      map.set(stockKey({ productId: l.productId, ...(l.variantId ? { variantId: l.variantId } : {}) }), {
+        available: l.available,
+        ...(typeof l.held === 'number' ? { held: l.held } : {}),
+        ...(typeof l.heldUntil === 'string' ? { heldUntil: l.heldUntil } : {}),
+      });
+  }
+  return map;
+}
+
 async function fetchStock(signal: AbortSignal): Promise<Map<string, StockLine>> {
   const res = await fetch('/api/stock', {
     headers: { accept: 'application/json' },
@@ -36,23 +52,31 @@ async function fetchStock(signal: AbortSignal): Promise<Map<string, StockLine>> 
   if (!res.ok) throw new Error(String(res.status));
   const body = (await res.json()) as Partial<StockResponse>;
   if (!Array.isArray(body.lines)) throw new Error('bad stock');
-  const map = new Map<string, StockLine>();
-  for (const l of body.lines) {
-    if (typeof l.productId === 'string' && typeof l.available === 'number')
-      map.set(stockKey(l), {
-        available: l.available,
-        ...(typeof l.held === 'number' ? { held: l.held } : {}),
-        ...(typeof l.heldUntil === 'string' ? { heldUntil: l.heldUntil } : {}),
-      });
-  }
-  return map;
+  return stockMap(body.lines);
 }
 
-/** Started when the page's code loads (before hydration), so the first read is under way early. */
-let early: Promise<Map<string, StockLine>> | undefined =
-  typeof window !== 'undefined' && typeof fetch === 'function'
+/**
+ * The first read: the stock of the page's products the server sent with the page (src/server/http/boot-page.ts),
+ * while the page is young; else GET /api/stock, started when the page's code loads (before hydration), so it is
+ * under way early. It serves the first page only; later mounts and refreshes read again.
+ */
+const bootLines = bootBlock().stock;
+let early: Promise<Map<string, StockLine>> | undefined = Array.isArray(bootLines)
+  ? undefined
+  : typeof window !== 'undefined' && typeof fetch === 'function'
     ? fetchStock(new AbortController().signal).catch(() => new Map<string, StockLine>())
     : undefined;
+let bootTaken = false;
+
+function firstRead(): Promise<Map<string, StockLine>> | undefined {
+  const pending = early;
+  early = undefined;
+  if (pending || bootTaken) return pending;
+  bootTaken = true;
+  return Array.isArray(bootLines) && bootYoung()
+    ? Promise.resolve(stockMap(bootLines as Partial<StockResponse['lines'][number]>[]))
+    : undefined;
+}
 
 type Known =
   { status: 'loading' } | Omit<Extract<StockState, { status: 'known' }>, 'refresh'> | { status: 'failed' };
@@ -67,10 +91,7 @@ export function useStock(): StockState {
       controller.abort();
       controller = new AbortController();
       const { signal } = controller;
-      // The early read serves the first page only; later mounts and refreshes read again.
-      const pending = early;
-      early = undefined;
-      (pending ?? fetchStock(signal))
+      (firstRead() ?? fetchStock(signal))
         .then((map) => {
           if (!signal.aborted)
             setState({

@@ -42,9 +42,8 @@ export async function call<T>(
   path: string,
   opts: CallOptions<T> = {},
 ): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(path, {
+  const send = async () =>
+    fetch(path, {
       method,
       credentials: 'same-origin',
       cache: 'no-store',
@@ -56,6 +55,20 @@ export async function call<T>(
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
+  return replyOf(send(), opts);
+}
+
+/**
+ * The reply of a request already sent (`call` sends its own; the entry sends a QR page's early record,
+ * lib/early-record.ts), read as `call` reads it.
+ */
+export async function replyOf<T>(
+  sent: Promise<Response>,
+  opts: Pick<CallOptions<T>, 'check' | 'unreachable'> = {},
+): Promise<T> {
+  let res: Response;
+  try {
+    res = await sent;
   } catch (err) {
     if (isAbort(err)) throw err;
     throw new ApiRequestError(0, 'network', opts.unreachable ?? UNREACHABLE);

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { qrOrderKey } from './early-record';
 
 /**
  * Whether this browser holds an order of the product (the QR checkout's `qr-order:<id>`, the wallet checkout's
@@ -11,7 +12,7 @@ export function useHasStoredOrder(productId: string | undefined): boolean {
     if (!productId) return;
     try {
       setHas(
-        window.localStorage.getItem(`qr-order:${productId}`) !== null ||
+        window.localStorage.getItem(qrOrderKey(productId)) !== null ||
           window.localStorage.getItem(`claim.walletOrder.${productId}`) !== null,
       );
     } catch {
@@ -25,7 +26,7 @@ export function useHasStoredOrder(productId: string | undefined): boolean {
 export function hasStoredOrder(productId: string): boolean {
   try {
     return (
-      window.localStorage.getItem(`qr-order:${productId}`) !== null ||
+      window.localStorage.getItem(qrOrderKey(productId)) !== null ||
       window.localStorage.getItem(`claim.walletOrder.${productId}`) !== null
     );
   } catch {

@@ -11,7 +11,7 @@ import type {
   QuoteRequest,
   ShippingUS,
 } from '../../../core/api';
-import { call, isObject } from '../../lib/call';
+import { call, isObject, replyOf } from '../../lib/call';
 import { isCreated, isOrder, isQuote } from '../shared/order-api';
 
 /** An unpriced QR quote (no price known): no amount and no payment link. */
@@ -63,6 +63,11 @@ export function createQrOrder(
     headers: { 'idempotency-key': idempotencyKey },
     ...(signal ? { signal } : {}),
   });
+}
+
+/** The answer of the POST /api/orders the entry sent before hydration (lib/early-record.ts), read as createQrOrder's. */
+export function earlyQrOrder(answer: Promise<Response>): Promise<AnyOrderCreated> {
+  return replyOf(answer, { check: isAnyCreated });
 }
 
 /**

@@ -5,6 +5,8 @@
  * reference) and the last quote token (a renewed quote keeps the reference). Best-effort: storage may be
  * disabled (private mode), then the record lives as long as the page.
  */
+import { qrOrderKey } from '../../lib/early-record';
+
 export interface StoredQrOrder {
   orderId: string;
   productId: string;
@@ -30,7 +32,7 @@ export interface StoredQrOrder {
   confirmed: boolean;
 }
 
-const key = (productId: string) => `qr-order:${productId}`;
+const key = qrOrderKey;
 const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import type { AnyQuoteResponse } from '../../../core/api';
 import { ApiRequestError } from '../../lib/call';
 import { newIdempotencyKey } from '../shared/order-api';
-import { createQrOrder, pageTokenOf, requoteOrder } from './api';
+import { createQrOrder, earlyQrOrder, pageTokenOf, requoteOrder } from './api';
+import { takeEarlyRecord } from '../../lib/early-record';
 import { storedReferrer } from '../../lib/referral';
 import { saveQrOrder, type StoredQrOrder } from './order-store';
 import { keepDrawnQr } from '../shared/QrImage';
@@ -17,7 +18,8 @@ export type RecordError = { code: string } | null;
 
 /**
  * Record before showing: turns the page's priced quote into the server's QR record (POST /api/orders without
- * shipping details, one Idempotency-Key per quote token) or, while that record is still open (nothing paid, no
+ * shipping details, one Idempotency-Key per quote token; the page's first quote may have been sent by the entry
+ * already, lib/early-record.ts, whose answer is taken) or, while that record is still open (nothing paid, no
  * details), moves it to a renewed quote of the same reference (PUT /api/orders/:id/quote: the quantity changed).
  * The QR only ever shows the record's link. `order` and `setOrder` are the page's record state.
  */
@@ -57,16 +59,19 @@ export function useQrRecord(args: {
           expiresAt: r.expiresAt,
         };
       }
+      // The entry may have asked for this quote's record already (lib/early-record.ts): its answer, and its key
+      // for a retry.
+      const early = takeEarlyRecord(token);
+      if (early) keys.current.set(token, early.key);
       let key = keys.current.get(token);
       if (!key) {
         key = newIdempotencyKey();
         keys.current.set(token, key);
       }
       const referrer = storedReferrer(window.localStorage);
-      const created = await createQrOrder(
-        { quote: token, paymentMethod: 'qr', ...(referrer ? { referrer } : {}) },
-        key,
-      );
+      const created = early
+        ? await earlyQrOrder(early.answer)
+        : await createQrOrder({ quote: token, paymentMethod: 'qr', ...(referrer ? { referrer } : {}) }, key);
       if (created.solanaPayUrl === null || created.amount === null) throw new Error('unpriced record');
       keepQrOf(created);
       return {

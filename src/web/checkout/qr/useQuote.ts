@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import type { AnyQuoteResponse, QuoteRequest } from '../../../core/api';
 import { ApiRequestError, isAbort } from '../../lib/call';
 import { requestQrQuote } from './api';
+import { isQuote } from '../shared/order-api';
+import { bootBlock, bootYoung } from '../../api/boot-block';
 
 export type QuoteState =
   | { status: 'idle' }
@@ -19,6 +21,26 @@ const RENEW_BEFORE_MS = 60_000;
  */
 const RETRY_CODES = new Set(['payout_account_missing', 'payout_account_unknown']);
 export const QUOTE_RETRY_MS = 20_000;
+
+let bootQuoteTaken = false;
+
+/**
+ * The page's first quote as the server sent it with the page (src/server/http/boot-page.ts), once, while the page
+ * is young, when it answers exactly this request (the product, its first variant, one unit, priced, no renewal);
+ * else undefined, and the page asks POST /api/quotes.
+ */
+function takeBootQuote(productId: string, variantId: string | undefined, quantity: number) {
+  if (bootQuoteTaken) return undefined;
+  bootQuoteTaken = true;
+  const q = bootBlock().qrQuote;
+  const item = isQuote(q) && q.items.length === 1 ? q.items[0] : undefined;
+  return item?.productId === productId &&
+    item.variantId === variantId &&
+    item.quantity === quantity &&
+    bootYoung()
+    ? (q as AnyQuoteResponse)
+    : undefined;
+}
 
 /**
  * The server-issued quote (signed, with a reference and the Solana Pay URL) for the current product, variant,
@@ -104,27 +126,40 @@ export function useQuote(args: {
         throw err;
       }
     };
-    const delay = asked.current ? QUOTE_DEBOUNCE_MS : 0;
+    const take = (quote: AnyQuoteResponse) => {
+      lastToken.current = quote.quote;
+      setState({ status: 'ready', quote, key });
+      const renewIn = Date.parse(quote.expiresAt) - Date.now() - RENEW_BEFORE_MS;
+      if (Number.isFinite(renewIn))
+        renewTimer = window.setTimeout(() => setRenewals((n) => n + 1), Math.max(renewIn, 5_000));
+    };
+    const first = !asked.current;
     asked.current = true;
-    const timer = window.setTimeout(() => {
-      ask(priceUsd === 'failed')
-        .then((quote) => {
-          if (controller.signal.aborted) return;
-          lastToken.current = quote.quote;
-          setState({ status: 'ready', quote, key });
-          const renewIn = Date.parse(quote.expiresAt) - Date.now() - RENEW_BEFORE_MS;
-          if (Number.isFinite(renewIn))
-            renewTimer = window.setTimeout(() => setRenewals((n) => n + 1), Math.max(renewIn, 5_000));
-        })
-        .catch((err: unknown) => {
-          if (controller.signal.aborted || isAbort(err)) return;
-          if (err instanceof ApiRequestError) {
-            setState({ status: 'failed', code: err.code, message: err.message });
-            if (RETRY_CODES.has(err.code))
-              renewTimer = window.setTimeout(() => setRenewals((n) => n + 1), QUOTE_RETRY_MS);
-          } else setState({ status: 'failed', code: 'unknown' });
-        });
-    }, delay);
+    // The page's first request may have its answer in the page already (no request then).
+    const inline =
+      first && lastToken.current === null && priceUsd !== 'failed'
+        ? takeBootQuote(productId, variantId, quantity)
+        : undefined;
+    if (inline) take(inline);
+    const timer = inline
+      ? undefined
+      : window.setTimeout(
+          () => {
+            ask(priceUsd === 'failed')
+              .then((quote) => {
+                if (!controller.signal.aborted) take(quote);
+              })
+              .catch((err: unknown) => {
+                if (controller.signal.aborted || isAbort(err)) return;
+                if (err instanceof ApiRequestError) {
+                  setState({ status: 'failed', code: err.code, message: err.message });
+                  if (RETRY_CODES.has(err.code))
+                    renewTimer = window.setTimeout(() => setRenewals((n) => n + 1), QUOTE_RETRY_MS);
+                } else setState({ status: 'failed', code: 'unknown' });
+              });
+          },
+          first ? 0 : QUOTE_DEBOUNCE_MS,
+        );
     return () => {
       controller.abort();
       window.clearTimeout(timer);
