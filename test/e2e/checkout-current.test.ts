@@ -113,6 +113,9 @@ describe.each(viewports)('checkout on %s', (_name, options) => {
     expect(await page.getByLabel('Quantity').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('button', { name: 'Send Order Confirmation' }).isDisabled()).toBe(true);
     expect(await page.getByTestId('qr-box').textContent()).toContain('Only 3 left');
+    // Past the quote's debounce (300 ms): a quantity the page refuses is not quoted (the server would answer 409,
+    // a failed request in the console, checked below).
+    await page.waitForTimeout(600);
     await page.getByLabel('Quantity').fill('3');
     await page.getByTestId('qr-image').waitFor();
     expect(await problem.count()).toBe(0);

@@ -120,7 +120,8 @@ export default function QrPay({
   const quote = useQuote({
     productId: product.id,
     variantId,
-    quantity,
+    // A quantity the page already refuses (more than is available) is not quoted: the server would refuse it (409).
+    quantity: quantityProblem ? null : quantity,
     priceUsd: early.quotePrice,
     // Not before the stock is known: a sold-out page asks for no quote (its QR checkout goes once the stock says so).
     enabled: early.quoteEnabled && stockKnown !== false && soldOut === 'checkout',
