@@ -5,6 +5,7 @@ import {
   formatDate,
   formatDateTime,
   formatTime,
+  formatWeekdayDateTime,
   isCalendarDate,
   isTimeZone,
   startOfDay,
@@ -45,5 +46,14 @@ describe('the one date format', () => {
   it("in the reader's zone: the date and the hour move with it, and the zone is named", () => {
     expect(formatDateTime(iso, 'America/Los_Angeles')).toBe('24 Nov 2026, 08:35 PST');
     expect(formatDateTime('2026-11-24T23:30:00.000Z', 'Asia/Tokyo')).toBe('25 Nov 2026, 08:30 GMT+9');
+  });
+  it('led by the day of the week in that zone (a weekly countdown, a drop), no AM/PM', () => {
+    expect(formatWeekdayDateTime(iso, 'UTC')).toBe('Tuesday, 24 Nov 2026, 16:35 UTC');
+    expect(formatWeekdayDateTime('2026-11-30T08:00:00.000Z', 'America/Los_Angeles')).toBe(
+      'Monday, 30 Nov 2026, 00:00 PST',
+    );
+    expect(formatWeekdayDateTime('2026-11-24T23:30:00.000Z', 'Asia/Tokyo')).toBe(
+      'Wednesday, 25 Nov 2026, 08:30 GMT+9',
+    );
   });
 });

@@ -84,6 +84,7 @@ function partsOf(iso: string, zone: string | undefined) {
       hour: '2-digit',
       minute: '2-digit',
       timeZoneName: 'short',
+      weekday: 'long',
     });
     partsFormatters.set(key, f);
   }
@@ -95,6 +96,7 @@ function partsOf(iso: string, zone: string | undefined) {
     year: part('year'),
     time: `${part('hour').padStart(2, '0')}:${part('minute').padStart(2, '0')}`,
     zoneName: part('timeZoneName'),
+    weekday: part('weekday'),
   };
 }
 
@@ -114,4 +116,10 @@ export function formatTime(iso: string, zone?: string): string {
 export function formatDateTime(iso: string, zone?: string): string {
   const p = partsOf(iso, zone);
   return `${p.day} ${p.month} ${p.year}, ${p.time} ${p.zoneName}`;
+}
+
+/** "Monday, 24 Nov 2026, 16:35 UTC": the one format led by the day of the week (a weekly countdown, a drop). */
+export function formatWeekdayDateTime(iso: string, zone?: string): string {
+  const p = partsOf(iso, zone);
+  return `${p.weekday}, ${p.day} ${p.month} ${p.year}, ${p.time} ${p.zoneName}`;
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { AIRDROP_TIME_ZONE, countdownTick, type Remaining } from '../../core/countdown';
+import { formatWeekdayDateTime } from '../../core/zone-dates';
 
 const UNITS: { key: keyof Omit<Remaining, 'totalMs'>; label: string }[] = [
   { key: 'days', label: 'Days' },
@@ -21,14 +22,8 @@ export function Countdown() {
     );
     return () => window.clearInterval(timer);
   }, []);
-  const local = state
-    ? new Intl.DateTimeFormat(undefined, {
-        weekday: 'long',
-        hour: 'numeric',
-        minute: '2-digit',
-        timeZoneName: 'short',
-      }).format(state.target)
-    : '…';
+  // The store's one date format (web.md), led by the day: "Monday, 1 Dec 2026, 09:00 CET".
+  const local = state ? formatWeekdayDateTime(state.target.toISOString()) : '…';
   const spoken = state
     ? `${state.left.days} days, ${state.left.hours} hours, ${state.left.minutes} minutes`
     : 'loading';

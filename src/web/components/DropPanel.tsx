@@ -5,6 +5,7 @@ import { AIRDROP_TIME_ZONE, remaining } from '../../core/countdown';
 import { dropRules, pollMs } from '../../core/drop';
 import { reservedText, SOLD_OUT_TEXT } from '../../core/stock';
 import { formatLocalTime } from '../lib/time';
+import { formatWeekdayDateTime } from '../../core/zone-dates';
 
 /**
  * A drop's state on its product page (docs/decisions/drops.md): a countdown to the start (in the buyer's zone and
@@ -71,16 +72,8 @@ export function DropPanel({ product, onTurn }: { product: Product; onTurn: (thro
   const left = now === null ? null : remaining(new Date(now), start);
   const before = left === null || left.totalMs > 0;
   const two = (n: number) => String(n).padStart(2, '0');
-  const inZone = (timeZone?: string) =>
-    new Intl.DateTimeFormat(undefined, {
-      weekday: 'long',
-      month: 'short',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      timeZoneName: 'short',
-      ...(timeZone ? { timeZone } : {}),
-    }).format(start);
+  // The store's one date format (web.md), led by the day: "Monday, 1 Dec 2026, 16:00 CET".
+  const inZone = (timeZone?: string) => formatWeekdayDateTime(start.toISOString(), timeZone);
 
   const perBuyerText = `${rules.perBuyer === 1 ? 'one piece' : `up to ${rules.perBuyer} pieces`} per buyer`;
   let words: string | null = null;
