@@ -2,7 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useSta
 import { isEmailAddress } from '../../core/email-address';
 import { stalePriceNote, usePrice, type PriceState } from '../api/price';
 import { useStock } from '../api/stock';
-import { hasStoredOrder, useHasStoredOrder } from '../lib/stored-order';
+import { hasStoredHold, hasStoredOrder, useHasStoredOrder } from '../lib/stored-order';
 import { stockText } from '../../core/stock';
 import { clearSavedForm, loadSavedForm, saveForm } from '../lib/saved-form';
 import { onEarlyInput } from '../lib/early-input';
@@ -179,10 +179,14 @@ export default function ProductPage({ productId }: { productId: string }) {
   const reserved = noStock && (line?.held ?? 0) > 0;
   // The buyer just bought the last piece: "Sold out" is their own good news, so the page says nothing about stock
   // (the receipt is the answer).
+  // Only a hold counts as this browser's own (src/web/lib/stored-order.ts): an unpaid wallet order that holds. A
+  // QR record holds nothing (holds.md), nor a wallet order made without the wallet's proof, nor a paid one: with
+  // any of those stored, the piece is held by another buyer.
+  const ownHold = reserved && restored && hasStoredHold(product.id);
   const stockNote = available !== undefined && stockText(available) && !(noStock && ownPaid) && (
-    // Held for what may be this browser's own unpaid order (its QR is below): a note, not bad news in red.
+    // Held for what may be this browser's own unpaid order (its checkout is below): a note, not bad news in red.
     <p
-      className={noStock && !(reserved && ownOrder) ? 'stock sold-out-note' : 'stock low-stock'}
+      className={noStock && !ownHold ? 'stock sold-out-note' : 'stock low-stock'}
       role="status"
       data-testid="stock"
     >
@@ -191,7 +195,7 @@ export default function ProductPage({ productId }: { productId: string }) {
         // This browser's own unpaid order may be the one holding it: then "another buyer" would be false.
         <>
           {' '}
-          — {ownOrder ? 'held for an unpaid order' : 'reserved by another buyer'}; back on sale at{' '}
+          — {ownHold ? 'held for an unpaid order' : 'reserved by another buyer'}; back on sale at{' '}
           {formatLocalTime(line.heldUntil)} if unpaid.
         </>
       )}
