@@ -138,6 +138,16 @@ export function owedOf(input: OwedInput): Owed {
   };
 }
 
+/**
+ * What the order still owes back for a refund against `exception`: what is still owed, or, when such a refund
+ * closes the order (paid late, no shipping details, unreadable: the order goes back whole), everything returnable.
+ * A refund of at least this much settles the exception; less leaves it open (a refund begun).
+ */
+export function stillOwedFor(input: OwedInput, exception: SellerException): bigint {
+  const order = owedOf(input);
+  return returnsWhole(input, exception) ? order.refundableBaseUnits : order.remainingBaseUnits;
+}
+
 /** What one sender sent, is owed for a refund against an exception, got back, and may get back now. */
 export interface SenderOwed {
   paidBaseUnits: bigint;
@@ -155,9 +165,7 @@ export interface SenderOwed {
 export function refundLimits(input: OwedInput, exception: SellerException): Map<string, SenderOwed> {
   const whole = returnsWhole(input, exception);
   const parts = owedParts(input, whole);
-  const order = owedOf(input);
-  // The order's own limit: what is still owed, or (the order closes) everything returnable.
-  const orderLimit = whole ? order.refundableBaseUnits : order.remainingBaseUnits;
+  const orderLimit = stillOwedFor(input, exception);
   const unattributed = sum(input.refunds.filter((r) => !r.payer).map((r) => r.amountBaseUnits));
   const out = new Map<string, SenderOwed>();
   input.payments.forEach((p, i) => {

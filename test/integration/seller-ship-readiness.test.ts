@@ -237,6 +237,33 @@ describe.each([sqliteBackend(), postgresBackend()])(
         expect(await toShip(cookie)).not.toContain(o.orderId);
       });
 
+      it('a paid-late order refunded in two parts: the first leaves the exception open (begun, not To ship, not shippable), the second settles it and closes the order', async () => {
+        const { o, paidWith } = await paidLate();
+        const cookie = await signInSeller(inject, coopers);
+        const amount = BigInt(o.amountBaseUnits);
+        await refund(cookie, o.orderId, 'paid_late', amount / 3n, [paidWith]);
+        let d = await detail(cookie, o.orderId);
+        // Everything came back? No: a third did. The late payment goes back whole, so the rest is still owed.
+        expect(d).toMatchObject({ status: 'paid_late', closedByRefund: false });
+        expect(d.exceptions).toContain('paid_late');
+        expect(d.resolved).not.toContain('paid_late');
+        expect(d.actions.map((a) => a.action)).toEqual(['refund']);
+        const begun = shipBlockOf({
+          shippingDetails: d.shippingDetails,
+          refundedExceptions: d.refunds.map((r) => r.exception),
+          closedByRefund: d.closedByRefund,
+        });
+        expect(begun?.code).toBe('refund_begun');
+        await refusedShip(cookie, o.orderId, begun!);
+        expect(await toShip(cookie)).not.toContain(o.orderId);
+        await refund(cookie, o.orderId, 'paid_late', amount - amount / 3n, [paidWith]);
+        d = await detail(cookie, o.orderId);
+        expect(d).toMatchObject({ status: 'paid_late', closedByRefund: true });
+        expect(d.resolved).toContain('paid_late');
+        // (Both at the test clock's same instant: their order in the list is not the point.)
+        expect(d.actions.map((a) => a.action).sort()).toEqual(['refund', 'refunded']);
+      });
+
       it('a refund begun on a paid-late order (part went back, not settled): refused as begun, even once the vendor recorded an action for it; not To ship, while the same order without the refund is', async () => {
         const begun = await paidLate();
         const kept = await paidLate();

@@ -6,7 +6,7 @@
  */
 import { explorerTxUrl } from '../../core/explorer';
 import { formatBaseUnits } from '../../core/money';
-import { owedOf, refundLimits } from '../../core/refunds';
+import { refundLimits, stillOwedFor } from '../../core/refunds';
 import { DomainError } from '../../core/errors';
 import { exceptionsOf } from '../../core/order-exceptions';
 import { transition } from '../../core/order-status';
@@ -194,7 +194,8 @@ export async function recordRefund(
       // Refunds follow the money (src/core/refunds.ts refundLimits): back to a sender of this order, at most what
       // is owed to that sender now. A sender of dust, or of nothing beyond what the order needed, is owed nothing.
       const input = await owedInputOf(trx, o, refund.payers);
-      const owed = owedOf(input);
+      // Before this refund: what the order still owes back for this exception (a paid-late order goes back whole).
+      const stillOwed = stillOwedFor(input, refund.exception);
       const limit = refundLimits(input, refund.exception).get(refund.to)?.limitBaseUnits ?? 0n;
       if (limit === 0n)
         throw new DomainError(
@@ -222,7 +223,7 @@ export async function recordRefund(
           payer: refund.to,
         })
         .execute();
-      const settled = refund.amountBaseUnits >= owed.remainingBaseUnits;
+      const settled = refund.amountBaseUnits >= stillOwed;
       await recordAction(
         ctx,
         trx,
