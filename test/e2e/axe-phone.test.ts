@@ -3,8 +3,8 @@
  * giveaways, vendors, both catalogues, a wallet product, a QR product, sold-out pages of both kinds, the 404), the
  * buyer's order page and its readable "Download my data" page (of a paid order, so the e-mails exist too), the
  * demo's mailbox (list and a message) and price control, and the seller console signed in (orders, an order view,
- * stock, webhooks, sessions). No serious or critical violation anywhere. The wallet picker is checked open at
- * 390 px in wallet-buyer.test.ts ('wallet modal accessibility').
+ * stock, webhooks, sessions). No serious or critical violation anywhere, and no page of the first two wider than
+ * the phone. The wallet picker is checked open at 390 px in wallet-buyer.test.ts ('wallet modal accessibility').
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
@@ -84,6 +84,9 @@ describe('axe at 390 px on every kind of page', () => {
       await page.goto(path);
       await page.locator(ready).first().waitFor();
       found.push(...(await serious(page, path)));
+      // Nothing scrolls sideways (on a phone innerWidth grows with a too-wide page: compare with the screen).
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > PHONE.viewport.width) found.push(`${path}: ${width} px wide, scrolls sideways`);
     }
     expect(found).toEqual([]);
     // The demo pages name no icon: the browser's own /favicon.ico try is not the page's error.

@@ -39,7 +39,7 @@ const dateText = (header: string): string => {
 
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
-  `<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left;vertical-align:top}pre{white-space:pre-wrap;overflow-wrap:anywhere}iframe{width:100%;height:min(150vh,80rem);border:1px solid #ccc;border-radius:4px;background:#fff}a{display:inline-flex;align-items:center;min-height:44px}</style></head><body>${body}</body></html>`;
+  `<style>body{font-family:system-ui,sans-serif;margin:1rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}pre{white-space:pre-wrap;overflow-wrap:anywhere}iframe{width:100%;height:min(150vh,80rem);border:1px solid #ccc;border-radius:4px;background:#fff}a{display:inline-flex;align-items:center;min-height:44px}</style></head><body>${body}</body></html>`;
 
 export const devMailPlugin: FastifyPluginAsync<DevMailPluginOptions> = async (app, opts) => {
   const limit = opts.limit ?? 200;
