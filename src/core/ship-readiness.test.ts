@@ -53,9 +53,7 @@ describe('shipBlockOf: can a fully paid order ship, as far as its money and its 
   it('a refund begun against an exception that returns the order (part went back, not settled): refused as begun', () => {
     const block = shipBlockOf({ ...paid, refundedExceptions: ['paid_late'] });
     expect(block?.code).toBe('refund_begun');
-    expect(block?.message).toMatch(
-      /does not ship: you have begun refunding.*went back to them/,
-    );
+    expect(block?.message).toMatch(/does not ship: you have begun refunding.*went back to them/);
     // Before the address: the money decides first.
     expect(
       shipBlockOf({ ...paid, shippingDetails: 'none', refundedExceptions: ['no_shipping_details'] })?.code,
