@@ -188,6 +188,10 @@ describe('stock on the pages', () => {
     await expect.poll(() => page.locator('input[name="variant"]').count(), { timeout: POLL_MS }).toBe(0);
     expect(await page.locator('button.buy-now').count()).toBe(0);
     expect(await page.locator('input[name="quantity"]').count()).toBe(0);
+    // Nothing to buy: no steps to buy it either (issue 33: sold-out pages without purchase controls).
+    await expect
+      .poll(() => page.getByText('How to Complete Your Purchase').count(), { timeout: POLL_MS })
+      .toBe(0);
     // One size back in stock: the choice is back.
     await restock(suite.server.running, { productId: 'bathsalts-flower', variantId: 'zips' }, 3);
     await page.goto('/bathsalts');
@@ -197,6 +201,7 @@ describe('stock on the pages', () => {
     await page.locator('input[name="variant"][value="zips"]').check();
     await page.getByTestId('stock').getByText('Only 3 left').waitFor({ timeout: POLL_MS });
     await page.locator('button.buy-now').first().waitFor({ timeout: POLL_MS });
+    expect(await page.getByText('How to Complete Your Purchase').count()).toBe(1);
     expect(unexpectedErrors(errors)).toEqual([]);
     await close();
   });

@@ -431,19 +431,22 @@ export default function ProductPage({ productId }: { productId: string }) {
           )}
         </div>
       </div>
-      <section className="card instructions" aria-labelledby="steps-title">
-        <h2 id="steps-title">How to Complete Your Purchase</h2>
-        <ol>
-          <li>Fill in your shipping details above.</li>
-          <li>Click Buy Now to pay in $CLAIM with your Phantom wallet.</li>
-          <li>Confirmation e-mails are sent automatically to you and to the seller.</li>
-        </ol>
-        <p className="note">
-          Phantom may show a warning when you pay: this comes from its automated security filters, not from a
-          problem with the order. If you are unsure, you can pay manually via direct message to the seller, or
-          use a fresh wallet.
-        </p>
-      </section>
+      {/* Nothing left to buy on this page (no size in stock either): no steps to buy it, as the QR page. */}
+      {soldOut && ((product.variants ?? []).length === 0 || noSizeLeft) ? null : (
+        <section className="card instructions" aria-labelledby="steps-title">
+          <h2 id="steps-title">How to Complete Your Purchase</h2>
+          <ol>
+            <li>Fill in your shipping details above.</li>
+            <li>Click Buy Now to pay in $CLAIM with your Phantom wallet.</li>
+            <li>Confirmation e-mails are sent automatically to you and to the seller.</li>
+          </ol>
+          <p className="note">
+            Phantom may show a warning when you pay: this comes from its automated security filters, not from
+            a problem with the order. If you are unsure, you can pay manually via direct message to the
+            seller, or use a fresh wallet.
+          </p>
+        </section>
+      )}
       {help}
     </div>
   );
