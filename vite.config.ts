@@ -44,6 +44,14 @@ export default defineConfig({
               name: 'checkout-shared',
               test: /[\\/]src[\\/](web[\\/]lib[\\/]call|web[\\/]checkout[\\/]shared[\\/](receipt|Receipt|QrImage|TimeLeft)|core[\\/](order-number|explorer|unreadable-payment|order-status|payment-check))\.tsx?$/,
             },
+            {
+              // The dates' words and the zone's reader: every page that shows a time loads both (product pages,
+              // order pages, the console); apart, they were two requests on a phone network, and the QR page's
+              // record waited behind the second for a connection (bench:slow4g 2.65 -> 2.93 s when the giveaways
+              // page began importing zone-dates itself and it became its own chunk).
+              name: 'time',
+              test: /[\\/]src[\\/](web[\\/]lib[\\/]time|core[\\/]zone-dates)\.tsx?$/,
+            },
           ],
         },
       },
