@@ -1,13 +1,13 @@
 /**
  * src/server/stock/xact-locks.ts on PostgreSQL: a transaction asks for an advisory lock once (asking again is
  * answered from memory), the lock is really held to the end of the transaction (another connection cannot take it
- * until then), and another transaction asks again.
+ * until then), and another transaction asks again. A hold's two locks (the wallet's, the client's) in one statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/server/store/schema';
-import { xactLock } from '../../src/server/stock/xact-locks';
+import { lockBuyer, xactLock } from '../../src/server/stock/xact-locks';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 
@@ -59,5 +59,44 @@ describe.runIf(Boolean(PG_URL))('advisory locks once per transaction (PostgreSQL
     });
     expect(locks()).toBe(3);
     expect(await free(key)).toBe(true);
+  });
+
+  it("takes a hold's wallet and client locks in one statement, held to the commit, not asked again", async () => {
+    const statements = () => sent.filter((q) => q.includes('pg_advisory_xact_lock'));
+    const before = statements().length;
+    const wallet = `${key}:w`;
+    const holder = `${key}:h`;
+    await db.transaction().execute(async (trx) => {
+      await lockBuyer(trx, wallet, holder);
+      expect(statements().length).toBe(before + 1);
+      expect(
+        statements()
+          .at(-1)
+          ?.match(/pg_advisory_xact_lock/g)?.length,
+      ).toBe(2);
+      // Asked again by the balance rule, the cap and the per-buyer limit: answered from memory.
+      await xactLock(trx, `wallet:${wallet}`);
+      await xactLock(trx, `hold:${holder}`);
+      await lockBuyer(trx, wallet, holder);
+      expect(statements().length).toBe(before + 1);
+      expect(await free(`wallet:${wallet}`)).toBe(false);
+      expect(await free(`hold:${holder}`)).toBe(false);
+    });
+    expect(await free(`wallet:${wallet}`)).toBe(true);
+    expect(await free(`hold:${holder}`)).toBe(true);
+    // The wallet's alone (no client lock to take), and only what is not held yet.
+    await db.transaction().execute(async (trx) => {
+      await xactLock(trx, `wallet:${wallet}`);
+      await lockBuyer(trx, wallet, undefined);
+      expect(statements().length).toBe(before + 2);
+      await lockBuyer(trx, wallet, holder);
+      expect(statements().length).toBe(before + 3);
+      expect(
+        statements()
+          .at(-1)
+          ?.match(/pg_advisory_xact_lock/g)?.length,
+      ).toBe(1);
+      expect(await free(`hold:${holder}`)).toBe(false);
+    });
   });
 });

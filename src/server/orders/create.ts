@@ -21,7 +21,7 @@ import { noHoldNote } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
 import { admitToDrop } from '../stock/drop-admit';
 import { verifyQuote, type SignedQuote } from './quotes';
-import { addHistory, orderUrlOf } from './rows';
+import { insertOrder, orderUrlOf } from './rows';
 import { transactionRequestOf } from './pay-requests';
 import type { CreateOrderResult, OrderContext } from './types';
 
@@ -180,6 +180,9 @@ export async function createOrder(
     if (payer.balance === undefined) throw dropNeedsHold('unchecked');
   }
   const publicToken = randomBytes(16).toString('hex');
+  // The client whose lock the hold takes (a drop's per-buyer limit, the per-client cap): taken with the wallet's.
+  const lockedHolder =
+    holder && (drops.length > 0 || ctx.deps.settings.holds.limitPerClient > 0) ? holder : undefined;
 
   const orderId = randomUUID();
   const at = now.toISOString();
@@ -204,9 +207,11 @@ export async function createOrder(
       : { ...common, solanaPayUrl: null, amount: null, amountBaseUnits: null };
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('orders')
-        .values({
+      // The order's row and its first history entry (one statement on PostgreSQL).
+      await insertOrder(
+        trx,
+        ctx.isPg,
+        {
           id: orderId,
           reference: quote.reference,
           vendor_id: quote.vendorId,
@@ -236,14 +241,16 @@ export async function createOrder(
           updated_at: at,
           public_token: publicToken,
           details_notified_at: null,
-        })
-        .execute();
-      await addHistory(trx, orderId, 'awaiting_payment', record ? 'recorded' : 'created', at);
+        },
+        'awaiting_payment',
+        record ? 'recorded' : 'created',
+        at,
+      );
       // Whether it holds (a wallet order with the paying wallet's proof and the money: ./holds.ts), decided
       // before the answer is stored; the wallet's lock, taken here, is held to the commit.
       const noHold =
         walletOrder && quote.amountBaseUnits !== null
-          ? await mayHold(ctx, trx, orderId, BigInt(quote.amountBaseUnits), payer, at)
+          ? await mayHold(ctx, trx, orderId, BigInt(quote.amountBaseUnits), payer, at, lockedHolder)
           : undefined;
       // Too little $CLAIM for a drop: refused, the order rolls back.
       if (noHold && drops.length > 0) throw dropNeedsHold(noHold === 'balance' ? 'balance' : 'unchecked');

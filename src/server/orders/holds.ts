@@ -144,7 +144,8 @@ export async function checkPayer(
 
 /**
  * In the order's transaction, before anything locks a stock row: whether the order may hold (the wallet's lock
- * is taken here and held to the commit). `undefined`: it may; otherwise why not.
+ * is taken here and held to the commit; with `holder`, the client's lock too, in the same round trip: pass it when
+ * the hold takes it, a drop's per-buyer limit or the per-client cap). `undefined`: it may; otherwise why not.
  */
 export async function mayHold(
   ctx: OrderContext,
@@ -153,10 +154,11 @@ export async function mayHold(
   amount: bigint,
   payer: CheckedPayer | undefined,
   at: string,
+  holder?: string,
 ): Promise<NoHoldReason | undefined> {
   if (!payer) return 'no_proof';
   if (payer.balance === undefined) return 'unchecked';
-  const fits = await ctx.stock.fitsBalance(trx, payer.wallet, payer.balance, amount, orderId, at);
+  const fits = await ctx.stock.fitsBalance(trx, payer.wallet, payer.balance, amount, orderId, at, holder);
   return fits ? undefined : 'balance';
 }
 

@@ -43,7 +43,8 @@ export interface Reservations {
   ): Promise<void>;
   /**
    * In the order's transaction, before `reserve`: whether an order of `amount` fits within the wallet's `balance`
-   * beside its other open holds (the wallet's lock is taken and held to the commit). ./wallet-holds.ts.
+   * beside its other open holds (the wallet's lock is taken and held to the commit; `holder`: the client's lock
+   * too, in the same round trip, when the hold takes it next). ./wallet-holds.ts.
    */
   fitsBalance(
     trx: Transaction<Database>,
@@ -52,6 +53,7 @@ export interface Reservations {
     amount: bigint,
     orderId: string,
     at: string,
+    holder?: string,
   ): Promise<boolean>;
   /**
    * In the order's transaction, before `reserve`: a drop's per-buyer limit (./holds.ts assertBuyerLimit) over the
@@ -106,20 +108,41 @@ export interface Reservations {
   forget(trx: Transaction<Database>, orderId: string): Promise<void>;
 }
 
+/** The reservation row of a hold: who holds it (`holder`, `payer`) and until when. */
+interface HoldRow {
+  orderId: string;
+  expiresAt: string;
+  at: string;
+  holder: string | null;
+  payer: string | null;
+}
+
 /**
- * PostgreSQL: the conditional UPDATE and its change-log row in one statement, so the stock row's lock (held to
- * the commit, and every order for the product waits for it) spans one round trip to the database, not two.
- * `u.change_seq` is the row version the UPDATE wrote (re-read after waiting for a concurrent order's lock).
+ * PostgreSQL: the reservation row, the conditional UPDATE and its change-log row in one statement, so the stock
+ * row's lock (held to the commit, and every order for the product waits for it) spans one round trip to the
+ * database, and a hold costs one round trip, not two (each waits its turn for the 2 cores in a drop). When the
+ * UPDATE matches no row (too few free) nothing is returned: the caller throws and the transaction rolls back,
+ * reservation row included. `u.change_seq` is the row version the UPDATE wrote (re-read after waiting for a
+ * concurrent order's lock).
  */
 async function reservePg(
   trx: Transaction<Database>,
   line: StockRequest,
-  orderId: string,
-  at: string,
+  hold: HoldRow,
 ): Promise<{ on_hand: number; reserved: number; change_seq: number } | undefined> {
   const variant = variantOf(line);
+  const { orderId, at } = hold;
   const { rows } = await sql<{ on_hand: number; reserved: number; change_seq: number }>`
-    with u as (
+    with r as (
+      insert into reservations (order_id, product_id, variant_id, quantity, state, expires_at, created_at,
+        updated_at, holder, payer)
+      values (${orderId}::text, ${line.productId}::text, ${variant}::text, ${line.quantity}::integer, 'held',
+        ${hold.expiresAt}::text, ${at}::text, ${at}::text, ${hold.holder}::text, ${hold.payer}::text)
+      -- A QR record that changes its quantity reserves again after releasing (same order, same line).
+      on conflict (order_id, product_id, variant_id) do update set quantity = excluded.quantity, state = 'held',
+        expires_at = excluded.expires_at, updated_at = excluded.updated_at, holder = excluded.holder,
+        payer = excluded.payer
+    ), u as (
       update stock
       set reserved = reserved + ${line.quantity}::integer, change_seq = change_seq + 1, updated_at = ${at}::text
       where product_id = ${line.productId}::text and variant_id = ${variant}::text
@@ -136,6 +159,56 @@ async function reservePg(
   return rows[0];
 }
 
+/** SQLite (one writer): the reservation row, then the stock row's conditional UPDATE (its log row follows). */
+async function reserveSqlite(
+  trx: Transaction<Database>,
+  line: StockRequest,
+  orderId: string,
+  expiresAt: string,
+  at: string,
+  holder: string | undefined,
+  payer: string | undefined,
+): Promise<{ on_hand: number; reserved: number; change_seq: number } | undefined> {
+  await trx
+    .insertInto('reservations')
+    .values({
+      order_id: orderId,
+      product_id: line.productId,
+      variant_id: variantOf(line),
+      quantity: line.quantity,
+      state: 'held',
+      expires_at: expiresAt,
+      created_at: at,
+      updated_at: at,
+      holder: holder ?? null,
+      payer: payer ?? null,
+    })
+    // A QR record that changes its quantity reserves again after releasing (same order, same line).
+    .onConflict((oc) =>
+      oc.columns(['order_id', 'product_id', 'variant_id']).doUpdateSet({
+        quantity: line.quantity,
+        state: 'held',
+        expires_at: expiresAt,
+        updated_at: at,
+        holder: holder ?? null,
+        payer: payer ?? null,
+      }),
+    )
+    .execute();
+  return trx
+    .updateTable('stock')
+    .set((eb) => ({
+      reserved: eb('reserved', '+', line.quantity),
+      change_seq: eb('change_seq', '+', 1),
+      updated_at: at,
+    }))
+    .where('product_id', '=', line.productId)
+    .where('variant_id', '=', variantOf(line))
+    .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
+    .returning(['on_hand', 'reserved', 'change_seq'])
+    .executeTakeFirst();
+}
+
 export function createReservations(store: Store): Reservations {
   const isPg = store.dialect === 'postgres';
   return {
@@ -149,48 +222,16 @@ export function createReservations(store: Store): Reservations {
           throw new DomainError('invalid', 'invalid_stock', `bad quantity ${line.quantity}`, {
             field: 'quantity',
           });
-        // The reservation row first: it touches no shared row. The stock row's UPDATE locks the line until the
-        // commit (on PostgreSQL every order for the product queues behind it), so as little as possible follows it.
-        await trx
-          .insertInto('reservations')
-          .values({
-            order_id: orderId,
-            product_id: line.productId,
-            variant_id: variantOf(line),
-            quantity: line.quantity,
-            state: 'held',
-            expires_at: expiresAt,
-            created_at: at,
-            updated_at: at,
-            holder: holder ?? null,
-            payer: payer ?? null,
-          })
-          // A QR record that changes its quantity reserves again after releasing (same order, same line).
-          .onConflict((oc) =>
-            oc.columns(['order_id', 'product_id', 'variant_id']).doUpdateSet({
-              quantity: line.quantity,
-              state: 'held',
-              expires_at: expiresAt,
-              updated_at: at,
+        // PostgreSQL: the reservation row, the stock row's UPDATE and its log in one statement (reservePg).
+        const row = isPg
+          ? await reservePg(trx, line, {
+              orderId,
+              expiresAt,
+              at,
               holder: holder ?? null,
               payer: payer ?? null,
-            }),
-          )
-          .execute();
-        const row = isPg
-          ? await reservePg(trx, line, orderId, at)
-          : await trx
-              .updateTable('stock')
-              .set((eb) => ({
-                reserved: eb('reserved', '+', line.quantity),
-                change_seq: eb('change_seq', '+', 1),
-                updated_at: at,
-              }))
-              .where('product_id', '=', line.productId)
-              .where('variant_id', '=', variantOf(line))
-              .where((eb) => eb(eb('on_hand', '-', eb.ref('reserved')), '>=', line.quantity))
-              .returning(['on_hand', 'reserved', 'change_seq'])
-              .executeTakeFirst();
+            })
+          : await reserveSqlite(trx, line, orderId, expiresAt, at, holder, payer);
         if (!row) {
           const available = await availableMap(trx, [line]);
           throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
@@ -221,8 +262,8 @@ export function createReservations(store: Store): Reservations {
     },
 
     releaseLapsed: (at) => releaseLapsed(store.db, at),
-    fitsBalance: (trx, wallet, balance, amount, orderId, at) =>
-      fitsBalance(trx, isPg, wallet, balance, amount, orderId, at),
+    fitsBalance: (trx, wallet, balance, amount, orderId, at, holder) =>
+      fitsBalance(trx, isPg, wallet, balance, amount, orderId, at, holder),
     releaseOverBalance: (at, balanceOf) => releaseOverBalance(store.db, at, balanceOf),
     releaseHoldsOf: (key, actor, at) => releaseHoldsOf(store.db, key, actor, at),
 

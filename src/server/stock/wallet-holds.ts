@@ -13,7 +13,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { releaseHeld } from './hold-release';
-import { xactLock } from './xact-locks';
+import { lockBuyer } from './xact-locks';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -61,7 +61,8 @@ export async function heldByWallet(
 
 /**
  * In the reservation's transaction: whether an order of `amount` fits within `balance` beside the wallet's other
- * open holds. Takes the wallet's lock first on PostgreSQL (held to the commit).
+ * open holds. Takes the wallet's lock first on PostgreSQL (held to the commit), with `holder`'s (the client's, which
+ * the hold takes next: a drop's per-buyer limit, the per-client cap) in the same round trip.
  */
 export async function fitsBalance(
   trx: Transaction<Database>,
@@ -71,8 +72,9 @@ export async function fitsBalance(
   amount: bigint,
   orderId: string,
   at: string,
+  holder?: string,
 ): Promise<boolean> {
-  if (isPg) await xactLock(trx, `wallet:${wallet}`);
+  if (isPg) await lockBuyer(trx, wallet, holder);
   if (amount > balance) return false;
   return (await heldByWallet(trx, wallet, at, orderId)) + amount <= balance;
 }
