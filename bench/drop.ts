@@ -1,7 +1,9 @@
 /**
  * The drop (issue 32, docs/decisions/drops.md): `npm run bench:drop`, a few minutes. Needs TEST_DATABASE_URL
  * (PostgreSQL). Options: `--buyers 1000 --units 20` (the drop), `--only spread|burst` (one arrival pattern),
- * `--instances 2|1` (one composition), `--no-settle`, `--lead-s 20` (from starting the instances to the start).
+ * `--instances 2|1` (one composition), `--no-settle`, `--lead-s 20` (from starting the instances to the start),
+ * `--warm-orders 0` (orders of another product made across the instances before the start: their order path warm,
+ * as in a shop that has sold before the drop; by default none, so the 20 winners are each instance's first orders).
  *
  * One run prints, in order:
  *   (a) 2 production instances, arrivals spread over 10 s;
@@ -44,7 +46,7 @@ import {
   type LocalnetProcess,
   type ProductionServer,
 } from './lib/production';
-import { buyNow, call, fmt, pct, RunStats, sleep, type Buyer } from './lib/drop-buyers';
+import { buyNow, call, fmt, pct, RunStats, sleep, warmOrder, type Buyer } from './lib/drop-buyers';
 import { poolTimeouts, storeFacts } from './lib/drop-store';
 import { settle, type Settled } from './lib/drop-settle';
 
@@ -56,6 +58,8 @@ const READS_PER_S = 40;
 const HOLD_MINUTES = 1;
 /** Seconds from forking the instances to the drop's start (they start together, then warm up). */
 const LEAD_S = cliNumber(args, 'lead-s', 20, 600);
+/** Orders of another product made before the start, across the instances (0: none, the default). */
+const WARM_ORDERS = args.includes('--warm-orders') ? Math.floor(cliNumber(args, 'warm-orders', 0, 200)) : 0;
 const pgUrl = process.env.TEST_DATABASE_URL;
 
 /** One line of the closing table per run. */
@@ -173,6 +177,16 @@ async function run(
         items: [{ productId: 'lilac-tiptop', quantity: 1 }],
       });
     }
+    // --warm-orders: the order path warm too (one unfunded wallet per instance: one balance read each, no hold).
+    const warmWallets = servers.map(() => Keypair.generate());
+    for (let k = 0; k < WARM_ORDERS; k++)
+      await warmOrder(
+        servers[k % servers.length]!,
+        agent,
+        `192.0.3.${k + 2}`,
+        warmWallets[k % servers.length]!,
+        'lilac-tiptop',
+      );
     const wait = start.getTime() - Date.now();
     if (wait < 0)
       console.log(
@@ -207,7 +221,7 @@ async function run(
     const held = buyers.filter((b) => b.order);
     const label = `${opts.instances} instance${opts.instances > 1 ? 's' : ''}, ${opts.spreadMs === 1000 ? 'all in the first second' : `spread over ${opts.spreadMs / 1000} s`}`;
     console.log(
-      `${label} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores as it ended): ${opts.instances} production instance${opts.instances > 1 ? 's' : ''} on one PostgreSQL, ${BUYERS} buyers for ${UNITS} pieces`,
+      `${label}${WARM_ORDERS > 0 ? `, after ${WARM_ORDERS} warm-up orders` : ''} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores as it ended): ${opts.instances} production instance${opts.instances > 1 ? 's' : ''} on one PostgreSQL, ${BUYERS} buyers for ${UNITS} pieces`,
     );
     // Each refused buyer by the last thing the shop told them (a transport error: no answer).
     const byReason = new Map<string, number>();

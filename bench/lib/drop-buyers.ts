@@ -115,6 +115,48 @@ export async function buyNow(
   } else b.refused = refusal(o);
 }
 
+/**
+ * Warm-up (`--warm-orders`): one order of another product (not the drop) through the whole order path, as a shop
+ * that has sold before the drop would have run it. `wallet` is the same unfunded wallet for all of an instance's
+ * warm-up orders (its balance is read once, then cached, so the warm-up spends no more of the RPC budget than one
+ * read): the orders hold nothing. A quote refused while the instance's price is not read yet is asked again.
+ */
+export async function warmOrder(
+  server: ProductionServer,
+  agent: ReturnType<typeof keepAliveAgent>,
+  ip: string,
+  wallet: Keypair,
+  productId: string,
+): Promise<void> {
+  const ask = () =>
+    call(server, agent, ip, 'POST', '/api/quotes', {
+      items: [{ productId, quantity: 1 }],
+      wallet: wallet.publicKey.toBase58(),
+    });
+  let q = await ask();
+  for (let k = 0; k < 40 && q.status === 503; k++) {
+    await sleep(250);
+    q = await ask();
+  }
+  if (q.status !== 200) throw new Error(`warm-up quote: HTTP ${q.status} ${q.body.slice(0, 160)}`);
+  const quote = JSON.parse(q.body) as QuoteResponse;
+  const o = await call(
+    server,
+    agent,
+    ip,
+    'POST',
+    '/api/orders',
+    {
+      quote: quote.quote,
+      shipping: INTERNATIONAL_SHIPPING,
+      paymentMethod: 'wallet',
+      payer: proofOf(wallet, quote.reference),
+    },
+    { 'idempotency-key': randomUUID() },
+  );
+  if (o.status !== 201) throw new Error(`warm-up order: HTTP ${o.status} ${o.body.slice(0, 160)}`);
+}
+
 export class RunStats {
   attempts: number[] = [];
   orderCalls: number[] = [];
