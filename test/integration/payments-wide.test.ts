@@ -41,8 +41,8 @@ describe('wide transactions and the unmatched table', () => {
                 recipientOwner: coopers,
                 mint: net.keys!.mint,
                 amount: BigInt(i + 1),
-                // A wide transaction: twelve extra read-only keys (public keys as references are made: the
-                // store's newReference, native ed25519; web3.js's Keypair.generate for 12,000 keys took seconds).
+                // A wide transaction: twelve extra read-only keys, made as references are (the store's
+                // newReference: 32 random bytes; web3.js's Keypair.generate for 12,000 keys took seconds).
                 references: Array.from({ length: 12 }, () => new PublicKey(newReference())),
               }),
             );

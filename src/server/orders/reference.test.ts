@@ -3,16 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { newReference } from './reference';
 
 describe('newReference', () => {
-  it('is a base58 ed25519 public key (on the curve, as Solana Pay references are), new each time', () => {
+  it('is 32 bytes in canonical base58 (an address Solana Pay and the chain accept), new each time', () => {
     const seen = new Set<string>();
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 2000; i++) {
       const r = newReference();
       const key = new PublicKey(r);
       expect(key.toBase58()).toBe(r);
       expect(key.toBytes()).toHaveLength(32);
-      expect(PublicKey.isOnCurve(key.toBytes())).toBe(true);
       seen.add(r);
     }
-    expect(seen.size).toBe(200);
+    expect(seen.size).toBe(2000);
   });
 });

@@ -1,15 +1,13 @@
 /**
- * A new payment reference: the public key of a fresh ed25519 key pair (Solana Pay's `reference`), base58. Made
- * with Node's native ed25519 (about a tenth of the cost of a key pair made in JavaScript), written as an address
- * by @solana/kit's address decoder; the private half is never kept, so nobody can sign for it.
+ * A new payment reference: 32 random bytes from the operating system's CSPRNG, base58 (Solana Pay's `reference`:
+ * "a base58-encoded 32 byte array … may or may not be public keys, on or off the curve"). Nobody can sign for it:
+ * a point off the curve has no private key, and one on it has a key nobody knows. It is attached to the transfer
+ * as a read-only non-signer account, which any 32 bytes may be. Before, a fresh ed25519 key pair's public half:
+ * ~0.3 ms of the event loop for each quote (docs/decisions/drops.md "Where a refused buyer's time goes").
  */
-import { generateKeyPairSync } from 'node:crypto';
-import { getAddressDecoder } from '@solana/kit';
-
-const addresses = getAddressDecoder();
+import { randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
 
 export function newReference(): string {
-  const der = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
-  // SPKI for ed25519 is a fixed 12-byte header followed by the 32-byte key.
-  return addresses.decode(der.subarray(der.length - 32));
+  return bs58.encode(randomBytes(32));
 }
