@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { OrderService } from '../orders/service';
-import { issueQuote, type QuoteDeps } from '../orders/quotes';
+import { draftQuote, issueDraft, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
@@ -89,18 +89,21 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
       whole: 'Invalid quote request',
       refuse: invalidQuoteRequest,
     });
-    const { quote, response } = issueQuote(deps.quotes, body);
+    // Checked and priced first (400 / 503 in words), then the stock, then the reference and the signature: a buyer
+    // refused for want of stock or by a drop's line costs no reference, payment link or signature.
+    const draft = draftQuote(deps.quotes, body);
     // More than is available: 409 "Sold out" / "Reserved: may come back in N minutes" / "Only N left" (from memory
     // or one read without a lock, stock/sold-out.ts; the order reserves). A drop's quote is also its buyer's turn
     // (stock/drop-line.ts): a buyer in line is refused here with their place, before the wallet is asked to sign.
-    const drops = dropsIn(deps.quotes.catalog, quote.items);
+    const drops = dropsIn(deps.quotes.catalog, draft.items);
     if (drops.length > 0) {
-      await admitToDrop(deps.stock, drops, quote.items, holder(req), deps.quotes.now());
+      await admitToDrop(deps.stock, drops, draft.items, holder(req), deps.quotes.now());
       // Let through: the order that follows holds only with the wallet's balance, read now (batched with the
       // others let through) while the wallet signs, so the order finds it read. Only a buyer let through (as many
       // as there are free pieces) and within the quote route's per-client limit: no more reads than their orders'.
-      if (body.wallet && quote.payment === 'wallet') deps.balances?.prefetch?.(body.wallet);
-    } else await deps.stock.assertNotSoldOut(quote.items, deps.quotes.now().getTime());
+      if (body.wallet && draft.payment === 'wallet') deps.balances?.prefetch?.(body.wallet);
+    } else await deps.stock.assertNotSoldOut(draft.items, deps.quotes.now().getTime());
+    const { quote, response } = issueDraft(deps.quotes, draft);
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
     // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
     // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.

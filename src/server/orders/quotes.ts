@@ -169,6 +169,29 @@ export function issueQuote(
   deps: QuoteDeps,
   request: ParsedQuoteRequest,
 ): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
+  return issueDraft(deps, draftQuote(deps, request));
+}
+
+/**
+ * A quote before its reference and signature: the request checked against the catalogue and priced (or refused:
+ * unknown product, mixed vendors, no price…). The quote route asks the stock and a drop's line between the two,
+ * so a buyer refused there costs no reference, payment link or signature.
+ */
+export interface QuoteDraft {
+  now: Date;
+  items: SignedQuote['items'];
+  vendor: Catalog['vendors'][number];
+  payment: 'wallet' | 'qr';
+  ttlMs: number;
+  totalCents: number;
+  recipient: string;
+  mint: string;
+  /** The renewed quote's reference (`renew`), checked. */
+  renewed?: string;
+  priced: { priceUsd: string; amount: bigint } | null;
+}
+
+export function draftQuote(deps: QuoteDeps, request: ParsedQuoteRequest): QuoteDraft {
   const now = deps.now();
   const items: SignedQuote['items'] = [];
   let vendorId: string | undefined;
@@ -254,10 +277,10 @@ export function issueQuote(
   const vendor = deps.catalog.vendors.find((v) => v.id === vendorId);
   if (!vendor || !payment) throw new DomainError('invalid', 'unknown_vendor', 'The product has no vendor.');
 
-  const reference =
+  const renewed =
     request.renew !== undefined
       ? renewedReference(request.renew, deps.settings.quote.secret, now, vendor.id, payment)
-      : (deps.newReference?.() ?? newReference());
+      : undefined;
   const recipient = deps.settings.recipients[vendor.payoutGroup];
   // Settings are validated against the catalogue's payout groups at start, so this is a configuration bug.
   if (recipient === undefined) throw new Error(`no payout wallet for payout group '${vendor.payoutGroup}'`);
@@ -267,7 +290,7 @@ export function issueQuote(
   // Price: known, fresh and trusted, or no priced quote (an untrusted price is no price for the QR fallback).
   const fresh = freshPrice(deps, now);
   const price = fresh && 'refusal' in fresh ? undefined : fresh;
-  let priced: { priceUsd: string; amount: bigint; solanaPayUrl: string } | null = null;
+  let priced: QuoteDraft['priced'] = null;
   if (request.unpriced === true) {
     // Spec §3: QR pages confirm with totalCLAIM 'N/A' when the price is unknown. Wallet pages never order without
     // a price, and with a price the payment link must be used.
@@ -291,9 +314,35 @@ export function issueQuote(
     if (!price) throw new DomainError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
     const amount = tokenBaseUnitsForCents(totalCents, price);
     if (amount <= 0n) throw new DomainError('unavailable', 'price_unavailable', PRICE_UNAVAILABLE);
-    const solanaPayUrl = encodeTransferRequestUrl({
+    priced = { priceUsd: price.text, amount };
+  }
+  return {
+    now,
+    items,
+    vendor,
+    payment,
+    ttlMs,
+    totalCents,
+    recipient,
+    mint,
+    ...(renewed !== undefined ? { renewed } : {}),
+    priced,
+  };
+}
+
+/** The draft's quote: its reference (new, or the renewed one), payment link and signature. */
+export function issueDraft(
+  deps: QuoteDeps,
+  draft: QuoteDraft,
+): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
+  const { now, items, vendor, payment, ttlMs, totalCents, recipient, mint } = draft;
+  const reference = draft.renewed ?? deps.newReference?.() ?? newReference();
+  const priced = draft.priced && {
+    priceUsd: draft.priced.priceUsd,
+    amount: draft.priced.amount,
+    solanaPayUrl: encodeTransferRequestUrl({
       recipient,
-      amountBaseUnits: amount,
+      amountBaseUnits: draft.priced.amount,
       splToken: mint,
       reference,
       label: vendor.name,
@@ -303,9 +352,8 @@ export function issueQuote(
           name: i.variantLabel ? `${i.name} (${i.variantLabel})` : i.name,
         })),
       ),
-    });
-    priced = { priceUsd: price.text, amount, solanaPayUrl };
-  }
+    }),
+  };
 
   const quote: SignedQuote = {
     v: 1,
