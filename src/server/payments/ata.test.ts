@@ -33,8 +33,23 @@ describe('associatedTokenAddress', () => {
     );
   });
 
+  it('answers a derivation asked again from memory, the same address, under each token program', async () => {
+    const mint = (await generateKeyPairSigner()).address;
+    const owner = (await generateKeyPairSigner()).address;
+    const classic = associatedTokenAddress(mint, owner);
+    const t2022 = associatedTokenAddress(mint, owner, TOKEN_2022_PROGRAM_ADDRESS);
+    expect(t2022).not.toBe(classic);
+    expect(associatedTokenAddress(mint, owner)).toBe(classic);
+    expect(associatedTokenAddress(mint, owner, TOKEN_2022_PROGRAM_ADDRESS)).toBe(t2022);
+    expect(classic).toBe(
+      (await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0],
+    );
+  });
+
   it('throws for an owner or mint that is not an address', () => {
     const mint = address('So11111111111111111111111111111111111111112');
+    expect(() => associatedTokenAddress(mint, 'not-an-address')).toThrow();
+    // Asked again: still refused (nothing wrong is remembered).
     expect(() => associatedTokenAddress(mint, 'not-an-address')).toThrow();
     expect(() => associatedTokenAddress('0OIl', mint)).toThrow();
     expect(() => associatedTokenAddress(mint, '1111')).toThrow();
