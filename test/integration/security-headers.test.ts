@@ -93,6 +93,25 @@ describe('security headers', () => {
     expect(csp.has('upgrade-insecure-requests')).toBe(false);
   });
 
+  it('sends the same headers on refusals, unknown paths and every request alike', async () => {
+    const s = await server();
+    const first = await s.app.inject({ method: 'GET', url: '/api/health' });
+    const answers = [
+      first,
+      await s.app.inject({ method: 'POST', url: '/api/quotes', payload: { items: [] } }),
+      await s.app.inject({ method: 'GET', url: '/api/no-such-route' }),
+      await s.app.inject({ method: 'GET', url: '/api/health' }),
+    ];
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 400, 404, 200]);
+    for (const r of answers) {
+      expect(r.headers['content-security-policy']).toBe(first.headers['content-security-policy']);
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+      expect(r.headers['cross-origin-opener-policy']).toBe('same-origin-allow-popups');
+      expect(r.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(r.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
   it('adds HSTS and upgrade-insecure-requests when the public URL is https', async () => {
     const s = await server({ PUBLIC_URL: 'https://shop.example' });
     const res = await s.app.inject({ method: 'GET', url: '/api/config' });
