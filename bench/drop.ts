@@ -36,6 +36,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { cliArg, cliNumber, httpCall, keepAliveAgent } from './lib/load';
@@ -203,6 +204,9 @@ async function run(
     const stats = new RunStats();
     const stop = { done: false };
     const reads = readsMeanwhile(servers, agent, stop);
+    // The load generator's own event-loop delay: what it adds to every latency it measures.
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
     const t0 = performance.now();
     await Promise.all(
       buyers.map(async (b) => {
@@ -216,6 +220,7 @@ async function run(
       }),
     );
     stop.done = true;
+    lag.disable();
     const readLat = await reads;
     const facts = await storeFacts(pgUrl ?? '', schema);
     const held = buyers.filter((b) => b.order);
@@ -254,6 +259,9 @@ async function run(
     console.log(`  refusals (each refused call): ${fmt(stats.refusals)}`);
     for (const [path, xs] of readLat)
       console.log(`  GET ${path} during the drop (${READS_PER_S}/s in all): ${fmt(xs)}`);
+    console.log(
+      `  the load generator's event-loop delay during the drop: p50 ${(lag.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(1)} ms`,
+    );
     summary.push({
       run: label,
       held: held.length,
