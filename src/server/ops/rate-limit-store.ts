@@ -1,11 +1,21 @@
 /**
  * A @fastify/rate-limit store in the database, so every API instance on one PostgreSQL database shares the same
  * counters (two instances do not allow twice as much, and a restart does not reset them). One fixed window per
- * key (route + client IP), counted by a single atomic upsert:
+ * key (route + client IP), counted by an atomic upsert:
  *
- *   insert … on conflict (key) do update set points = (window over ? 1 : points + 1), reset_ms = … returning …
+ *   insert … values (key, n, end), … on conflict (key) do update
+ *     set points = (window over ? n : points + n), reset_ms = (window over ? end : reset_ms) returning …
  *
  * which both PostgreSQL and SQLite run atomically per row. Expired windows are pruned now and then.
+ *
+ * Counts are batched, one counting statement in flight per store (per process): the requests counted in the same
+ * turn of the event loop, or while the previous statement was out, go together in the next one, sent when it
+ * returns; a lone request goes at the next turn. Under a burst (a drop's first second) that is one statement per
+ * batch instead of one per request. The requests of one key in a batch are one row adding n points (a statement
+ * may not touch a row twice); the k-th of them gets points_after - n + k, each a count of its own as if counted one
+ * after another, and a window past its reset restarts at n. Rows go in key order, so two instances' batches lock
+ * them in the same order (no deadlock). A failed statement fails every request of its batch.
+ *
  * With SQLite (one instance) the server keeps @fastify/rate-limit's in-memory store instead: a counter write per
  * request would wait for the group-commit fsync for nothing.
  */
@@ -21,24 +31,52 @@ interface RouteStore {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+/** Most requests counted by one statement (at most as many rows, 3 parameters each). */
+export const COUNT_BATCH_MAX = 1_000;
 
-/** Counts one request for `key` in its window; returns the count so far and the ms left in the window. */
-export async function countRequest(
+/** One key's requests in a batch: `n` of them, in windows of `windowMs`. */
+export interface KeyCount {
+  key: string;
+  n: number;
+  windowMs: number;
+}
+
+/**
+ * Counts `n` requests for each key (distinct keys) at `nowMs` in one statement; returns, per key, the count after
+ * them and the ms left in the window. A window over by `nowMs` restarts at n.
+ */
+export async function countRequests(
   db: Kysely<Database>,
-  key: string,
-  windowMs: number,
+  counts: readonly KeyCount[],
   nowMs: number,
-): Promise<{ current: number; ttl: number }> {
-  const end = nowMs + windowMs;
-  const { rows } = await sql<{ points: number | string; reset_ms: number | string }>`
-    insert into rate_limits (key, points, reset_ms) values (${key}, 1, ${end})
-    on conflict (key) do update set
-      points = case when rate_limits.reset_ms <= ${nowMs} then 1 else rate_limits.points + 1 end,
-      reset_ms = case when rate_limits.reset_ms <= ${nowMs} then ${end} else rate_limits.reset_ms end
-    returning points, reset_ms`.execute(db);
-  const row = rows[0];
-  if (!row) throw new Error('rate limit: the counter upsert returned no row');
-  return { current: Number(row.points), ttl: Math.max(0, Number(row.reset_ms) - nowMs) };
+): Promise<Map<string, { points: number; ttl: number }>> {
+  const out = new Map<string, { points: number; ttl: number }>();
+  if (counts.length === 0) return out;
+  const rows = [...counts]
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((c) => ({ key: c.key, points: c.n, reset_ms: nowMs + c.windowMs }));
+  const over = sql<boolean>`rate_limits.reset_ms <= ${nowMs}`;
+  const returned = await db
+    .insertInto('rate_limits')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({
+        points: sql<number>`case when ${over} then excluded.points else rate_limits.points + excluded.points end`,
+        reset_ms: sql<number>`case when ${over} then excluded.reset_ms else rate_limits.reset_ms end`,
+      }),
+    )
+    .returning(['key', 'points', 'reset_ms'])
+    .execute();
+  for (const r of returned)
+    out.set(r.key, { points: Number(r.points), ttl: Math.max(0, Number(r.reset_ms) - nowMs) });
+  return out;
+}
+
+interface Waiting {
+  key: string;
+  windowMs: number;
+  nowMs: number;
+  cb: Callback;
 }
 
 /** The store class @fastify/rate-limit instantiates (`store:` option), bound to one database. */
@@ -55,13 +93,61 @@ export function databaseRateLimitStore(
       .execute()
       .catch(() => undefined); // best effort: expired rows are harmless, the upsert resets them
   };
+
+  // The batch: requests counted while no statement is out go in one statement at the next turn of the event loop;
+  // those counted while one is out go in the next, sent when it returns (one counting statement out at a time).
+  let queue: Waiting[] = [];
+  let sending = false;
+  let scheduled = false;
+  const kick = () => {
+    if (sending || scheduled || queue.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      void send();
+    });
+  };
+  const send = async () => {
+    if (sending) return;
+    sending = true;
+    const batch = queue.slice(0, COUNT_BATCH_MAX);
+    queue = queue.slice(COUNT_BATCH_MAX);
+    // One row per key (in the order first counted), one time for the batch: the latest request's.
+    const keys = new Map<string, KeyCount>();
+    let nowMs = 0;
+    for (const w of batch) {
+      nowMs = Math.max(nowMs, w.nowMs);
+      const k = keys.get(w.key);
+      if (k) k.n += 1;
+      else keys.set(w.key, { key: w.key, n: 1, windowMs: w.windowMs });
+    }
+    let answers: (() => void)[];
+    try {
+      const after = await countRequests(db, [...keys.values()], nowMs);
+      const seen = new Map<string, number>();
+      answers = batch.map((w) => {
+        const row = after.get(w.key);
+        const n = keys.get(w.key)?.n ?? 1;
+        const k = (seen.get(w.key) ?? 0) + 1;
+        seen.set(w.key, k);
+        if (!row) throw new Error('rate limit: the counter upsert returned no row for a key');
+        return () => w.cb(null, { current: row.points - n + k, ttl: row.ttl });
+      });
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      answers = batch.map((w) => () => w.cb(e));
+    } finally {
+      sending = false;
+      kick();
+    }
+    for (const answer of answers) answer();
+  };
+
   const make = (prefix: string): RouteStore => ({
     incr(key, cb, timeWindow = 60_000) {
       const nowMs = now();
-      countRequest(db, `${prefix}${key}`, timeWindow, nowMs).then(
-        (res) => cb(null, res),
-        (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))),
-      );
+      queue.push({ key: `${prefix}${key}`, windowMs: timeWindow, nowMs, cb });
+      kick();
       prune(nowMs);
     },
     child(routeOptions) {
