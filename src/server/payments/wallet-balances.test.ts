@@ -146,3 +146,55 @@ describe('wallet balances read together', () => {
     expect(c.asked).toEqual([10, 10]);
   });
 });
+
+describe('wallet balances: requests out at once', () => {
+  const wallet = (i: number) => {
+    const key = new Uint8Array(32);
+    new DataView(key.buffer).setUint32(0, 1000 + i);
+    return getAddressDecoder().decode(key);
+  };
+  /** A chain whose reads answer when the test says: the subject is how many are out at a time. */
+  function slowChain() {
+    const out: { n: number; answer: () => void }[] = [];
+    let programReads = 0;
+    const api = {
+      getAccountInfo: () => ({
+        send: () => {
+          programReads++;
+          return Promise.resolve({ value: { owner: TOKEN_PROGRAM_ADDRESS } });
+        },
+      }),
+      getMultipleAccounts: (addresses: Address[]) => ({
+        send: () =>
+          new Promise((resolve) =>
+            out.push({ n: addresses.length, answer: () => resolve({ value: addresses.map(() => null) }) }),
+          ),
+      }),
+    };
+    return { chain: { api } as unknown as ChainRpc, out, programReads: () => programReads };
+  }
+  const turn = () => new Promise((r) => setImmediate(r));
+
+  it('sends a wallet asked while others are out at once, up to maxInFlight, then batches the rest', async () => {
+    const c = slowChain();
+    const balances = createWalletBalances({ chain: c.chain, mint: MINT, maxInFlight: 3 });
+    const reads: Promise<bigint | undefined>[] = [];
+    for (let i = 0; i < 3; i++) {
+      reads.push(balances.balanceOf(wallet(i)));
+      for (let k = 0; k < 5; k++) await turn();
+    }
+    // Three buyers one after another: three requests out, none waiting for another's answer.
+    expect(c.out.map((o) => o.n)).toEqual([1, 1, 1]);
+    for (let i = 3; i < 8; i++) reads.push(balances.balanceOf(wallet(i)));
+    for (let k = 0; k < 5; k++) await turn();
+    expect(c.out).toHaveLength(3); // the fourth waits for one to answer
+    c.out[0]!.answer();
+    for (let k = 0; k < 5; k++) await turn();
+    // The five asked meanwhile go in one request.
+    expect(c.out.map((o) => o.n)).toEqual([1, 1, 1, 5]);
+    for (const o of c.out.slice(1)) o.answer();
+    expect(await Promise.all(reads)).toEqual(Array.from({ length: 8 }, () => 0n));
+    // The mint's token program was read once for the requests out together.
+    expect(c.programReads()).toBe(1);
+  });
+});

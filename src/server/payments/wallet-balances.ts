@@ -5,9 +5,11 @@
  * per wallet. No account: 0. A frozen account cannot pay: 0. A failed read (RPC down, budget spent): undefined,
  * and the caller holds nothing on it (an order) or leaves the holds to lapse on their deadline (the re-check).
  *
- * Reads are batched: the wallets asked for at the same moment, or while the previous request was out, are read in
- * one `getMultipleAccounts` (up to 100), one request out at a time per process, so a drop's buyers let through
- * together (or the re-check of every holding wallet) cost one slot of the fleet's RPC budget, not one each.
+ * Reads are batched: the wallets asked for at the same moment, or while `maxInFlight` requests are out, are read in
+ * one `getMultipleAccounts` (up to 100), so a drop's buyers let through together (or the re-check of every holding
+ * wallet) cost a few slots of the fleet's RPC budget, not one each. At most 3 requests are out at a time per
+ * process (before 2026-11-26: one, and a buyer let through just after a request went out waited for two round
+ * trips, up to ~190 ms in a drop's first second: docs/decisions/drops.md).
  */
 import { address, getAddressEncoder, type Address } from '@solana/kit';
 import { tokenProgramOf } from '../ops/vendor-accounts';
@@ -38,6 +40,8 @@ export interface WalletBalancesOptions {
    * told to click again while slots free within a fraction of a second).
    */
   budgetWaitMs?: number;
+  /** Most `getMultipleAccounts` requests out at a time (default 3); wallets asked meanwhile wait for one to answer. */
+  maxInFlight?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -59,6 +63,8 @@ export const BATCH_MAX = 100;
 
 interface Waiting {
   owner: Address;
+  /** Asked again after a budget refusal until then (ms since the epoch); refused after. */
+  until: number;
   resolve: (amount: bigint) => void;
   reject: (err: unknown) => void;
 }
@@ -70,15 +76,22 @@ export function createWalletBalances(opts: WalletBalancesOptions): WalletBalance
   const mint = opts.mint;
   const cache = new Map<string, { at: number; value: bigint }>();
   const inFlight = new Map<string, Promise<bigint | undefined>>();
-  let program: Address | undefined;
+  const maxInFlight = Math.max(1, opts.maxInFlight ?? 3);
+  // The mint's token program: read once (the first requests out share the read; a failed read is asked again).
+  let program: Promise<Address> | undefined;
+  const programOf = () =>
+    (program ??= tokenProgramOf(opts.chain, mint).catch((err: unknown) => {
+      program = undefined;
+      throw err;
+    }));
 
-  // The batch: wallets asked for while no request is out go in one getMultipleAccounts at the next turn of the
-  // event loop; those asked for while one is out go in the next, sent when it answers (one request out at a time).
+  // The batch: wallets asked for while fewer than maxInFlight requests are out go in one getMultipleAccounts at the
+  // next turn of the event loop; those asked for while maxInFlight are out go in the next, sent when one answers.
   let queue: Waiting[] = [];
-  let sending = false;
+  let out = 0;
   let scheduled = false;
   const kick = () => {
-    if (sending || scheduled || queue.length === 0) return;
+    if (out >= maxInFlight || scheduled || queue.length === 0) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
@@ -86,15 +99,16 @@ export function createWalletBalances(opts: WalletBalancesOptions): WalletBalance
     });
   };
   const send = async () => {
-    if (sending) return;
-    sending = true;
+    if (out >= maxInFlight || queue.length === 0) return;
+    out++;
     const batch = queue.slice(0, BATCH_MAX);
     queue = queue.slice(BATCH_MAX);
+    // More than one request takes: the next goes out at once, up to maxInFlight.
+    kick();
     try {
       // Never queued behind the payment watcher: refused at once when the budget has no free slot.
       const amounts = await rpcBackground.run(true, async () => {
-        program ??= await tokenProgramOf(opts.chain, mint);
-        const p = program;
+        const p = await programOf();
         const atas = batch.map((w) => associatedTokenAddress(mint, w.owner, p));
         const { value } = await opts.chain.api
           .getMultipleAccounts(atas, { commitment: 'confirmed', encoding: 'base64' })
@@ -106,35 +120,34 @@ export function createWalletBalances(opts: WalletBalancesOptions): WalletBalance
       });
       batch.forEach((w, i) => w.resolve(amounts[i] ?? 0n));
     } catch (err) {
-      for (const w of batch) w.reject(err);
+      // Refused by the budget (no free slot now): the batch is asked again, whole, when the budget says a slot
+      // frees (one timer, so it stays one request), by each wallet within its `until`; any other failure is final.
+      const retryIn = budgetRetryInMs(err);
+      const at = Date.now() + Math.max(retryIn ?? 0, 20);
+      const again = retryIn === undefined ? [] : batch.filter((w) => at <= w.until);
+      for (const w of batch) if (!again.includes(w)) w.reject(err);
+      if (again.length > 0)
+        setTimeout(() => {
+          queue = [...again, ...queue];
+          kick();
+        }, at - Date.now());
     } finally {
-      sending = false;
+      out--;
       kick();
     }
   };
-  const once = (owner: Address) =>
+  const once = (owner: Address, until: number) =>
     new Promise<bigint>((resolve, reject) => {
-      queue.push({ owner, resolve, reject });
+      queue.push({ owner, until, resolve, reject });
       kick();
     });
 
   const read = async (wallet: string): Promise<bigint | undefined> => {
     try {
       const owner = address(wallet); // throws for a string that is not an address: no read then
-      // Refused by the budget (no free slot now): asked again, in the batch of that moment, when the budget says a
-      // slot frees, within `budgetWaitMs` (no hold after that).
-      const until = Date.now() + (opts.budgetWaitMs ?? 2_000);
-      let value: bigint;
-      for (;;) {
-        try {
-          value = await once(owner);
-          break;
-        } catch (err) {
-          const retryIn = budgetRetryInMs(err);
-          if (retryIn === undefined || Date.now() + retryIn > until) throw err;
-          await new Promise((r) => setTimeout(r, Math.max(retryIn, 20)));
-        }
-      }
+      // Refused by the budget (no free slot now): asked again when the budget says a slot frees, within
+      // `budgetWaitMs` (no hold after that).
+      const value = await once(owner, Date.now() + (opts.budgetWaitMs ?? 2_000));
       cache.delete(wallet);
       cache.set(wallet, { at: now(), value });
       if (cache.size > max) cache.delete(cache.keys().next().value as string);
