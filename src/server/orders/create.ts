@@ -15,13 +15,13 @@ import {
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
 import { OutOfStockError } from '../../core/stock';
-import { checkPayer, dropLinesOf, DropTurnOver, hold, mayHold } from './holds';
+import { checkPayer, dropLinesOf, DropTurnOver, hold, mayHold, noHoldBefore } from './holds';
 import { dropNeedsHold, dropNotOpen, dropOpen } from '../../core/drop';
-import { noHoldNote } from '../../core/hold-proof';
+import { noHoldNote, type NoHoldReason } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
 import { admitToDrop } from '../stock/drop-admit';
 import { verifyQuote, type SignedQuote } from './quotes';
-import { insertOrder, orderUrlOf } from './rows';
+import { insertOrder, orderUrlOf, replaceAnswer } from './rows';
 import { transactionRequestOf } from './pay-requests';
 import type { CreateOrderResult, OrderContext } from './types';
 
@@ -194,7 +194,7 @@ export async function createOrder(
     expiresAt: quote.expiresAt,
     orderUrl: orderUrlOf(ctx, { public_token: publicToken }),
   };
-  let created: AnyOrderCreated =
+  const base: AnyOrderCreated =
     quote.amountBaseUnits !== null && quote.solanaPayUrl !== null
       ? {
           ...common,
@@ -205,9 +205,22 @@ export async function createOrder(
           ...(quote.payment === 'qr' ? transactionRequestOf(ctx, quote.reference) : {}),
         }
       : { ...common, solanaPayUrl: null, amount: null, amountBaseUnits: null };
+  const amount = BigInt(quote.amountBaseUnits ?? '0');
+  /** A wallet order's answer says whether it holds, and if not why (core/hold-proof.ts). */
+  const answerOf = (noHold: NoHoldReason | undefined): AnyOrderCreated =>
+    !walletOrder
+      ? base
+      : noHold
+        ? { ...base, held: false, holdNote: noHoldNote(noHold, amount) }
+        : { ...base, held: true };
+  // The answer stored with the order (its Idempotency-Key's row, in the order's first statement) is the one known
+  // before the transaction: held, unless the proof, the balance or the amount already says not. The rare order
+  // whose amount does not fit beside the wallet's other holds (read in the transaction) has it replaced.
+  const foreseen = walletOrder ? noHoldBefore(payer, amount) : undefined;
+  let created = answerOf(foreseen);
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      // The order's row and its first history entry (one statement on PostgreSQL).
+      // The order's row, its first history entry and its Idempotency-Key's row (one statement on PostgreSQL).
       await insertOrder(
         trx,
         ctx.isPg,
@@ -245,38 +258,37 @@ export async function createOrder(
         'awaiting_payment',
         record ? 'recorded' : 'created',
         at,
-      );
-      // Whether it holds (a wallet order with the paying wallet's proof and the money: ./holds.ts), decided
-      // before the answer is stored; the wallet's lock, taken here, is held to the commit.
-      const noHold =
-        walletOrder && quote.amountBaseUnits !== null
-          ? await mayHold(ctx, trx, orderId, BigInt(quote.amountBaseUnits), payer, at, lockedHolder)
-          : undefined;
-      // Too little $CLAIM for a drop: refused, the order rolls back.
-      if (noHold && drops.length > 0) throw dropNeedsHold(noHold === 'balance' ? 'balance' : 'unchecked');
-      if (walletOrder)
-        created = noHold
-          ? { ...created, held: false, holdNote: noHoldNote(noHold, BigInt(quote.amountBaseUnits ?? '0')) }
-          : { ...created, held: true };
-      await trx
-        .insertInto('idempotency_keys')
-        .values({
+        {
           key: idempotencyKey,
           request_hash: hash,
           status_code: STORED_CREATED,
           response_json: JSON.stringify(created),
           order_id: orderId,
           created_at: at,
-        })
-        .execute();
+        },
+      );
+      // Whether it holds (a wallet order with the paying wallet's proof and the money: ./holds.ts), decided
+      // before the answer is final; the wallet's lock, taken here, is held to the commit, and one read after it
+      // brings what the hold's rules need (the balance here, the per-buyer limit and the cap in `hold`).
+      const verdict =
+        walletOrder && quote.amountBaseUnits !== null
+          ? await mayHold(ctx, trx, orderId, amount, payer, at, lockedHolder, quote.items)
+          : undefined;
+      const noHold = verdict && !verdict.holds ? verdict.why : undefined;
+      // Too little $CLAIM for a drop: refused, the order rolls back.
+      if (noHold && drops.length > 0) throw dropNeedsHold(noHold === 'balance' ? 'balance' : 'unchecked');
+      if (walletOrder && noHold !== foreseen) {
+        created = answerOf(noHold);
+        await replaceAnswer(trx, idempotencyKey, JSON.stringify(created));
+      }
       // No unit is held without proof of the money (./holds.ts): a QR record or QR details hold nothing (the
       // payment, once seen, takes the piece); a wallet order holds for a short time of its own only with its
       // wallet's proof and balance; more than is available throws OutOfStockError (409 at the edge) and rolls
       // the whole order back. Of two orders racing for the last unit, exactly one gets it. An unpriced order
       // holds nothing. Last in the transaction: the stock row stays locked from its UPDATE to the commit, and
       // every order for the product waits for it.
-      if (walletOrder && !noHold && payer)
-        await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder, payer.wallet);
+      if (verdict?.holds && payer)
+        await hold(ctx, trx, orderId, quote.items, quote.expiresAt, at, holder, payer.wallet, verdict.facts);
       // Not held but payable: still refused in words when the piece is gone (a read; the payment decides).
       else if (!record && quote.amountBaseUnits !== null) await ctx.stock.assertAvailable(quote.items, trx);
     });

@@ -24,7 +24,10 @@ import { holdProofMessage, type NoHoldReason, type PayerProof } from '../../core
 import type { StockRequest } from '../../core/stock';
 import type { Catalog } from '../../core/catalog';
 import type { Database } from '../store/schema';
-import { endTurn } from '../stock/drop-line';
+import type { HoldFacts } from '../stock/hold-facts';
+import { judgeBuyerLimit } from '../stock/holds';
+import type { Turn } from '../stock/reservations';
+import { fitsBalance } from '../stock/wallet-holds';
 import type { OrderContext } from './types';
 
 /** The drops among an order's lines (core/drop.ts), one per product. */
@@ -143,9 +146,25 @@ export async function checkPayer(
 }
 
 /**
- * In the order's transaction, before anything locks a stock row: whether the order may hold (the wallet's lock
- * is taken here and held to the commit; with `holder`, the client's lock too, in the same round trip: pass it when
- * the hold takes it, a drop's per-buyer limit or the per-client cap). `undefined`: it may; otherwise why not.
+ * Why an order cannot hold, known before its transaction: no proof, no readable balance, or an amount beyond the
+ * whole balance. `undefined`: it may hold if the amount fits beside the wallet's other open holds (`mayHold`).
+ */
+export function noHoldBefore(payer: CheckedPayer | undefined, amount: bigint): NoHoldReason | undefined {
+  if (!payer) return 'no_proof';
+  if (payer.balance === undefined) return 'unchecked';
+  if (amount > payer.balance) return 'balance';
+  return undefined;
+}
+
+/** `mayHold`'s answer: the order holds (with what the rules read, for `hold`), or why not. */
+export type HoldVerdict = { holds: true; facts: HoldFacts } | { holds: false; why: NoHoldReason };
+
+/**
+ * In the order's transaction, before anything locks a stock row: whether the order may hold. The wallet's lock
+ * is taken here and held to the commit; with `holder`, the client's lock too, in the same round trip (pass it when
+ * the hold takes it: a drop's per-buyer limit or the per-client cap). Then ONE read (PostgreSQL) brings what every
+ * rule of the hold needs (stock/hold-facts.ts): the balance rule is judged here, the per-buyer limit and the cap
+ * by `hold` on the same facts.
  */
 export async function mayHold(
   ctx: OrderContext,
@@ -154,18 +173,28 @@ export async function mayHold(
   amount: bigint,
   payer: CheckedPayer | undefined,
   at: string,
-  holder?: string,
-): Promise<NoHoldReason | undefined> {
-  if (!payer) return 'no_proof';
-  if (payer.balance === undefined) return 'unchecked';
-  const fits = await ctx.stock.fitsBalance(trx, payer.wallet, payer.balance, amount, orderId, at, holder);
-  return fits ? undefined : 'balance';
+  holder: string | undefined,
+  lines: readonly StockRequest[],
+): Promise<HoldVerdict> {
+  const before = noHoldBefore(payer, amount);
+  if (before || !payer || payer.balance === undefined) return { holds: false, why: before ?? 'no_proof' };
+  const facts = await ctx.stock.readHoldFacts(trx, {
+    wallet: payer.wallet,
+    holder,
+    orderId,
+    at,
+    drops: dropGroupsIn(ctx.deps.catalog, lines).map((g) => g.productIds),
+    cap: ctx.deps.settings.holds.limitPerClient > 0,
+  });
+  return fitsBalance(facts.walletHolds, payer.balance, amount, orderId)
+    ? { holds: true, facts }
+    : { holds: false, why: 'balance' };
 }
 
 /**
- * In the order's transaction, last (after `mayHold` said yes): refuses (DomainError rate_limited, 429) when
- * `holder` already holds the cap unpaid, then holds the lines until the hold's deadline against `wallet`
- * (OutOfStockError when more than is available).
+ * In the order's transaction, last (after `mayHold` said yes, on its `facts`): refuses a drop's order past its
+ * per-buyer limit, refuses (DomainError rate_limited, 429) when `holder` already holds the cap unpaid, then holds
+ * the lines until the hold's deadline against `wallet` (OutOfStockError when more than is available).
  */
 export async function hold(
   ctx: OrderContext,
@@ -176,28 +205,27 @@ export async function hold(
   at: string,
   holder: string | undefined,
   wallet: string,
+  facts: HoldFacts,
 ): Promise<void> {
+  const turns: Turn[] = [];
   // A drop's per-buyer limit (core/drop.ts): this client or this wallet has at most `perBuyer` of the drop (the
   // product, or the vendor's whole batch), and one turn: what they held before counts, whatever became of it.
-  for (const g of dropGroupsIn(ctx.deps.catalog, lines)) {
-    const full = await ctx.stock.assertBuyerLimit(
-      trx,
-      { holder, payer: wallet },
-      g.productIds,
-      g.rules.perBuyer,
-      g.asking,
-      {
-        // With one piece per buyer, a buyer past the limit has it already: their turn is over.
-        limit: () => {
-          const refusal = dropLimitRefusal(g.name, g.rules.perBuyer, g.batch);
-          return g.rules.perBuyer === 1 ? new DropTurnOver(refusal, g.productIds) : refusal;
-        },
-        turn: () => new DropTurnOver(dropTurnPassed(g.batch, g.rules.perBuyer), g.productIds),
+  // `mayHold` read the buyer's units of each group, in this order.
+  for (const [i, g] of dropGroupsIn(ctx.deps.catalog, lines).entries()) {
+    const units = facts.drops[i];
+    if (!units) throw new Error(`hold: the buyer's units of drop ${g.key} were not read`);
+    const full = judgeBuyerLimit(units, g.rules.perBuyer, g.asking, {
+      // With one piece per buyer, a buyer past the limit has it already: their turn is over.
+      limit: () => {
+        const refusal = dropLimitRefusal(g.name, g.rules.perBuyer, g.batch);
+        return g.rules.perBuyer === 1 ? new DropTurnOver(refusal, g.productIds) : refusal;
       },
-    );
+      turn: () => new DropTurnOver(dropTurnPassed(g.batch, g.rules.perBuyer), g.productIds),
+    });
     // The buyer had their turn in the drop's line (stock/drop-line.ts): they leave it with this hold; once they
     // have their pieces of a batch, they leave the line of every other piece of it too (they could buy no more).
-    if (holder) await endTurn(trx, holder, g.ordered, full ? g.productIds : g.ordered, at);
+    // Written with the reservation (stock/drop-turn.ts; on PostgreSQL in its statement).
+    turns.push({ ordered: g.ordered, all: full ? g.productIds : g.ordered });
   }
   await ctx.stock.reserve(
     trx,
@@ -208,5 +236,6 @@ export async function hold(
     holder,
     holder ? ctx.deps.settings.holds.limitPerClient : undefined,
     wallet,
+    { facts, turns },
   );
 }

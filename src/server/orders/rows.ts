@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { OrderStatus } from '../../core/api';
 import type { ShippingInput } from '../../core/order';
-import type { Database, OrderRow, OrdersTable, PaymentRow } from '../store/schema';
+import type { Database, IdempotencyTable, OrderRow, OrdersTable, PaymentRow } from '../store/schema';
 import { DomainError } from '../../core/errors';
 import {
   ORDER_ID,
@@ -97,9 +97,10 @@ export async function addHistory(
 }
 
 /**
- * A new order's row and its first history entry (numbered 1), in the order's transaction. PostgreSQL: one statement
- * (the history row is inserted from the order insert's `returning`), a round trip less while a drop's orders wait
- * their turn for the cores; SQLite (one writer, no insert in a WITH): the two statements.
+ * A new order's row, its first history entry (numbered 1) and its Idempotency-Key's row (the stored answer),
+ * in the order's transaction. PostgreSQL: one statement (the history row is inserted from the order insert's
+ * `returning`, the key's row in a CTE beside it), round trips fewer while a drop's orders wait their turn for the
+ * cores; SQLite (one writer, no insert in a WITH): one statement each.
  */
 export async function insertOrder(
   trx: Transaction<Database>,
@@ -108,14 +109,17 @@ export async function insertOrder(
   status: OrderStatus,
   event: string,
   at: string,
+  key: Insertable<IdempotencyTable>,
 ): Promise<void> {
   if (!isPg) {
     await trx.insertInto('orders').values(row).execute();
     await addHistory(trx, row.id, status, event, at);
+    await trx.insertInto('idempotency_keys').values(key).execute();
     return;
   }
   await trx
     .with('o', (db) => db.insertInto('orders').values(row).returning('id'))
+    .with('k', (db) => db.insertInto('idempotency_keys').values(key).returning('key'))
     .insertInto('order_history')
     .columns(['id', 'order_id', 'seq', 'status', 'event', 'at'])
     .expression((eb) =>
@@ -130,6 +134,19 @@ export async function insertOrder(
           sql<string>`cast(${at} as text)`.as('at'),
         ]),
     )
+    .execute();
+}
+
+/** The stored answer of an Idempotency-Key, replaced in the order's transaction (its hold decided otherwise). */
+export async function replaceAnswer(
+  trx: Transaction<Database>,
+  key: string,
+  responseJson: string,
+): Promise<void> {
+  await trx
+    .updateTable('idempotency_keys')
+    .set({ response_json: responseJson })
+    .where('key', '=', key)
     .execute();
 }
 

@@ -18,10 +18,11 @@
  *   per-drop advisory lock on PostgreSQL (SQLite has one writer), and the stock is read without a lock.
  */
 import { randomInt } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DropRules } from '../../core/drop';
 import type { Database } from '../store/schema';
 import type { Db } from './lines';
+import { endTurn } from './drop-turn';
 
 /** How long a buyer let through has to place a reserved order (Buy Now, the wallet's message). */
 export const ADMIT_MS = 2 * 60_000;
@@ -78,52 +79,6 @@ export interface DropLine {
   closeTurn(holder: string, productIds: readonly string[], at: string): Promise<void>;
   /** Pieces of `productIds` (a vendor's batch) `holder` holds unpaid or bought now. */
   piecesOf(holder: string, productIds: readonly string[]): Promise<number>;
-}
-
-/**
- * In the order's transaction, when its hold is made: `holder` had their turn on the products they `ordered`; on
- * the other products of `all` (the rest of a vendor's batch, when this order took them to its limit) they leave
- * the line too, or are put in it as done, never let through (`through_at` null: done elsewhere), so their pages
- * say so and they take no one's turn there. The rows of the ordered products first, then the others, each in
- * product order.
- */
-export async function endTurn(
-  trx: Transaction<Database>,
-  holder: string,
-  ordered: readonly string[],
-  all: readonly string[],
-  at: string,
-): Promise<void> {
-  if (ordered.length > 0)
-    await trx
-      .updateTable('drop_line')
-      .set({ done_at: at })
-      .where('product_id', 'in', ordered)
-      .where('holder', '=', holder)
-      .where('done_at', 'is', null)
-      .execute();
-  const others = all.filter((id) => !ordered.includes(id)).sort();
-  if (others.length === 0) return;
-  await trx
-    .insertInto('drop_line')
-    .values(
-      others.map((productId) => ({
-        product_id: productId,
-        holder,
-        // Never in this line's order (done), and never counted as having joined it.
-        rank: -1,
-        joined_at: at,
-        through_at: null,
-        done_at: at,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .columns(['product_id', 'holder'])
-        .doUpdateSet({ done_at: at, through_at: null })
-        .where('drop_line.done_at', 'is', null),
-    )
-    .execute();
 }
 
 /** Free units of a product now (every line of it; no lock). */

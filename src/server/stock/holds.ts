@@ -38,7 +38,8 @@ export async function heldBy(
  * The per-client cap, inside the reservation's transaction: throws the refusal (DomainError rate_limited, 429)
  * when `holder` already holds `limit` units unpaid. On PostgreSQL the holder's own lock (a transaction-scoped
  * advisory lock on its key) is taken first, so a concurrent burst from one client is counted one hold at a time
- * (without it every request of the burst read the same sum before any committed); SQLite has one writer.
+ * (without it every request of the burst read the same sum before any committed); SQLite has one writer. An order's
+ * hold on PostgreSQL reads the same sum in ./hold-facts.ts's one statement and judges it with `judgeCap`.
  */
 export async function assertUnderCap(
   trx: Transaction<Database>,
@@ -51,38 +52,42 @@ export async function assertUnderCap(
 ): Promise<void> {
   if (limit <= 0) return;
   if (isPg) await xactLock(trx, `hold:${holder}`);
-  const held = await heldBy(trx, holder, at, orderId);
+  judgeCap(await heldBy(trx, holder, at, orderId), limit, asking);
+}
+
+/** The per-client cap's rule (pure): throws the refusal when `held` plus `asking` passes `limit` (0: no cap). */
+export function judgeCap(
+  held: { units: number; nextRelease: string | undefined },
+  limit: number,
+  asking: number,
+): void {
   const refusal = holdLimitRefusal(held.units, asking, limit, held.nextRelease);
   if (refusal) throw refusal;
 }
 
 /**
- * A drop's per-buyer limit (core/drop.ts), inside the reservation's transaction: the pieces of the drop
- * (`productIds`: one product, or every product of a vendor's batch) that this client (`holder`) or this wallet
- * (`payer`) holds or bought, plus `asking`, stay within `limit`, else `refusals.limit()` is thrown; and a buyer has
- * one turn: pieces they held that lapsed unpaid or were given back count too (`refusals.turn()`). Returns whether
- * this order takes the buyer to the limit (their turn in the drop is over). On PostgreSQL the client's and the
- * wallet's own locks are taken first (the same locks as the cap and the balance rule, re-entrant in one
- * transaction), so a burst is counted one order at a time.
+ * What a drop's per-buyer limit counts: the units of the drop's products this client or wallet holds or bought
+ * (`active`), and those they held that lapsed unpaid, were given back or oversold (`spent`).
  */
-export async function assertBuyerLimit(
-  trx: Transaction<Database>,
-  isPg: boolean,
+export interface BuyerUnits {
+  active: number;
+  spent: number;
+}
+
+/** The reservation states the per-buyer limit counts (`active` the first two, `spent` the others). */
+export const BUYER_STATES = ['held', 'sold', 'released', 'oversold'] as const;
+
+/** The buyer's units of `productIds` (client `holder` or wallet `payer`), in the caller's transaction. */
+export async function buyerUnitsOf(
+  q: Db,
   buyer: { holder: string | undefined; payer: string },
   productIds: readonly string[],
-  limit: number,
-  asking: number,
-  refusals: { limit: () => Error; turn: () => Error },
-): Promise<boolean> {
-  if (isPg) {
-    if (buyer.holder) await xactLock(trx, `hold:${buyer.holder}`);
-    await xactLock(trx, `wallet:${buyer.payer}`);
-  }
-  const rows = await trx
+): Promise<BuyerUnits> {
+  const rows = await q
     .selectFrom('reservations')
     .select((eb) => ['state', eb.fn.sum<number>('quantity').as('units')])
     .where('product_id', 'in', productIds)
-    .where('state', 'in', ['held', 'sold', 'released', 'oversold'])
+    .where('state', 'in', [...BUYER_STATES])
     .where((eb) =>
       buyer.holder
         ? eb.or([eb('holder', '=', buyer.holder), eb('payer', '=', buyer.payer)])
@@ -90,12 +95,29 @@ export async function assertBuyerLimit(
     )
     .groupBy('state')
     .execute();
-  let active = 0;
-  let spent = 0;
+  const units: BuyerUnits = { active: 0, spent: 0 };
   for (const r of rows) {
-    if (r.state === 'held' || r.state === 'sold') active += Number(r.units ?? 0);
-    else spent += Number(r.units ?? 0);
+    if (r.state === 'held' || r.state === 'sold') units.active += Number(r.units ?? 0);
+    else units.spent += Number(r.units ?? 0);
   }
+  return units;
+}
+
+/**
+ * A drop's per-buyer limit (core/drop.ts), its rule (pure): the pieces of the drop (one product, or every product
+ * of a vendor's batch) that this client or this wallet holds or bought (`units.active`), plus `asking`, stay within
+ * `limit`, else `refusals.limit()` is thrown; and a buyer has one turn: pieces they held that lapsed unpaid or were
+ * given back count too (`refusals.turn()`). Returns whether this order takes the buyer to the limit (their turn in
+ * the drop is over). Judged in the reservation's transaction on what was read after the client's and the wallet's
+ * locks (./hold-facts.ts), so a burst is counted one order at a time.
+ */
+export function judgeBuyerLimit(
+  units: BuyerUnits,
+  limit: number,
+  asking: number,
+  refusals: { limit: () => Error; turn: () => Error },
+): boolean {
+  const { active, spent } = units;
   if (active + asking > limit) throw refusals.limit();
   if (active + spent + asking > limit) throw refusals.turn();
   return active + spent + asking >= limit;

@@ -14,9 +14,11 @@ import {
   type StockRequest,
 } from '../../core/stock';
 import type { Store } from '../store/store';
-import { assertBuyerLimit, assertUnderCap, recordUnheld } from './holds';
+import { assertUnderCap, judgeCap, recordUnheld } from './holds';
 import { releaseHeld, releaseHoldsOf, releaseLapsed } from './hold-release';
-import { fitsBalance, releaseOverBalance, type BalanceOf } from './wallet-holds';
+import { readHoldFacts, type HoldAsk, type HoldFacts } from './hold-facts';
+import { endTurn, endTurnWrites, type TurnWrite } from './drop-turn';
+import { releaseOverBalance, type BalanceOf } from './wallet-holds';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
 import type { Database } from '../store/schema';
 
@@ -28,8 +30,9 @@ export interface Reservations {
    * In the order's transaction: holds the lines until `expiresAt` (the hold's own deadline: ./hold-release.ts
    * releases it then, whatever the order's state), or throws OutOfStockError (roll back). `holder`: the client
    * making the hold (keyed hash); with `limitPerClient` the per-client cap is checked first, in this transaction
-   * (./holds.ts assertUnderCap: 429 hold_limit). `payer`: the wallet whose balance the hold counts against
-   * (checked first with `fitsBalance`, ./wallet-holds.ts).
+   * (./holds.ts: 429 hold_limit), on `judged.facts` when they were read (`readHoldFacts`), else read here. `payer`:
+   * the wallet whose balance the hold counts against (judged before, on the facts). `judged.turns`: the drops'
+   * lines the buyer leaves with this hold (./drop-turn.ts `endTurn`; on PostgreSQL in the reservation's statement).
    */
   reserve(
     trx: Transaction<Database>,
@@ -40,35 +43,15 @@ export interface Reservations {
     holder?: string,
     limitPerClient?: number,
     payer?: string,
+    judged?: { facts?: HoldFacts; turns?: readonly Turn[] },
   ): Promise<void>;
   /**
-   * In the order's transaction, before `reserve`: whether an order of `amount` fits within the wallet's `balance`
-   * beside its other open holds (the wallet's lock is taken and held to the commit; `holder`: the client's lock
-   * too, in the same round trip, when the hold takes it next). ./wallet-holds.ts.
+   * In the order's transaction, before `reserve` and before anything locks a stock row: the buyer's locks
+   * (PostgreSQL: the wallet's, and with `ask.holder` the client's, held to the commit), then in one read what the
+   * hold's rules need: the wallet's open holds (the balance rule), the buyer's units of each drop (the per-buyer
+   * limit), the client's unpaid units (the cap). ./hold-facts.ts; the rules are pure functions of these.
    */
-  fitsBalance(
-    trx: Transaction<Database>,
-    wallet: string,
-    balance: bigint,
-    amount: bigint,
-    orderId: string,
-    at: string,
-    holder?: string,
-  ): Promise<boolean>;
-  /**
-   * In the order's transaction, before `reserve`: a drop's per-buyer limit (./holds.ts assertBuyerLimit) over the
-   * drop's products (one, or a vendor's batch): throws `refusals.limit()` when this client or wallet would have
-   * more than `limit` held or bought, `refusals.turn()` when pieces they held before (lapsed, given back) take
-   * them past it. Returns whether this order ends the buyer's turn (the limit reached).
-   */
-  assertBuyerLimit(
-    trx: Transaction<Database>,
-    buyer: { holder: string | undefined; payer: string },
-    productIds: readonly string[],
-    limit: number,
-    asking: number,
-    refusals: { limit: () => Error; turn: () => Error },
-  ): Promise<boolean>;
+  readHoldFacts(trx: Transaction<Database>, ask: HoldAsk): Promise<HoldFacts>;
   /** The expiry timer: held wallets read again; holds beyond a wallet's balance are released. Units released. */
   releaseOverBalance(at: string, balanceOf: BalanceOf): Promise<number>;
   /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
@@ -108,6 +91,12 @@ export interface Reservations {
   forget(trx: Transaction<Database>, orderId: string): Promise<void>;
 }
 
+/** A drop's line the buyer leaves with this hold: the products they `ordered`, and `all` they are done with. */
+export interface Turn {
+  ordered: readonly string[];
+  all: readonly string[];
+}
+
 /** The reservation row of a hold: who holds it (`holder`, `payer`) and until when. */
 interface HoldRow {
   orderId: string;
@@ -123,12 +112,14 @@ interface HoldRow {
  * database, and a hold costs one round trip, not two (each waits its turn for the 2 cores in a drop). When the
  * UPDATE matches no row (too few free) nothing is returned: the caller throws and the transaction rolls back,
  * reservation row included. `u.change_seq` is the row version the UPDATE wrote (re-read after waiting for a
- * concurrent order's lock).
+ * concurrent order's lock). `also`: writes carried in the same statement (the buyer's turn in a drop's line ends,
+ * ./drop-turn.ts), written whether or not the UPDATE matched (no match rolls everything back).
  */
 async function reservePg(
   trx: Transaction<Database>,
   line: StockRequest,
   hold: HoldRow,
+  also: readonly TurnWrite[] = [],
 ): Promise<{ on_hand: number; reserved: number; change_seq: number } | undefined> {
   const variant = variantOf(line);
   const { orderId, at } = hold;
@@ -154,7 +145,10 @@ async function reservePg(
       select ${randomUUID()}::text, ${line.productId}::text, ${variant}::text, u.change_seq, 'reserve', 0,
         ${line.quantity}::integer, u.on_hand, u.reserved, ${orderId}::text, 'order', ${at}::text
       from u
-    )
+    )${sql.join(
+      also.map((w, i) => sql`, ${sql.raw(`turn${i}`)} as (${w})`),
+      sql``,
+    )}
     select on_hand, reserved, change_seq from u`.execute(trx);
   return rows[0];
 }
@@ -212,25 +206,38 @@ async function reserveSqlite(
 export function createReservations(store: Store): Reservations {
   const isPg = store.dialect === 'postgres';
   return {
-    async reserve(trx, orderId, lines, expiresAt, at, holder, limitPerClient, payer) {
+    async reserve(trx, orderId, lines, expiresAt, at, holder, limitPerClient, payer, judged) {
+      const turns = holder ? (judged?.turns ?? []) : [];
+      // SQLite: the buyer leaves the drop's lines first (PostgreSQL: in the reservation's statement below).
+      if (!isPg) for (const t of turns) await endTurn(trx, holder!, t.ordered, t.all, at);
       if (holder && limitPerClient !== undefined) {
         const asking = lines.reduce((n, l) => n + l.quantity, 0);
-        await assertUnderCap(trx, isPg, holder, limitPerClient, asking, orderId, at);
+        const read = judged?.facts?.cap;
+        if (read) judgeCap(read, limitPerClient, asking);
+        else await assertUnderCap(trx, isPg, holder, limitPerClient, asking, orderId, at);
       }
-      for (const line of lines) {
+      for (const [i, line] of lines.entries()) {
         if (!Number.isInteger(line.quantity) || line.quantity <= 0)
           throw new DomainError('invalid', 'invalid_stock', `bad quantity ${line.quantity}`, {
             field: 'quantity',
           });
-        // PostgreSQL: the reservation row, the stock row's UPDATE and its log in one statement (reservePg).
+        // PostgreSQL: the reservation row, the stock row's UPDATE and its log in one statement (reservePg), the
+        // first line's with the end of the buyer's turn in the drop's lines.
+        const also =
+          isPg && i === 0 ? turns.flatMap((t) => endTurnWrites(trx, holder!, t.ordered, t.all, at)) : [];
         const row = isPg
-          ? await reservePg(trx, line, {
-              orderId,
-              expiresAt,
-              at,
-              holder: holder ?? null,
-              payer: payer ?? null,
-            })
+          ? await reservePg(
+              trx,
+              line,
+              {
+                orderId,
+                expiresAt,
+                at,
+                holder: holder ?? null,
+                payer: payer ?? null,
+              },
+              also,
+            )
           : await reserveSqlite(trx, line, orderId, expiresAt, at, holder, payer);
         if (!row) {
           const available = await availableMap(trx, [line]);
@@ -242,8 +249,7 @@ export function createReservations(store: Store): Reservations {
       }
     },
 
-    assertBuyerLimit: (trx, buyer, productIds, limit, asking, refusals) =>
-      assertBuyerLimit(trx, isPg, buyer, productIds, limit, asking, refusals),
+    readHoldFacts: (trx, ask) => readHoldFacts(trx, isPg, ask),
 
     async release(trx, orderId, at, actor = 'expiry') {
       const held = await trx
@@ -262,8 +268,6 @@ export function createReservations(store: Store): Reservations {
     },
 
     releaseLapsed: (at) => releaseLapsed(store.db, at),
-    fitsBalance: (trx, wallet, balance, amount, orderId, at, holder) =>
-      fitsBalance(trx, isPg, wallet, balance, amount, orderId, at, holder),
     releaseOverBalance: (at, balanceOf) => releaseOverBalance(store.db, at, balanceOf),
     releaseHoldsOf: (key, actor, at) => releaseHoldsOf(store.db, key, actor, at),
 

@@ -5,7 +5,8 @@
  *
  * - `fitsBalance`, in the reservation's transaction: after the wallet's own lock (PostgreSQL: a transaction-scoped
  *   advisory lock on its address, so a concurrent burst is judged one order at a time; SQLite has one writer),
- *   whether this order's amount fits beside the wallet's other open holds.
+ *   whether this order's amount fits beside the wallet's other open holds (read with the other rules' reads,
+ *   ./hold-facts.ts).
  * - `releaseOverBalance`, on the expiry timer: every wallet that holds is read again (the balance reader caches
  *   ~10 s), and the newest holds of a wallet whose balance no longer covers them are released (actor `no-funds`),
  *   so moving the tokens away gives the pieces back within one timer period.
@@ -13,30 +14,24 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { releaseHeld } from './hold-release';
-import { lockBuyer } from './xact-locks';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The $CLAIM a wallet holds now, in base units (undefined: could not be read; then nothing is held on it). */
 export type BalanceOf = (wallet: string) => Promise<bigint | undefined>;
 
-/** The wallet's open holds (held, not lapsed), oldest first, with the amount of each order. */
-async function openHoldsOf(
-  q: Db,
-  wallet: string,
-  at: string,
-): Promise<{ orderId: string; amount: bigint; createdAt: string }[]> {
-  const rows = await q
-    .selectFrom('reservations as r')
-    .innerJoin('orders as o', 'o.id', 'r.order_id')
-    .select(['r.order_id', 'o.amount_base_units', 'r.created_at'])
-    .where('r.payer', '=', wallet)
-    .where('r.state', '=', 'held')
-    .where('r.expires_at', '>', at)
-    .orderBy('r.created_at')
-    .orderBy('r.order_id')
-    .execute();
-  const byOrder = new Map<string, { orderId: string; amount: bigint; createdAt: string }>();
+/** One of a wallet's open holds: its order, the order's amount, when it was made. */
+export interface OpenHold {
+  orderId: string;
+  amount: bigint;
+  createdAt: string;
+}
+
+/** The reservation rows of a wallet's open holds (oldest first), one per order (an order may hold several lines). */
+export function openHoldsFrom(
+  rows: readonly { order_id: string; amount_base_units: string | null; created_at: string }[],
+): OpenHold[] {
+  const byOrder = new Map<string, OpenHold>();
   for (const r of rows)
     if (!byOrder.has(r.order_id))
       byOrder.set(r.order_id, {
@@ -47,36 +42,36 @@ async function openHoldsOf(
   return [...byOrder.values()];
 }
 
-/** The sum of the amounts of the wallet's open holds (other than `exceptOrderId`'s). */
-export async function heldByWallet(
-  q: Db,
-  wallet: string,
-  at: string,
-  exceptOrderId?: string,
-): Promise<bigint> {
-  let n = 0n;
-  for (const h of await openHoldsOf(q, wallet, at)) if (h.orderId !== exceptOrderId) n += h.amount;
-  return n;
+/** The wallet's open holds (held, not lapsed), oldest first, with the amount of each order. */
+export async function openHoldsOf(q: Db, wallet: string, at: string): Promise<OpenHold[]> {
+  const rows = await q
+    .selectFrom('reservations as r')
+    .innerJoin('orders as o', 'o.id', 'r.order_id')
+    .select(['r.order_id', 'o.amount_base_units', 'r.created_at'])
+    .where('r.payer', '=', wallet)
+    .where('r.state', '=', 'held')
+    .where('r.expires_at', '>', at)
+    .orderBy('r.created_at')
+    .orderBy('r.order_id')
+    .execute();
+  return openHoldsFrom(rows);
 }
 
 /**
- * In the reservation's transaction: whether an order of `amount` fits within `balance` beside the wallet's other
- * open holds. Takes the wallet's lock first on PostgreSQL (held to the commit), with `holder`'s (the client's, which
- * the hold takes next: a drop's per-buyer limit, the per-client cap) in the same round trip.
+ * The balance rule (pure): whether an order of `amount` fits within `balance` beside the wallet's other open holds
+ * (`holds`, read in the reservation's transaction after the wallet's lock, ./hold-facts.ts: a concurrent burst is
+ * judged one order at a time on PostgreSQL; SQLite has one writer). `orderId`'s own holds are not counted.
  */
-export async function fitsBalance(
-  trx: Transaction<Database>,
-  isPg: boolean,
-  wallet: string,
+export function fitsBalance(
+  holds: readonly OpenHold[],
   balance: bigint,
   amount: bigint,
   orderId: string,
-  at: string,
-  holder?: string,
-): Promise<boolean> {
-  if (isPg) await lockBuyer(trx, wallet, holder);
+): boolean {
   if (amount > balance) return false;
-  return (await heldByWallet(trx, wallet, at, orderId)) + amount <= balance;
+  let n = 0n;
+  for (const h of holds) if (h.orderId !== orderId) n += h.amount;
+  return n + amount <= balance;
 }
 
 /** How many held wallets one check reads at most (the next timer period takes the rest). */

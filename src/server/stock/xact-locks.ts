@@ -1,10 +1,11 @@
 /**
  * PostgreSQL's transaction-scoped advisory locks, taken once per transaction: the order's transaction asks for the
- * wallet's lock (the balance rule) and the client's (the per-client cap), and a drop's per-buyer limit asks for
- * both again; a lock already held by this transaction is re-entrant, so asking again is one round trip for
- * nothing (on a 2-core machine in a drop, each round trip of the order's transaction waits its turn for the CPU).
- * Remembered per transaction object; a transaction the map does not know asks (re-entrant: still correct). A hold
- * takes the wallet's and the client's in one statement (`lockBuyer`).
+ * wallet's lock (the balance rule) and the client's (the per-client cap, a drop's per-buyer limit) before its one
+ * read of what those rules need (./hold-facts.ts); a lock already held by this transaction is re-entrant, so asking
+ * again (the cap's own check, ./holds.ts `assertUnderCap`) is one round trip for nothing (on a 2-core machine in a
+ * drop, each round trip of the order's transaction waits its turn for the CPU). Remembered per transaction object;
+ * a transaction the map does not know asks (re-entrant: still correct). A hold takes the wallet's and the client's
+ * in one statement (`lockBuyer`).
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema';
@@ -23,7 +24,7 @@ export async function xactLock(trx: Transaction<Database>, key: string): Promise
 /**
  * The locks of a buyer's hold, in one round trip: the wallet's (the balance rule, ./wallet-holds.ts), then the
  * client's (the per-client cap and a drop's per-buyer limit, ./holds.ts), in that order, the order every hold
- * takes them in (wallet first, in `fitsBalance`), so two holds never wait for each other crosswise. PostgreSQL's
+ * takes them in (wallet first, in ./hold-facts.ts `readHoldFacts`), so two holds never wait for each other crosswise. PostgreSQL's
  * select list is evaluated left to right. Those already held by this transaction are not asked again; later
  * `xactLock` calls for them cost nothing.
  */

@@ -1,0 +1,248 @@
+/**
+ * The round trips of a wallet order that holds stock on PostgreSQL (docs/decisions/drops.md "Where a winning order's
+ * time goes"): every statement the order's transaction sends, counted on the pool's clients (pg's `Client.query`,
+ * wrapped for the test). A drop's winning order (per-buyer limit, cap, the drop's line) and a plain wallet order
+ * each take six: begin; the order with its history and its Idempotency-Key's row; the buyer's locks; ONE read for
+ * the balance rule, the per-buyer limit and the cap; the reservation with the stock's update, its log and the end
+ * of the buyer's turn; commit. The read is its own statement after the locks (its snapshot is taken when it starts).
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { Keypair } from '@solana/web3.js';
+import type { QuoteResponse } from '../../src/core/api';
+import type { Catalog } from '../../src/core/catalog';
+import { startServer, type RunningServer } from '../../src/server/server';
+import { catalog as shopCatalog } from '../../catalog';
+import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
+import { proofOf } from '../support/hold-proof';
+import {
+  Clock,
+  intlShipping,
+  postgresBackend,
+  RecordingTransport,
+  sqliteBackend,
+  testSettings,
+  type Backend,
+} from './orders-support';
+
+const LILAC = 'lilac-tiptop'; // wallet, glass: one of a kind
+const DROP = 'opal-drop';
+const PLAIN = 'opal-plain'; // wallet, 3 pieces, no drop
+const START = Date.parse('2030-01-01T12:10:00.000Z'); // the Clock starts at 12:00:00
+
+function dropCatalog(units: number): Catalog {
+  const lilac = shopCatalog.products.find((p) => p.id === LILAC)!;
+  return {
+    vendors: shopCatalog.vendors,
+    products: [
+      ...shopCatalog.products,
+      {
+        ...lilac,
+        id: DROP,
+        name: 'Opal Drop',
+        routes: ['/vendors/coopersglass/opal-drop'],
+        initialStock: units,
+        quantity: false,
+        drop: { startsAt: new Date(START).toISOString() },
+      },
+      {
+        ...lilac,
+        id: PLAIN,
+        name: 'Opal Plain',
+        routes: ['/vendors/coopersglass/opal-plain'],
+        initialStock: units,
+        quantity: false,
+      },
+    ],
+  };
+}
+
+/** Every statement sent on any pool client while `sent` is armed, with the client that sent it. */
+const sent: { client: pg.Client; text: string }[] = [];
+let armed = false;
+const query = pg.Client.prototype.query;
+
+describe.each([postgresBackend(), sqliteBackend()])('a held wallet order on $name', (backend: Backend) => {
+  const pgOnly = backend.name === 'postgres';
+  let clock: Clock;
+  let server: RunningServer;
+  let keyN = 0;
+  /** Every wallet's $CLAIM (far more than any order, unless a test says otherwise). */
+  let balance = 10n ** 18n;
+
+  beforeEach(async () => {
+    if (!backend.enabled) return;
+    clock = new Clock();
+    balance = 10n ** 18n;
+    server = await startServer(testSettings({ HOLD_LIMIT_PER_CLIENT: '5' }), {
+      catalog: dropCatalog(3),
+      payoutAccounts: payoutAccountsAssumedToExist,
+      walletBalances: { balanceOf: () => Promise.resolve(balance) },
+      store: await backend.fresh(),
+      priceSource: { current: () => ({ priceUsd: '0.5', fetchedAt: clock.now() }) },
+      transport: new RecordingTransport(),
+      now: clock.now,
+      listen: false,
+      startOutbox: false,
+      expireEveryMs: 0,
+    });
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+      if (armed && text !== undefined) sent.push({ client: this, text });
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+  });
+  afterEach(async () => {
+    pg.Client.prototype.query = query;
+    await server?.close();
+  });
+  afterAll(async () => {
+    await backend.cleanup();
+  });
+
+  const inject = (url: string, payload: object, ip: string, headers = {}) =>
+    server.app.inject({ method: 'POST', url, remoteAddress: ip, headers, payload });
+
+  /**
+   * Quote then order (as Buy Now does), held; on PostgreSQL the statements of the order's transaction, `begin` to
+   * `commit`.
+   */
+  async function orderStatements(productId: string, ip: string, wallet = Keypair.generate()) {
+    const q = await inject(
+      '/api/quotes',
+      { items: [{ productId, quantity: 1 }], wallet: wallet.publicKey.toBase58() },
+      ip,
+    );
+    expect(q.statusCode, q.body).toBe(200);
+    const quote = q.json<QuoteResponse>();
+    sent.length = 0;
+    armed = true;
+    const r = await inject(
+      '/api/orders',
+      {
+        quote: quote.quote,
+        shipping: intlShipping,
+        paymentMethod: 'wallet',
+        payer: proofOf(wallet, quote.reference),
+      },
+      ip,
+      { 'idempotency-key': `statements-${++keyN}` },
+    );
+    armed = false;
+    expect(r.statusCode, r.body).toBe(201);
+    expect(r.json<{ held: boolean }>().held).toBe(true);
+    if (!pgOnly) return [];
+    const begin = sent.findIndex((s) => /^\s*begin/i.test(s.text));
+    expect(begin).toBeGreaterThanOrEqual(0);
+    const client = sent[begin]!.client;
+    const mine = sent.slice(begin).filter((s) => s.client === client);
+    const commit = mine.findIndex((s) => /^\s*commit/i.test(s.text));
+    expect(commit).toBeGreaterThan(0);
+    return mine.slice(0, commit + 1).map((s) => s.text.replace(/\s+/g, ' ').trim());
+  }
+
+  /** Which step of the hold each statement is. */
+  const steps = (statements: string[]) =>
+    statements.map((s) =>
+      /^begin/i.test(s)
+        ? 'begin'
+        : /^commit/i.test(s)
+          ? 'commit'
+          : /pg_advisory_xact_lock/.test(s)
+            ? 'locks'
+            : /insert into "orders"/.test(s)
+              ? 'order'
+              : /update stock/.test(s)
+                ? 'reserve'
+                : /^select/i.test(s)
+                  ? 'read'
+                  : s.slice(0, 60),
+    );
+
+  it.runIf(backend.enabled && pgOnly)(
+    "a drop's winning order: six statements, one read after the buyer's locks",
+    async () => {
+      clock.advance(START - clock.ms);
+      const statements = await orderStatements(DROP, '198.51.100.1');
+      expect(steps(statements)).toEqual(['begin', 'order', 'locks', 'read', 'reserve', 'commit']);
+      // The locks: the wallet's and the client's, in one statement, nothing else in it.
+      expect(statements[2]!.match(/pg_advisory_xact_lock/g)).toHaveLength(2);
+      expect(statements[2]).not.toMatch(/reservations/);
+      // The read: the balance rule's holds, the per-buyer limit's units, the cap's.
+      expect(statements[3]).toMatch(/as wallet_holds/);
+      expect(statements[3]).toMatch(/'active'/);
+      expect(statements[3]).toMatch(/as cap$/);
+      // The order's statement carries its Idempotency-Key's row; the reservation's, the end of the buyer's turn.
+      expect(statements[1]).toMatch(/insert into "idempotency_keys"/);
+      expect(statements[4]).toMatch(/update "drop_line"/);
+      // The turn really ended, and the answer is stored for a replay.
+      const line = await server.store.db
+        .selectFrom('drop_line')
+        .select(['done_at'])
+        .where('product_id', '=', DROP)
+        .executeTakeFirstOrThrow();
+      expect(line.done_at).toBe(clock.now().toISOString());
+      const stored = await server.store.db
+        .selectFrom('idempotency_keys')
+        .select('response_json')
+        .where('key', '=', `statements-${keyN}`)
+        .executeTakeFirstOrThrow();
+      expect(JSON.parse(stored.response_json)).toMatchObject({ held: true });
+    },
+  );
+
+  it.runIf(backend.enabled && pgOnly)('a plain wallet order that holds: the same six', async () => {
+    const statements = await orderStatements(PLAIN, '198.51.100.2');
+    expect(steps(statements)).toEqual(['begin', 'order', 'locks', 'read', 'reserve', 'commit']);
+    expect(statements[4]).not.toMatch(/drop_line/);
+  });
+
+  it.runIf(backend.enabled)(
+    "an order beyond what the wallet's other holds leave is taken but not held: its stored answer says so, replayed",
+    async () => {
+      const first = await inject(
+        '/api/quotes',
+        { items: [{ productId: PLAIN, quantity: 1 }] },
+        '198.51.100.3',
+      );
+      const amount = BigInt(first.json<QuoteResponse>().amountBaseUnits);
+      // Enough for one piece, not two.
+      balance = amount + amount / 2n;
+      const wallet = Keypair.generate();
+      await orderStatements(PLAIN, '198.51.100.3', wallet);
+      const q = await inject(
+        '/api/quotes',
+        { items: [{ productId: PLAIN, quantity: 1 }], wallet: wallet.publicKey.toBase58() },
+        '198.51.100.4',
+      );
+      const quote = q.json<QuoteResponse>();
+      const body = {
+        quote: quote.quote,
+        shipping: intlShipping,
+        paymentMethod: 'wallet',
+        payer: proofOf(wallet, quote.reference),
+      };
+      sent.length = 0;
+      armed = true;
+      const r = await inject('/api/orders', body, '198.51.100.4', { 'idempotency-key': 'beyond' });
+      armed = false;
+      expect(r.statusCode, r.body).toBe(201);
+      expect(r.json()).toMatchObject({
+        held: false,
+        holdNote: expect.stringMatching(/^Not reserved: this wallet does not hold the [\d,.]+ \$CLAIM/),
+      });
+      // Stored as answered (the answer foreseen with the order's row was "held", replaced in the transaction).
+      if (pgOnly)
+        expect(sent.filter((s) => /^update "idempotency_keys"/.test(s.text.trim()))).toHaveLength(1);
+      const again = await inject('/api/orders', body, '198.51.100.4', { 'idempotency-key': 'beyond' });
+      expect(again.statusCode, again.body).toBe(201);
+      expect(again.json()).toEqual(r.json());
+      const held = await server.store.db
+        .selectFrom('reservations')
+        .select('state')
+        .where('payer', '=', wallet.publicKey.toBase58())
+        .execute();
+      expect(held).toEqual([{ state: 'held' }]);
+    },
+  );
+});
