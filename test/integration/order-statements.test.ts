@@ -5,6 +5,8 @@
  * each take six: begin; the order with its history and its Idempotency-Key's row; the buyer's locks; ONE read for
  * the balance rule, the per-buyer limit and the cap; the reservation with the stock's update, its log and the end
  * of the buyer's turn; commit. The read is its own statement after the locks (its snapshot is taken when it starts).
+ * On PostgreSQL and SQLite: the one read (stock/hold-facts.ts) brings the same facts as SQLite's reads one by one,
+ * and an order whose answer changes in the transaction (not held after all) stores and replays the answer it got.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -243,6 +245,99 @@ describe.each([postgresBackend(), sqliteBackend()])('a held wallet order on $nam
         .where('payer', '=', wallet.publicKey.toBase58())
         .execute();
       expect(held).toEqual([{ state: 'held' }]);
+    },
+  );
+
+  it.runIf(backend.enabled)(
+    "the one read brings what the rules read one by one: the wallet's holds, the buyer's units per drop, the cap's",
+    async () => {
+      clock.advance(START - clock.ms);
+      const w = Keypair.generate();
+      const w2 = Keypair.generate();
+      // Client A: a plain piece with wallet W, a drop piece with wallet W2; client B: a plain piece with wallet W.
+      await orderStatements(PLAIN, '198.51.100.10', w);
+      clock.advance(1_000);
+      await orderStatements(DROP, '198.51.100.10', w2);
+      clock.advance(1_000);
+      await orderStatements(PLAIN, '198.51.100.11', w);
+      const db = server.store.db;
+      const rows = await db
+        .selectFrom('reservations as r')
+        .innerJoin('orders as o', 'o.id', 'r.order_id')
+        .select([
+          'r.order_id',
+          'r.product_id',
+          'r.holder',
+          'r.payer',
+          'r.expires_at',
+          'r.created_at',
+          'o.amount_base_units',
+        ])
+        .orderBy('r.created_at')
+        .orderBy('r.product_id')
+        .execute();
+      expect(rows.map((r) => r.product_id)).toEqual([PLAIN, DROP, PLAIN]);
+      const [a1, a2, b1] = rows as [(typeof rows)[0], (typeof rows)[0], (typeof rows)[0]];
+      const holderA = a1.holder!;
+      expect(a2.holder).toBe(holderA);
+      expect(b1.holder).not.toBe(holderA);
+      const facts = () =>
+        db.transaction().execute((trx) =>
+          server.stock.readHoldFacts(trx, {
+            wallet: w.publicKey.toBase58(),
+            holder: holderA,
+            orderId: 'another-order',
+            at: clock.now().toISOString(),
+            drops: [[DROP], [PLAIN], [DROP, PLAIN]],
+            cap: true,
+          }),
+        );
+      const hold = (r: typeof a1) => ({
+        orderId: r.order_id,
+        amount: BigInt(r.amount_base_units!),
+        createdAt: r.created_at,
+      });
+      expect(await facts()).toEqual({
+        walletHolds: [hold(a1), hold(b1)],
+        // The drop: client A's (wallet W2); the plain product: client A's and wallet W's; both: all three.
+        drops: [
+          { active: 1, spent: 0 },
+          { active: 2, spent: 0 },
+          { active: 3, spent: 0 },
+        ],
+        cap: { units: 2, nextRelease: [a1.expires_at, a2.expires_at].sort()[0] },
+      });
+      // The first plain hold given back: no longer the wallet's nor the cap's; spent for the per-buyer limit.
+      await db
+        .updateTable('reservations')
+        .set({ state: 'released' })
+        .where('order_id', '=', a1.order_id)
+        .execute();
+      expect(await facts()).toEqual({
+        walletHolds: [hold(b1)],
+        drops: [
+          { active: 1, spent: 0 },
+          { active: 1, spent: 1 },
+          { active: 2, spent: 1 },
+        ],
+        cap: { units: 1, nextRelease: a2.expires_at },
+      });
+      // The cap not asked, no client: the wallet's units only.
+      const walletOnly = await db.transaction().execute((trx) =>
+        server.stock.readHoldFacts(trx, {
+          wallet: w.publicKey.toBase58(),
+          holder: undefined,
+          orderId: b1.order_id,
+          at: clock.now().toISOString(),
+          drops: [[DROP, PLAIN]],
+          cap: false,
+        }),
+      );
+      expect(walletOnly).toEqual({
+        walletHolds: [hold(b1)],
+        drops: [{ active: 1, spent: 1 }],
+        cap: undefined,
+      });
     },
   );
 });
