@@ -15,7 +15,8 @@
  *
  * The parts: ./reads.ts (lines, availability, the change log), ./reservations.ts (an order's holds, sale and
  * restock), ./stock-counts.ts (the catalogue's seed and the seller's counts), ./sold-out.ts (the refusal before
- * any write), ./drop-line.ts (a drop's line), ./lines.ts (the row helpers they share).
+ * any write), ./drop-line.ts (a drop's line; its statements ./drop-line-sql.ts), ./lines.ts (the row helpers they
+ * share).
  */
 import type { Catalog } from '../../core/catalog';
 import type { DomainError } from '../../core/errors';

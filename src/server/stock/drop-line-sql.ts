@@ -1,0 +1,279 @@
+/**
+ * The statements of a drop's line (./drop-line.ts has its rules and the buyer's standing): the join, the reads of
+ * the line and the advance that lets the next buyers through (the end of a buyer's turn: ./drop-turn.ts).
+ * PostgreSQL gets one statement where SQLite (one writer, no round trips) reads step by step.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema';
+import type { Db } from './lines';
+
+/** Free units of a product now (every line of it; no lock). */
+async function freeUnits(q: Db, productId: string): Promise<number> {
+  const rows = await q
+    .selectFrom('stock')
+    .select(['on_hand', 'reserved'])
+    .where('product_id', '=', productId)
+    .execute();
+  return rows.reduce((n, r) => n + Math.max(0, Number(r.on_hand) - Number(r.reserved)), 0);
+}
+
+export const count = (n: unknown) => Number(n ?? 0);
+
+export type Row = { rank: number | string; through_at: string | null; done_at: string | null };
+
+/** The line as one read saw it (`lapse`: the first unpaid hold's deadline). */
+export interface Seen {
+  free: number;
+  room: number;
+  ahead: number;
+  lapse: string | undefined;
+  me: Row;
+}
+
+/** Buyers let through whose window is open (`through_at` after `cutoff`) and who have no reserved order yet. */
+async function active(q: Db, productId: string, cutoff: string): Promise<number> {
+  return count(
+    (
+      await q
+        .selectFrom('drop_line')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('product_id', '=', productId)
+        .where('through_at', '>', cutoff)
+        .where('done_at', 'is', null)
+        .executeTakeFirst()
+    )?.n,
+  );
+}
+
+/**
+ * One read, no lock: the free pieces, the buyers let through with their window open, and how many waiting buyers
+ * are ahead of `me` (rank, holder) in line.
+ */
+export async function look(
+  db: Kysely<Database>,
+  productId: string,
+  cutoff: string,
+  me: Row,
+  holder: string,
+): Promise<Seen> {
+  const rank = Number(me.rank);
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('stock')
+        .select(
+          sql<number>`coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)`.as(
+            'free',
+          ),
+        )
+        .where('product_id', '=', productId)
+        .as('free'),
+      eb
+        .selectFrom('drop_line')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('product_id', '=', productId)
+        .where('through_at', '>', cutoff)
+        .where('done_at', 'is', null)
+        .as('active'),
+      eb
+        .selectFrom('drop_line')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('product_id', '=', productId)
+        .where('through_at', 'is', null)
+        .where('done_at', 'is', null)
+        .where((e) => e.or([e('rank', '<', rank), e.and([e('rank', '=', rank), e('holder', '<', holder)])]))
+        .as('ahead'),
+      // The first unpaid hold's deadline: past it, the piece is given back now (not at the next sweep).
+      eb
+        .selectFrom('reservations')
+        .select((e) => e.fn.min<string>('expires_at').as('next'))
+        .where('product_id', '=', productId)
+        .where('state', '=', 'held')
+        .as('lapse'),
+      // Their own row again: another request may have let them through since it was read.
+      eb
+        .selectFrom('drop_line')
+        .select('through_at')
+        .where('product_id', '=', productId)
+        .where('holder', '=', holder)
+        .as('through_at'),
+      eb
+        .selectFrom('drop_line')
+        .select('done_at')
+        .where('product_id', '=', productId)
+        .where('holder', '=', holder)
+        .as('done_at'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    free: count(row.free),
+    room: count(row.free) - count(row.active),
+    ahead: count(row.ahead),
+    lapse: row.lapse ?? undefined,
+    me: { rank, through_at: row.through_at ?? null, done_at: row.done_at ?? null },
+  };
+}
+
+/**
+ * Lets the next buyers through while free pieces outnumber the buyers let through (after the start): `now` is
+ * their `through_at`, `cutoff` the start of the windows still open.
+ */
+export async function advance(
+  db: Kysely<Database>,
+  isPg: boolean,
+  productId: string,
+  now: Date,
+  cutoff: string,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (isPg) {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`line:${productId}`}::text, 0))`.execute(trx);
+      // After the lock, one statement (its snapshot is taken after the lock, as the reads below would be): the
+      // room and the next buyers in rank order, let through. Two round trips fewer while the fleet waits.
+      await sql`
+        update drop_line set through_at = ${now.toISOString()}
+        where product_id = ${productId} and holder in (
+          select holder from drop_line
+          where product_id = ${productId} and through_at is null and done_at is null
+          order by "rank", holder
+          limit greatest(0,
+            (select coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)
+               from stock where product_id = ${productId})
+            - (select count(*) from drop_line
+                 where product_id = ${productId} and through_at > ${cutoff} and done_at is null)))`.execute(
+        trx,
+      );
+      return;
+    }
+    const room = (await freeUnits(trx, productId)) - (await active(trx, productId, cutoff));
+    if (room <= 0) return;
+    const next = trx
+      .selectFrom('drop_line')
+      .select('holder')
+      .where('product_id', '=', productId)
+      .where('through_at', 'is', null)
+      .where('done_at', 'is', null)
+      .orderBy('rank')
+      .orderBy('holder')
+      .limit(room);
+    await trx
+      .updateTable('drop_line')
+      .set({ through_at: now.toISOString() })
+      .where('product_id', '=', productId)
+      .where('holder', 'in', next)
+      .execute();
+  });
+}
+
+/** `holder`'s row in the line of `productId`, if they joined. */
+export const readMe = (db: Kysely<Database>, productId: string, holder: string) =>
+  db
+    .selectFrom('drop_line')
+    .select(['rank', 'through_at', 'done_at'])
+    .where('product_id', '=', productId)
+    .where('holder', '=', holder)
+    .executeTakeFirst();
+
+/** Joins `holder` at `rank`: their new row, or undefined when they are in line already (nothing written). */
+export const join = (db: Kysely<Database>, productId: string, holder: string, rank: number, now: Date) =>
+  db
+    .insertInto('drop_line')
+    .values({
+      product_id: productId,
+      holder,
+      rank,
+      joined_at: now.toISOString(),
+      through_at: null,
+      done_at: null,
+    })
+    .onConflict((oc) => oc.columns(['product_id', 'holder']).doNothing())
+    .returning(['rank', 'through_at', 'done_at'])
+    .executeTakeFirst();
+
+/** Everyone in the line of `productId` (before the start: the place drawn is among them). */
+export async function inLine(db: Kysely<Database>, productId: string): Promise<number> {
+  const n = await db
+    .selectFrom('drop_line')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('product_id', '=', productId)
+    .executeTakeFirst();
+  return count(n?.n);
+}
+
+/** Pieces of `productIds` `holder` holds unpaid or bought now. */
+export async function piecesOf(
+  db: Kysely<Database>,
+  holder: string,
+  productIds: readonly string[],
+): Promise<number> {
+  const row = await db
+    .selectFrom('reservations')
+    .select((eb) => eb.fn.sum<number>('quantity').as('units'))
+    .where('holder', '=', holder)
+    .where('state', 'in', ['held', 'sold'])
+    .where('product_id', 'in', productIds)
+    .executeTakeFirst();
+  return count(row?.units);
+}
+
+/** The rows of the line of `productId` (the vendor's console counts them). */
+export const lineRows = (db: Kysely<Database>, productId: string) =>
+  db
+    .selectFrom('drop_line')
+    .select(['rank', 'through_at', 'done_at'])
+    .where('product_id', '=', productId)
+    .execute();
+
+/**
+ * PostgreSQL, after the start: the join and the look in one statement (the insert writes nothing when the buyer
+ * is in line already). Undefined when the buyer's row is not in this statement's snapshot (their own join,
+ * running at the same moment in another request, committed after it began).
+ */
+export async function joinAndLook(
+  db: Kysely<Database>,
+  productId: string,
+  holder: string,
+  rank: number,
+  now: Date,
+  cutoff: string,
+): Promise<Seen | undefined> {
+  const { rows } = await sql<{
+    rank: number | string;
+    through_at: string | null;
+    done_at: string | null;
+    free: number | string;
+    active: number | string;
+    ahead: number | string;
+    lapse: string | null;
+  }>`
+    with ins as (
+      insert into drop_line (product_id, holder, "rank", joined_at, through_at, done_at)
+      values (${productId}, ${holder}, ${rank}, ${now.toISOString()}, null, null)
+      on conflict (product_id, holder) do nothing
+      returning "rank", through_at, done_at
+    ), me as (
+      select "rank", through_at, done_at from ins
+      union all
+      select "rank", through_at, done_at from drop_line where product_id = ${productId} and holder = ${holder}
+    )
+    select me."rank", me.through_at, me.done_at,
+      (select coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)
+         from stock where product_id = ${productId}) as free,
+      (select count(*) from drop_line
+         where product_id = ${productId} and through_at > ${cutoff} and done_at is null) as active,
+      (select count(*) from drop_line d
+         where d.product_id = ${productId} and d.through_at is null and d.done_at is null
+           and (d."rank" < me."rank" or (d."rank" = me."rank" and d.holder < ${holder}))) as ahead,
+      (select min(expires_at) from reservations
+         where product_id = ${productId} and state = 'held') as lapse
+    from me limit 1`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    free: count(row.free),
+    room: count(row.free) - count(row.active),
+    ahead: count(row.ahead),
+    lapse: row.lapse ?? undefined,
+    me: { rank: row.rank, through_at: row.through_at, done_at: row.done_at },
+  };
+}
