@@ -17,7 +17,8 @@
  * - Nothing here is a lock on the stock row: the line is read and moved in its own short transactions, under a
  *   per-drop advisory lock on PostgreSQL (SQLite has one writer), and the stock is read without a lock.
  *
- * The statements are ./drop-line-sql.ts's; this module decides with what they read.
+ * The statements are ./drop-line-sql.ts's (PostgreSQL's join of the buyers asking at once: ./drop-line-join.ts);
+ * this module decides with what they read.
  */
 import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -27,7 +28,6 @@ import {
   advance,
   inLine,
   join,
-  joinAndLook,
   lineRows,
   look,
   piecesOf,
@@ -35,6 +35,7 @@ import {
   type Row,
   type Seen,
 } from './drop-line-sql';
+import { createLineJoins } from './drop-line-join';
 import { endTurn } from './drop-turn';
 
 /** How long a buyer let through has to place a reserved order (Buy Now, the wallet's message). */
@@ -141,6 +142,9 @@ export function createDropLine(
     return run;
   }
 
+  /** PostgreSQL: the joins and looks of the buyers asking at once, one statement in flight per product. */
+  const joinAndLook = createLineJoins(db);
+
   async function standing(
     productId: string,
     rules: DropRules,
@@ -151,8 +155,9 @@ export function createDropLine(
     // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
     const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
     const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
-    // PostgreSQL after the start: one statement joins (or finds) the buyer and reads the line.
-    const joined = isPg && started ? await joinAndLook(db, productId, holder, rank, now, cutoff) : undefined;
+    // PostgreSQL after the start: one statement joins (or finds) the buyer and reads the line, shared with the
+    // buyers of the product asking at the same time (./drop-line-join.ts).
+    const joined = isPg && started ? await joinAndLook(productId, holder, rank, now, cutoff) : undefined;
     if (joined) return decide(productId, cutoff, joined, holder, now);
     // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is
     // read), one round trip for a newcomer. SQLite: a read first (any insert statement waits for the group fsync).
