@@ -163,18 +163,37 @@ describe.each(backends.filter((b) => b.enabled))('a drop line asked at once on $
     waved.forEach((a, i) =>
       expect(places[i], a.holder).toEqual({ state: 'waiting', ahead: all.indexOf(a.holder) }),
     );
+
+    // A few at once (each counted on its own), asked against their arrival: the same places.
+    const few: Ask[] = [3, 2, 1].map((k) => ({ holder: `f${k}`, now: at(3_000 + k) }));
+    const beforeFew = joins();
+    const fewPlaces = await Promise.all(few.map((a) => ask(line, 'a', a)));
+    if (backend.name === 'postgres') expect(joins() - beforeFew).toBe(1);
+    few.forEach((a, i) =>
+      expect(fewPlaces[i], a.holder).toEqual({
+        state: 'waiting',
+        ahead: all.length + Number(a.holder[1]) - 1,
+      }),
+    );
   });
 
-  it('the same holder twice in a batch (two tabs): one row at the first one’s place, both told the same', async () => {
+  it('the same holder twice in a batch (two tabs): one row at the first one’s place, both told the same; one let through is ahead of no one', async () => {
     const { store, db, joins } = await fresh(backend);
     const line = createDropLine(db, backend.name === 'postgres');
     await early(store, 'a', EARLY);
+    // e1 was let through (window open): asking with the others, they are told so and counted ahead of no one.
+    await store.db
+      .updateTable('drop_line')
+      .set({ through_at: at(0).toISOString() })
+      .where('holder', '=', 'e1')
+      .execute();
     const asks: Ask[] = [
       { holder: 'tab', now: at(2_000) },
       ...arrivals(1_990, 10),
       { holder: 'tab', now: at(2_003) },
       { holder: 'e3', now: at(2_001) },
       { holder: 'e3', now: at(2_002) },
+      { holder: 'e1', now: at(2_002) },
     ];
     const places = await Promise.all(asks.map((a) => ask(line, 'a', a)));
     if (backend.name === 'postgres') expect(joins()).toBe(1);
@@ -189,12 +208,13 @@ describe.each(backends.filter((b) => b.enabled))('a drop line asked at once on $
       ['e3', 0.4],
       ['tab', 2_001],
     ]);
-    // tab: behind the 5 early ones and the newcomers who came before 2,000 ms (rank ≤ 2,000).
+    // tab: behind the 4 early ones waiting and the newcomers who came before 2,000 ms (rank ≤ 2,000).
     const sooner = arrivals(1_990, 10).filter((a) => a.now.getTime() - START <= 2_000).length;
-    expect(places[0]).toEqual({ state: 'waiting', ahead: 5 + sooner });
+    expect(places[0]).toEqual({ state: 'waiting', ahead: 4 + sooner });
     expect(places[11]).toEqual(places[0]);
-    expect(places[12]).toEqual({ state: 'waiting', ahead: 2 }); // e4 (0.1), e1 (0.2)
+    expect(places[12]).toEqual({ state: 'waiting', ahead: 1 }); // e4 (0.1); e1 (0.2) is through
     expect(places[13]).toEqual(places[12]);
+    expect(places[14]).toEqual({ state: 'through', until: new Date(START + ADMIT_MS).toISOString() });
   });
 });
 
