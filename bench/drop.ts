@@ -50,6 +50,7 @@ import {
 import { buyNow, call, fmt, pct, RunStats, sleep, warmOrder, type Buyer } from './lib/drop-buyers';
 import { poolTimeouts, storeFacts } from './lib/drop-store';
 import { settle, type Settled } from './lib/drop-settle';
+import { openStore } from '../src/server/store/store';
 
 const args = process.argv.slice(2);
 const BUYERS = Math.floor(cliNumber(args, 'buyers', 1000, 5000));
@@ -143,6 +144,9 @@ async function run(
   const servers: ProductionServer[] = [];
   const logs = Array.from({ length: opts.instances }, (_, k) => `server-${k}.log`);
   try {
+    // The release step once (`npm run migrate`), before the instances start: two instances migrating a new schema at
+    // the same moment could both create it, and one of them exited (now and then, at the bench's start).
+    await (await openStore({ kind: 'postgres', url: pgUrl ?? '', schema })).close();
     const started = await Promise.allSettled(
       logs.map((logName) =>
         startProductionServer({
