@@ -65,6 +65,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const s = deps.settings;
   const app = Fastify({
     logger: loggerOptions(deps.logger, deps.logStream),
+    // One line per request, when it is answered (below), instead of Fastify's two (incoming, completed): half the
+    // log writes, measured at 3–5 % of an instance's time in a drop's first second (docs/decisions/drops.md).
+    disableRequestLogging: true,
     bodyLimit: 64 * 1024,
     // While the server closes (after the drain, main.ts), a request still arriving on an open keep-alive
     // connection is served, with `Connection: close`, rather than refused with 503: the drain promises that every
@@ -93,6 +96,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   installErrorHandler(app);
+  // The request's line: its method, its redacted URL (the `req` serializer above), the status and the time taken.
+  if (deps.logger)
+    app.addHook('onResponse', (req, reply, done) => {
+      req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      done();
+    });
 
   // CSP and security headers; rate limits on every writing, mailing or RPC-costing route and the QR drawing.
   await registerSecurity(
