@@ -2,6 +2,7 @@
  * The drop (issue 32, docs/decisions/drops.md): `npm run bench:drop`, a few minutes. Needs TEST_DATABASE_URL
  * (PostgreSQL). Options: `--buyers 1000 --units 20` (the drop), `--only spread|burst` (one arrival pattern),
  * `--instances 2|1` (one composition), `--no-settle`, `--lead-s 20` (from starting the instances to the start),
+ * `--pool 64` (the load balancer's kept-alive connections to each instance, opened a second before the start),
  * `--warm-orders 0` (orders of another product made across the instances before the start: their order path warm,
  * as in a shop that has sold before the drop; by default none, so the 20 winners are each instance's first orders).
  *
@@ -62,6 +63,8 @@ const HOLD_MINUTES = 1;
 const LEAD_S = cliNumber(args, 'lead-s', 20, 600);
 /** Orders of another product made before the start, across the instances (0: none, the default). */
 const WARM_ORDERS = args.includes('--warm-orders') ? Math.floor(cliNumber(args, 'warm-orders', 0, 200)) : 0;
+/** Kept-alive connections the load balancer holds to each instance (opened before the start). */
+const POOL = Math.floor(cliNumber(args, 'pool', 64, 1024));
 const pgUrl = process.env.TEST_DATABASE_URL;
 
 /** One line of the closing table per run. */
@@ -172,7 +175,10 @@ async function run(
     );
     for (const r of started) if (r.status === 'fulfilled') servers.push(r.value);
     for (const r of started) if (r.status === 'rejected') throw r.reason;
-    const agent = keepAliveAgent(512);
+    // The buyers come through the load balancer (one proxy hop, X-Forwarded-For), which keeps a pool of kept-alive
+    // connections to each instance (`--pool`, 64 by default; nginx's `keepalive`, a cloud load balancer's
+    // connection reuse) rather than opening one per buyer; opened just before the start (below).
+    const agent = keepAliveAgent(POOL);
     // Warm-up: JIT, pools (reads and a quote of another product), then wait for the start.
     for (let k = 0; k < 60; k++) {
       const s = servers[k % servers.length]!;
@@ -191,6 +197,14 @@ async function run(
         `192.0.3.${k + 2}`,
         warmWallets[k % servers.length]!,
         'lilac-tiptop',
+      );
+    // The balancer's connections, open (the instances close a kept-alive connection idle for 5 s): a second before.
+    await sleep(start.getTime() - Date.now() - 1_000);
+    if (POOL > 0)
+      await Promise.all(
+        servers.flatMap((s) =>
+          Array.from({ length: POOL }, () => call(s, agent, '192.0.2.1', 'GET', '/api/catalog')),
+        ),
       );
     const wait = start.getTime() - Date.now();
     if (wait < 0)
