@@ -9,14 +9,14 @@
  * - Two instances (two stores, two pools, one schema) asking at once let through exactly as many as there are
  *   pieces, in rank order, and the next ones when those windows pass.
  */
-import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { DropRules } from '../../src/core/drop';
 import { ADMIT_MS, createDropLine, type DropLine, type LinePlace } from '../../src/server/stock/drop-line';
 import type { Database } from '../../src/server/store/schema';
 import { openStore, type Store } from '../../src/server/store/store';
 import { PG_URL, postgresBackend, sqliteBackend } from './orders-support';
+import { countingDb as countingDbOn } from '../support/counting-db';
 
 const backends = [sqliteBackend(), postgresBackend()];
 const open: { close(): Promise<void> }[] = [];
@@ -34,20 +34,9 @@ const turn = () => new Promise((r) => setImmediate(r));
 
 /** A Kysely on `schema` whose pool counts the line's joins (statements inserting into drop_line). */
 function countingDb(schema: string): { db: Kysely<Database>; joins: () => number } {
-  let n = 0;
-  const pool = new pg.Pool({ connectionString: PG_URL, max: 4, options: `-c search_path=${schema}` });
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as string | { text?: string };
-      const text = typeof first === 'string' ? first : (first.text ?? '');
-      if (/insert into "?drop_line"?\s/i.test(text)) n++;
-      return query(...args);
-    };
-  });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const { db, count } = countingDbOn(PG_URL, schema, /insert into "?drop_line"?\s/i);
   open.push({ close: () => db.destroy() });
-  return { db, joins: () => n };
+  return { db, joins: count };
 }
 
 /** A migrated store; on PostgreSQL the line runs on a counting pool of its schema. */

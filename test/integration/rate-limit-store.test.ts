@@ -4,13 +4,13 @@
  * by one; a lapsed window restarts; a failed statement fails its whole batch and the next batch counts; two stores
  * (two instances) on one PostgreSQL schema share the counts; a burst costs fewer statements than requests.
  */
-import { sql, Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { databaseRateLimitStore } from '../../src/server/ops/rate-limit-store';
 import type { Database } from '../../src/server/store/schema';
 import { openStore, type Store } from '../../src/server/store/store';
 import { PG_URL, postgresBackend, sqliteBackend } from './orders-support';
+import { countingDb as countingDbOn } from '../support/counting-db';
 
 type Res = { current: number; ttl: number };
 interface RouteStore {
@@ -124,20 +124,9 @@ describe.each(backends.filter((b) => b.enabled))('rate-limit store on $name', (b
 
 /** A Kysely on `schema` whose pool counts the statements that count requests (inserts into rate_limits). */
 function countingDb(schema: string): { db: Kysely<Database>; statements: () => number } {
-  let n = 0;
-  const pool = new pg.Pool({ connectionString: PG_URL, max: 4, options: `-c search_path=${schema}` });
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as string | { text?: string };
-      const text = typeof first === 'string' ? first : (first.text ?? '');
-      if (/^\s*insert into "?rate_limits"?\s/i.test(text)) n++;
-      return query(...args);
-    };
-  });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const { db, count } = countingDbOn(PG_URL, schema, /^\s*insert into "?rate_limits"?\s/i);
   open.push({ close: () => db.destroy() });
-  return { db, statements: () => n };
+  return { db, statements: count };
 }
 
 describe.runIf(PG_URL)('rate-limit store on PostgreSQL: statements and instances', () => {
