@@ -2,59 +2,30 @@
  * The request log (src/server/app.ts): one JSON line per answered request, with its method, its redacted URL, the
  * status and the time taken; no client address, no order page token, no second "incoming request" line.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoKeys } from '../support/demo-keypairs';
-import { startServer, type RunningServer } from '../../src/server/server';
-import { loadSettings } from '../../src/server/settings';
-import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
+import { closeLightServers, lightServer } from '../support/light-server';
 
-const dirs: string[] = [];
-const running: RunningServer[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(closeLightServers);
 
-async function server(lines: string[]): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'claim-log-'));
-  dirs.push(dir);
-  const k = demoKeys();
-  const settings = loadSettings(
-    { PORT: '0', DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail'), TRUST_PROXY: '1' },
+const server = (lines: string[]) =>
+  lightServer(
+    { TRUST_PROXY: '1' },
     {
-      claimMint: k.mint.toBase58(),
-      recipients: {
-        coopersglass: k.recipients.coopersglass.toBase58(),
-        gorilla: k.recipients.gorilla.toBase58(),
-      },
+      logger: true,
+      logStream: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          lines.push(
+            ...chunk
+              .toString()
+              .split('\n')
+              .filter((l) => l.trim() !== ''),
+          );
+          cb();
+        },
+      }),
     },
   );
-  const s = await startServer(settings, {
-    payoutAccounts: payoutAccountsAssumedToExist,
-    listen: false,
-    startOutbox: false,
-    expireEveryMs: 0,
-    priceSource: { current: () => undefined },
-    logger: true,
-    logStream: new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(
-          ...chunk
-            .toString()
-            .split('\n')
-            .filter((l) => l.trim() !== ''),
-        );
-        cb();
-      },
-    }),
-  });
-  running.push(s);
-  return s;
-}
 
 describe('request log', () => {
   it('writes one line per answered request: method, redacted URL, status, time; never the client or a token', async () => {

@@ -2,46 +2,14 @@
  * Security headers and the order rate limit (src/server/http/security.ts), through the real composition.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoKeys } from '../support/demo-keypairs';
-import { startServer, type RunningServer } from '../../src/server/server';
 import { loadSettings } from '../../src/server/settings';
-import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
+import { closeLightServers, lightServer } from '../support/light-server';
 
-const running: RunningServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(closeLightServers);
 
-async function server(env: Record<string, string> = {}): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'claim-sec-'));
-  dirs.push(dir);
-  const k = demoKeys();
-  const settings = loadSettings(
-    { PORT: '0', DATABASE_URL: join(dir, 'store.sqlite'), MAIL_DIR: join(dir, 'mail'), ...env },
-    {
-      claimMint: k.mint.toBase58(),
-      recipients: {
-        coopersglass: k.recipients.coopersglass.toBase58(),
-        gorilla: k.recipients.gorilla.toBase58(),
-      },
-    },
-  );
-  const s = await startServer(settings, {
-    payoutAccounts: payoutAccountsAssumedToExist,
-    listen: false,
-    startOutbox: false,
-    expireEveryMs: 0,
-    priceSource: { current: () => undefined },
-  });
-  running.push(s);
-  return s;
-}
+const server = (env: Record<string, string> = {}) => lightServer(env);
 
 function directives(csp: string): Map<string, string[]> {
   return new Map(
