@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { installErrorHandler } from './http/errors';
 import { opsRoutes, type OpsRouteDeps } from './http/ops-routes';
@@ -57,6 +57,26 @@ function loggerOptions(
 }
 
 /**
+ * One log line per request, when it is answered: its method and redacted URL (the `req` serializer above), the
+ * status and the time taken, instead of Fastify's two (incoming, completed): half the log writes, measured at 3–5 %
+ * of an instance's time in a drop's first second (docs/decisions/drops.md).
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: Parameters<LogController['requestCompleted']>[1],
+    reply: Parameters<LogController['requestCompleted']>[2],
+  ): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+/**
  * The HTTP surface: one Fastify app whose every route lives in src/server/http/ — thin, schema-validated routes
  * over the services, refusals mapped once (./http/errors.ts) — and, last, the pages of the built React app
  * (./http/pages.ts).
@@ -65,9 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const s = deps.settings;
   const app = Fastify({
     logger: loggerOptions(deps.logger, deps.logStream),
-    // One line per request, when it is answered (below), instead of Fastify's two (incoming, completed): half the
-    // log writes, measured at 3–5 % of an instance's time in a drop's first second (docs/decisions/drops.md).
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     bodyLimit: 64 * 1024,
     // While the server closes (after the drain, main.ts), a request still arriving on an open keep-alive
     // connection is served, with `Connection: close`, rather than refused with 503: the drain promises that every
@@ -96,12 +114,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   installErrorHandler(app);
-  // The request's line: its method, its redacted URL (the `req` serializer above), the status and the time taken.
-  if (deps.logger)
-    app.addHook('onResponse', (req, reply, done) => {
-      req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-      done();
-    });
 
   // CSP and security headers; rate limits on every writing, mailing or RPC-costing route and the QR drawing.
   await registerSecurity(
