@@ -207,6 +207,26 @@ describe.each(backends.filter((b) => b.enabled))('a drop line asked at once on $
   });
 });
 
+describe.each(backends.filter((b) => b.enabled))('a buyer let through by the advance on $name', (backend) => {
+  it('is told so by the advance itself: on PostgreSQL the join and the advance, two statements in all', async () => {
+    const { store, schema } = await fresh(backend);
+    await stock(store, 'p', 2);
+    const counted = schema ? countingDbOn(PG_URL, schema, /./) : undefined;
+    if (counted) open.push({ close: () => counted.db.destroy() });
+    const line = createDropLine(counted?.db ?? store.db, backend.name === 'postgres');
+    const standing = await line.standing('p', rules, 'first', at(5));
+    expect(standing).toEqual({
+      place: { state: 'through', until: new Date(START + 5 + ADMIT_MS).toISOString() },
+      free: 2,
+    });
+    // The join-and-look, then the advance (lock, room, let through, in one function call): no look again.
+    if (counted) expect(counted.count()).toBe(2);
+    // The next one too; the third waits (two pieces, two let through), one ahead of no one.
+    expect((await line.standing('p', rules, 'second', at(6))).place.state).toBe('through');
+    expect((await line.standing('p', rules, 'third', at(7))).place).toEqual({ state: 'waiting', ahead: 0 });
+  });
+});
+
 describe.runIf(PG_URL)('a drop line on two instances (two stores on one PostgreSQL schema)', () => {
   it('buyers asking at once on both let through exactly as many as there are pieces, in rank order', async () => {
     const { store, schema } = await fresh(backends[1]!);

@@ -114,9 +114,17 @@ export async function look(
   };
 }
 
+/** Who an advance let through (their window opens at its `now`), and the free pieces it counted (when known). */
+export interface Advanced {
+  through: ReadonlySet<string>;
+  free?: number;
+}
+
 /**
- * Lets the next buyers through while free pieces outnumber the buyers let through (after the start): `now` is
- * their `through_at`, `cutoff` the start of the windows still open.
+ * Lets the next buyers in rank order through while the free pieces outnumber the buyers let through whose window
+ * is open (`through_at` after `cutoff`) and who have not held one. PostgreSQL: one round trip, the function of
+ * migration 0031 (the drop's advisory lock, then a fresh snapshot: the fleet's one advance at a time, held for
+ * PostgreSQL's own time). SQLite (one writer): the reads and the update in a transaction.
  */
 export async function advance(
   db: Kysely<Database>,
@@ -124,30 +132,20 @@ export async function advance(
   productId: string,
   now: Date,
   cutoff: string,
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (isPg) {
-      await sql`select pg_advisory_xact_lock(hashtextextended(${`line:${productId}`}::text, 0))`.execute(trx);
-      // After the lock, one statement (its snapshot is taken after the lock, as the reads below would be): the
-      // room and the next buyers in rank order, let through. Two round trips fewer while the fleet waits.
-      await sql`
-        update drop_line set through_at = ${now.toISOString()}
-        where product_id = ${productId} and holder in (
-          select holder from drop_line
-          where product_id = ${productId} and through_at is null and done_at is null
-          order by "rank", holder
-          limit greatest(0,
-            (select coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)
-               from stock where product_id = ${productId})
-            - (select count(*) from drop_line
-                 where product_id = ${productId} and through_at > ${cutoff} and done_at is null)))`.execute(
-        trx,
-      );
-      return;
-    }
-    const room = (await freeUnits(trx, productId)) - (await active(trx, productId, cutoff));
-    if (room <= 0) return;
-    const next = trx
+): Promise<Advanced> {
+  if (isPg) {
+    const { rows } = await sql<{ let_through: string; free_units: string | number }>`
+      select let_through, free_units from drop_line_advance(${productId}, ${now.toISOString()}, ${cutoff})`.execute(
+      db,
+    );
+    const through = new Set(rows.map((r) => r.let_through));
+    return rows[0] ? { through, free: count(rows[0].free_units) } : { through };
+  }
+  return db.transaction().execute(async (trx) => {
+    const free = await freeUnits(trx, productId);
+    const room = free - (await active(trx, productId, cutoff));
+    if (room <= 0) return { through: new Set<string>(), free };
+    const next = await trx
       .selectFrom('drop_line')
       .select('holder')
       .where('product_id', '=', productId)
@@ -155,13 +153,20 @@ export async function advance(
       .where('done_at', 'is', null)
       .orderBy('rank')
       .orderBy('holder')
-      .limit(room);
-    await trx
-      .updateTable('drop_line')
-      .set({ through_at: now.toISOString() })
-      .where('product_id', '=', productId)
-      .where('holder', 'in', next)
+      .limit(room)
       .execute();
+    if (next.length > 0)
+      await trx
+        .updateTable('drop_line')
+        .set({ through_at: now.toISOString() })
+        .where('product_id', '=', productId)
+        .where(
+          'holder',
+          'in',
+          next.map((r) => r.holder),
+        )
+        .execute();
+    return { through: new Set(next.map((r) => r.holder)), free };
   });
 }
 

@@ -31,6 +31,7 @@ import {
   lineRows,
   look,
   piecesOf,
+  type Advanced,
   readMe,
   type Row,
   type Seen,
@@ -120,19 +121,21 @@ export function createDropLine(
    * advisory lock (the fleet's one advance at a time) has at most one waiter per instance, holding one connection,
    * instead of one per request.
    */
-  const lanes = new Map<string, { running?: Promise<void>; queued?: Promise<void> }>();
-  function advanceSoon(productId: string, now: Date): Promise<void> {
+  type Run = Promise<Advanced & { at: Date }>;
+  const lanes = new Map<string, { running?: Run; queued?: Run }>();
+  function advanceSoon(productId: string, now: Date): Run {
     let lane = lanes.get(productId);
     if (!lane) lanes.set(productId, (lane = {}));
     if (lane.queued) return lane.queued;
     const l = lane;
     const before = l.running;
-    const run: Promise<void> = Promise.resolve(before)
+    const run: Run = Promise.resolve(before)
       .catch(() => undefined)
-      .then(() => {
+      .then(async () => {
         if (l.queued === run) l.queued = undefined;
         l.running = run;
-        return advance(db, isPg, productId, now, new Date(now.getTime() - ADMIT_MS).toISOString());
+        const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
+        return { ...(await advance(db, isPg, productId, now, cutoff)), at: now };
       })
       .finally(() => {
         if (l.running === run) l.running = undefined;
@@ -193,7 +196,13 @@ export function createDropLine(
     // A hold past its deadline: its piece comes back now (the release is conditional: given back once, however
     // many buyers saw it), then the next in line is let through.
     if (lapsed) await releaseLapsed(productId, now);
-    await advanceSoon(productId, now);
+    const advanced = await advanceSoon(productId, now);
+    // Let through by it: their window opened at its time (no read again).
+    if (advanced.through.has(holder))
+      return {
+        place: { state: 'through', until: new Date(advanced.at.getTime() + ADMIT_MS).toISOString() },
+        ...(advanced.free !== undefined ? { free: advanced.free } : {}),
+      };
     const again = await look(db, productId, cutoff, seen.me, holder);
     return { place: settled(again.me, now) ?? { state: 'waiting', ahead: again.ahead }, free: again.free };
   }

@@ -1,7 +1,7 @@
 /**
  * The drop's line (issue 32, docs/decisions/drops.md): migrations 0030–0034 of the store.
  */
-import type { Kysely, Migration } from 'kysely';
+import { sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
 
 export const dropMigrations: Record<string, Migration> = {
   /**
@@ -24,6 +24,43 @@ export const dropMigrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('drop_line_pk', ['product_id', 'holder'])
         .execute();
       await db.schema.createIndex('drop_line_rank').on('drop_line').columns(['product_id', 'rank']).execute();
+    },
+  },
+  /**
+   * PostgreSQL: the line's advance (src/server/stock/drop-line-sql.ts `advance`) as one round trip. Under the drop's
+   * advisory lock (the fleet's one advance at a time), with a fresh snapshot for each statement after it (a volatile
+   * function's), it lets through the next buyers in rank order while the free pieces outnumber those let through
+   * whose window is open and who have not held one, and returns each buyer it let through with the free pieces it
+   * counted. The lock is held for the function's own time, not for four round trips of a busy instance. SQLite keeps
+   * its steps (one writer). Changing the rule: a new migration replaces the function.
+   */
+  '0031_drop_line_advance': {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof SqliteAdapter) return;
+      await sql`
+        create or replace function drop_line_advance(p_product text, p_now text, p_cutoff text)
+        returns table(let_through text, free_units bigint)
+        language plpgsql volatile as $fn$
+        declare
+          v_free bigint;
+          v_active bigint;
+        begin
+          perform pg_advisory_xact_lock(hashtextextended('line:' || p_product, 0));
+          select coalesce(sum(case when s.on_hand > s.reserved then s.on_hand - s.reserved else 0 end), 0)
+            into v_free from stock s where s.product_id = p_product;
+          select count(*) into v_active from drop_line a
+            where a.product_id = p_product and a.through_at > p_cutoff and a.done_at is null;
+          return query
+            update drop_line d set through_at = p_now
+            where d.product_id = p_product and d.holder in (
+              select n.holder from drop_line n
+              where n.product_id = p_product and n.through_at is null and n.done_at is null
+              order by n."rank", n.holder
+              limit greatest(0, v_free - v_active))
+            returning d.holder, v_free;
+        end
+        $fn$`.execute(db);
     },
   },
 };
