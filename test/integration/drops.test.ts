@@ -235,6 +235,22 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
       const first = await a.order(q.json<QuoteResponse>(), '198.51.100.1', wallet);
       expect(first.statusCode, first.body).toBe(201);
       expect(first.json<{ held: boolean }>().held).toBe(true);
+      // A retry of that order (the same key and body): its stored answer, though the buyer's turn has passed since.
+      const retry = await a.inject(
+        'POST',
+        '/api/orders',
+        {
+          quote: q.json<QuoteResponse>().quote,
+          shipping: intlShipping,
+          paymentMethod: 'wallet',
+          payer: proofOf(wallet, q.json<QuoteResponse>().reference),
+        },
+        { 'idempotency-key': `d-${keyN}` },
+        '198.51.100.1',
+      );
+      expect(retry.statusCode, retry.body).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.json()).toEqual(first.json());
       // The same client again: had their turn. The same wallet from another client: the per-buyer limit.
       const again = await a.buy('198.51.100.1', wallet);
       expect(again.json<{ error: string }>().error).toBe('drop_turn_passed');

@@ -107,18 +107,8 @@ export function shippingProblem(
   );
 }
 
-export async function createOrder(
-  ctx: OrderContext,
-  request: ParsedOrderRequest,
-  idempotencyKey: string,
-  holder?: string,
-): Promise<CreateOrderResult> {
-  // The key binds the request as parsed at the edge (the same order asked again replays its answer).
-  const hash = createHash('sha256').update(stableStringify(request)).digest('hex');
-  const replay = await replayOrConflict(ctx, idempotencyKey, hash);
-  if (replay) return replay;
-
-  const now = ctx.deps.now();
+/** What the order's request says, checked without the store (the quote's signature and age, payment, shipping). */
+function checkRequest(ctx: OrderContext, request: ParsedOrderRequest, now: Date) {
   const check = verifyQuote(request.quote, ctx.deps.settings.quote.secret, now);
   if (!check.ok) {
     if (check.reason === 'expired') {
@@ -156,19 +146,42 @@ export async function createOrder(
     if (ship instanceof DomainError) throw ship;
     shipping = ship.ok;
   }
-  // Sold out costs nothing (stock/sold-out.ts): an order the transaction would refuse for want of stock (it would
-  // hold, or it is payable and checked) is refused in words first, from memory or one read without a lock, before
-  // the balance is read and before any write transaction. A QR record and an unpriced order are not checked here,
-  // as below.
   // A drop (core/drop.ts) is on sale from its start by this server's clock (its quote was refused before it).
   const drops = dropLinesOf(ctx, quote.items);
   for (const d of drops) if (!dropOpen(d.rules, now)) throw dropNotOpen(d.name, d.rules);
-  const checked = !record && quote.amountBaseUnits !== null;
-  // A drop's line (stock/drop-line.ts): only a buyer let through may try for a piece (one who never asked joins
-  // at the back and may be let through at once); the others are refused in words with their place, by reads
-  // (the stock's words first when nothing is free).
-  if (holder && drops.length > 0) await admitToDrop(ctx.stock, drops, quote.items, holder, now, checked);
-  else if (checked) await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
+  return { quote, record, shipping, drops, checked: !record && quote.amountBaseUnits !== null };
+}
+
+export async function createOrder(
+  ctx: OrderContext,
+  request: ParsedOrderRequest,
+  idempotencyKey: string,
+  holder?: string,
+): Promise<CreateOrderResult> {
+  // The key binds the request as parsed at the edge (the same order asked again replays its answer).
+  const hash = createHash('sha256').update(stableStringify(request)).digest('hex');
+  const now = ctx.deps.now();
+  // The stored answer of the same key comes first (a retry gets it, even once its quote has expired or its piece
+  // is gone); its read and the request's checks and gate (below) go out together: one round trip, not two.
+  const replaying = replayOrConflict(ctx, idempotencyKey, hash);
+  const gate = (async () => {
+    const req = checkRequest(ctx, request, now);
+    // Sold out costs nothing (stock/sold-out.ts): an order the transaction would refuse for want of stock (it
+    // would hold, or it is payable and checked) is refused in words first, from memory or one read without a
+    // lock, before the balance is read and before any write transaction. A QR record and an unpriced order are
+    // not checked here, as below. A drop's line (stock/drop-line.ts): only a buyer let through may try for a
+    // piece (one who never asked joins at the back and may be let through at once); the others are refused in
+    // words with their place, by reads (the stock's words first when nothing is free).
+    if (holder && req.drops.length > 0)
+      await admitToDrop(ctx.stock, req.drops, req.quote.items, holder, now, req.checked);
+    else if (req.checked) await ctx.stock.assertNotSoldOut(req.quote.items, now.getTime());
+    return req;
+  })();
+  // Settled below when there is no stored answer; a stored answer makes the gate's verdict moot.
+  gate.catch(() => undefined);
+  const replay = await replaying;
+  if (replay) return replay;
+  const { quote, record, shipping, drops, checked } = await gate;
   // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
   // brings the wallet's balance (read now, outside the transaction).
   const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;
