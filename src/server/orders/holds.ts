@@ -236,6 +236,8 @@ export async function hold(
     holder,
     holder ? ctx.deps.settings.holds.limitPerClient : undefined,
     wallet,
-    { facts, turns },
+    // Last in the order's transaction: on PostgreSQL the reservation's statement carries the commit, so the stock
+    // row is locked for PostgreSQL's own time, not until this instance's next turn to send the commit.
+    { facts, turns, last: true },
   );
 }

@@ -20,6 +20,7 @@ import { readHoldFacts, type HoldAsk, type HoldFacts } from './hold-facts';
 import { endTurn, endTurnWrites, type TurnWrite } from './drop-turn';
 import { releaseOverBalance, type BalanceOf } from './wallet-holds';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
+import { withCommit } from '../store/pg-simple';
 import type { Database } from '../store/schema';
 
 /** What a payment that completes an order did to its stock. `none`: the order holds no reservation. */
@@ -33,6 +34,8 @@ export interface Reservations {
    * (./holds.ts: 429 hold_limit), on `judged.facts` when they were read (`readHoldFacts`), else read here. `payer`:
    * the wallet whose balance the hold counts against (judged before, on the facts). `judged.turns`: the drops'
    * lines the buyer leaves with this hold (./drop-turn.ts `endTurn`; on PostgreSQL in the reservation's statement).
+   * `judged.last`: nothing follows in the transaction; on PostgreSQL the last line's statement carries the commit
+   * (../store/pg-simple.ts), so the stock row's lock ends with it; too few free rolls the transaction back here.
    */
   reserve(
     trx: Transaction<Database>,
@@ -43,7 +46,7 @@ export interface Reservations {
     holder?: string,
     limitPerClient?: number,
     payer?: string,
-    judged?: { facts?: HoldFacts; turns?: readonly Turn[] },
+    judged?: { facts?: HoldFacts; turns?: readonly Turn[]; last?: boolean },
   ): Promise<void>;
   /**
    * In the order's transaction, before `reserve` and before anything locks a stock row: the buyer's locks
@@ -107,23 +110,25 @@ interface HoldRow {
 }
 
 /**
- * PostgreSQL: the reservation row, the conditional UPDATE and its change-log row in one statement, so the stock
- * row's lock (held to the commit, and every order for the product waits for it) spans one round trip to the
- * database, and a hold costs one round trip, not two (each waits its turn for the 2 cores in a drop). When the
- * UPDATE matches no row (too few free) nothing is returned: the caller throws and the transaction rolls back,
+ * PostgreSQL: the reservation row, the conditional UPDATE and its change-log row in one statement; true when the
+ * UPDATE matched. When it matches no row (too few free) the caller throws and the transaction rolls back,
  * reservation row included. `u.change_seq` is the row version the UPDATE wrote (re-read after waiting for a
  * concurrent order's lock). `also`: writes carried in the same statement (the buyer's turn in a drop's line ends,
  * ./drop-turn.ts), written whether or not the UPDATE matched (no match rolls everything back).
+ * `commit`: the statement is the transaction's last and carries its commit (one round trip: the stock row, which
+ * every order for the product waits for, is locked for PostgreSQL's own time, not until this instance's next turn
+ * to send the commit); no match raises instead, PostgreSQL skips the commit and the transaction is rolled back here.
  */
 async function reservePg(
   trx: Transaction<Database>,
   line: StockRequest,
   hold: HoldRow,
   also: readonly TurnWrite[] = [],
-): Promise<{ on_hand: number; reserved: number; change_seq: number } | undefined> {
+  commit = false,
+): Promise<boolean> {
   const variant = variantOf(line);
   const { orderId, at } = hold;
-  const { rows } = await sql<{ on_hand: number; reserved: number; change_seq: number }>`
+  const statement = sql<{ matched: number }>`
     with r as (
       insert into reservations (order_id, product_id, variant_id, quantity, state, expires_at, created_at,
         updated_at, holder, payer)
@@ -149,9 +154,26 @@ async function reservePg(
       also.map((w, i) => sql`, ${sql.raw(`turn${i}`)} as (${w})`),
       sql``,
     )}
-    select on_hand, reserved, change_seq from u`.execute(trx);
-  return rows[0];
+    select ${
+      commit
+        ? // With the commit: no match raises (the text is not a number), so PostgreSQL skips the commit.
+          sql`cast(case when (select count(*) from u) = 1 then '1' else ${sql.lit(OUT_OF_STOCK)} end as integer)`
+        : sql`(select count(*) from u)::integer`
+    } as matched`;
+  if (!commit) return (await statement.execute(trx)).rows[0]?.matched === 1;
+  try {
+    await sql.raw(withCommit(statement.compile(trx))).execute(trx);
+    return true;
+  } catch (err) {
+    if (!(err instanceof Error && err.message.includes(OUT_OF_STOCK))) throw err;
+    // Too few free: the transaction is aborted; it ends here (the caller reads what is free, then throws).
+    await sql.raw('rollback').execute(trx);
+    return false;
+  }
 }
+
+/** The text a reservation that carries the commit raises when too few are free (./reservations.ts `reservePg`). */
+const OUT_OF_STOCK = 'claim_out_of_stock';
 
 /** SQLite (one writer): the reservation row, then the stock row's conditional UPDATE (its log row follows). */
 async function reserveSqlite(
@@ -225,6 +247,8 @@ export function createReservations(store: Store): Reservations {
         // first line's with the end of the buyer's turn in the drop's lines.
         const also =
           isPg && i === 0 ? turns.flatMap((t) => endTurnWrites(trx, holder!, t.ordered, t.all, at)) : [];
+        // The last line's statement carries the commit when the reservation ends the transaction (`judged.last`).
+        const commit = isPg && judged?.last === true && i === lines.length - 1;
         const row = isPg
           ? await reservePg(
               trx,
@@ -237,6 +261,7 @@ export function createReservations(store: Store): Reservations {
                 payer: payer ?? null,
               },
               also,
+              commit,
             )
           : await reserveSqlite(trx, line, orderId, expiresAt, at, holder, payer);
         if (!row) {
@@ -244,7 +269,7 @@ export function createReservations(store: Store): Reservations {
           throw new OutOfStockError(line.productId, line.variantId, line.name, available(line));
         }
         // PostgreSQL wrote the change-log row in the same statement.
-        if (!isPg)
+        if (row !== true)
           await log(trx, line, 'reserve', { onHand: 0, reserved: line.quantity }, row, orderId, 'order', at);
       }
     },

@@ -12,6 +12,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createGroupSync, GroupCommitSqliteDialect, walSync } from './durable-sqlite';
 import { migrations } from './migrations';
+import { answerEndedTransactions } from './pg-simple';
 import type { Database } from './schema';
 
 export type StoreConfig =
@@ -84,6 +85,8 @@ export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Pr
       max: config.poolSize ?? 10,
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
+    // A commit already carried by its transaction's last statement is not sent again (./pg-simple.ts).
+    pool.on('connect', answerEndedTransactions);
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     if (config.schema) await sql`create schema if not exists ${sql.id(config.schema)}`.execute(db);
   }
