@@ -3,8 +3,9 @@
  * (PostgreSQL). Options: `--buyers 1000 --units 20` (the drop), `--only spread|burst` (one arrival pattern),
  * `--instances 2|1` (one composition), `--no-settle`, `--lead-s 20` (from starting the instances to the start),
  * `--pool 64` (the load balancer's kept-alive connections to each instance, opened a second before the start),
- * `--warm-orders 0` (orders of another product made across the instances before the start: their order path warm,
- * as in a shop that has sold before the drop; by default none, so the 20 winners are each instance's first orders).
+ * `--warm-orders 40` (orders of another product made across the instances before the start: their order path warm,
+ * as in a shop that has sold before the drop; `--warm-orders 0`: none, the 20 winners are each instance's first
+ * orders, as when instances are started just before the drop).
  *
  * One run prints, in order:
  *   (a) 2 production instances, arrivals spread over 10 s;
@@ -61,8 +62,12 @@ const READS_PER_S = 40;
 const HOLD_MINUTES = 1;
 /** Seconds from forking the instances to the drop's start (they start together, then warm up). */
 const LEAD_S = cliNumber(args, 'lead-s', 20, 600);
-/** Orders of another product made before the start, across the instances (0: none, the default). */
-const WARM_ORDERS = args.includes('--warm-orders') ? Math.floor(cliNumber(args, 'warm-orders', 0, 200)) : 0;
+/**
+ * Orders of another product made before the start, across the instances: 40 by default, as a shop that has sold
+ * before the drop has run its order path; `--warm-orders 0`: none (instances started just before the drop).
+ */
+const WARM_ORDERS =
+  cliArg(args, 'warm-orders') === '0' ? 0 : Math.floor(cliNumber(args, 'warm-orders', 40, 200));
 /** Kept-alive connections the load balancer holds to each instance (opened before the start). */
 const POOL = Math.floor(cliNumber(args, 'pool', 64, 1024));
 const pgUrl = process.env.TEST_DATABASE_URL;
