@@ -24,31 +24,68 @@ describe('inlineParameters', () => {
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
-  it('a literal comes back as it was; a commit carried by the last statement is not sent again', async () => {
+  it('a literal comes back as it was; begin goes with the first statement; a carried commit is not sent again', async () => {
     const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await client.connect();
+    // What reaches the server: the prototype's query (what the wrapper sends on).
+    const sent: string[] = [];
+    const own = pg.Client.prototype.query;
+    Object.defineProperty(client, 'query', {
+      configurable: true,
+      writable: true,
+      value: (...args: unknown[]) => {
+        if (typeof args[0] === 'string') sent.push(args[0]);
+        return (own as (...a: unknown[]) => unknown).apply(client, args);
+      },
+    });
+    const proxy = Object.create(client) as pg.PoolClient;
     try {
-      answerEndedTransactions(client as unknown as pg.PoolClient);
+      // The wrapper goes on an object whose prototype is the counting client.
+      answerEndedTransactions(proxy);
       const text = `quote ' backslash \\ dollar $1 unicode é`;
-      const { rows } = await client.query<{ v: string }>(
+      const { rows } = await proxy.query<{ v: string }>(
         inlineParameters({ sql: 'select $1::text as v', parameters: [text] }),
       );
       expect(rows[0]!.v).toBe(text);
-      await client.query('begin');
-      const results = (await client.query(
+
+      // begin, then a simple statement: one query; the caller gets its own result.
+      sent.length = 0;
+      await proxy.query('begin');
+      expect(sent).toEqual([]);
+      const one = await proxy.query<{ n: number }>('select 1 as n');
+      expect(one.rows).toEqual([{ n: 1 }]);
+      expect(sent).toEqual(['begin;\nselect 1 as n']);
+      expect(client.getTransactionStatus()).toBe('T');
+      // The last statement carries the commit; Kysely's commit after it is answered here.
+      const results = (await proxy.query(
         withCommit({ sql: 'select $1::integer as n', parameters: [5] }),
       )) as unknown as pg.QueryResult[];
       expect(results.map((r) => r.command)).toEqual(['SELECT', 'COMMIT']);
       expect(client.getTransactionStatus()).toBe('I');
-      const notices: string[] = [];
-      client.on('notice', (n) => notices.push(n.message ?? ''));
-      expect(await client.query('commit')).toMatchObject({ command: 'COMMIT', rows: [] });
-      // In a transaction, a commit is sent as usual.
-      await client.query('begin');
+      expect(await proxy.query('commit')).toMatchObject({ command: 'COMMIT', rows: [] });
+      expect(sent).toHaveLength(2);
+
+      // begin, then a statement with parameters: begin is sent just before it; the commit goes as usual.
+      sent.length = 0;
+      await proxy.query('begin');
+      expect((await proxy.query('select $1::integer as n', [7])).rows).toEqual([{ n: 7 }]);
       expect(client.getTransactionStatus()).toBe('T');
-      await client.query('commit');
+      await proxy.query('commit');
       expect(client.getTransactionStatus()).toBe('I');
-      expect(notices).toEqual([]);
+      expect(sent).toEqual(['begin', 'select $1::integer as n', 'commit']);
+
+      // A transaction ended before any statement sends nothing.
+      sent.length = 0;
+      await proxy.query('begin');
+      await proxy.query('rollback');
+      expect(sent).toEqual([]);
+      // A failed first statement: the transaction is aborted, its rollback is sent.
+      await proxy.query('begin');
+      await expect(proxy.query('select 1/0')).rejects.toThrow(/division by zero/);
+      expect(client.getTransactionStatus()).toBe('E');
+      await proxy.query('rollback');
+      expect(client.getTransactionStatus()).toBe('I');
+      expect(sent).toEqual(['begin;\nselect 1/0', 'rollback']);
     } finally {
       await client.end();
     }

@@ -6,10 +6,9 @@
  * - `withCommit`: the compiled statement with its parameters written in as literals (pg's own `escapeLiteral` for
  *   text; numbers as numbers; null), then `; commit`: one simple-protocol query, two statements, one round trip.
  *   When the statement fails, PostgreSQL skips the commit and the transaction is aborted (the caller rolls back).
- * - `answerEndedTransactions`: a pool client's `commit` or `rollback` asked when its transaction has already ended
- *   (the client's last ReadyForQuery said idle: the statement above carried the commit) is answered without a round
- *   trip, as PostgreSQL would answer it (a warning that no transaction is in progress, and nothing done). Kysely's
- *   transaction then ends as usual.
+ * - `answerEndedTransactions`: a pool client's `begin` goes with its transaction's first statement, and a `commit` or
+ *   `rollback` asked when its transaction has already ended (the statement above carried the commit) is answered
+ *   without a round trip, as PostgreSQL would answer it. Kysely's transactions then begin and end as usual.
  */
 import pg from 'pg';
 import type { CompiledQuery } from 'kysely';
@@ -42,17 +41,51 @@ export const withCommit = (query: Pick<CompiledQuery, 'sql' | 'parameters'>): st
   `${inlineParameters(query)};\ncommit`;
 
 const ENDS = /^\s*(commit|rollback)\s*;?\s*$/i;
+const BEGIN = /^\s*begin\s*;?\s*$/i;
 
-/** On a pool's 'connect': this client's `commit`/`rollback` outside a transaction is answered here. */
+const answered = (command: string) =>
+  Promise.resolve({ command, rowCount: null, rows: [], fields: [] } as unknown as pg.QueryResult);
+
+/**
+ * On a pool's 'connect': this client's transactions cost no round trip of their own.
+ * - `begin` is not sent by itself: it goes with the transaction's first statement (in the same query when that
+ *   statement has no parameters, the simple protocol; else just before it). A transaction ended before any statement
+ *   sends nothing. `begin` takes no snapshot and no lock: sent with the first statement, the transaction is the same.
+ * - `commit` or `rollback` asked when the transaction has already ended (the client's last ReadyForQuery said idle:
+ *   its last statement carried the commit, `withCommit`) is answered here, as PostgreSQL would answer it (a warning
+ *   that no transaction is in progress, and nothing done).
+ * Callback-style calls and query objects are passed on as they are (after a pending `begin`).
+ */
 export function answerEndedTransactions(client: pg.PoolClient): void {
   // The prototype's query, looked up at each call (a wrapper put on it later, by a test, still sees every statement).
   const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
   const send = (...args: unknown[]) => proto.query.apply(client, args);
+  let beginPending = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const text = typeof args[0] === 'string' ? args[0] : undefined;
-    const m = text === undefined ? null : ENDS.exec(text);
-    if (m && client.getTransactionStatus() === 'I' && !args.some((a) => typeof a === 'function'))
-      return Promise.resolve({ command: m[1]!.toUpperCase(), rowCount: null, rows: [], fields: [] });
-    return send(...args);
+    const callback = args.some((a) => typeof a === 'function');
+    const values = args[1];
+    const simple = text !== undefined && !callback && !(Array.isArray(values) && values.length > 0);
+    const idle = client.getTransactionStatus() === 'I';
+    if (simple && idle && BEGIN.test(text)) {
+      beginPending = true;
+      return answered('BEGIN');
+    }
+    const end = simple ? ENDS.exec(text) : null;
+    if (end && idle) {
+      beginPending = false;
+      return answered(end[1]!.toUpperCase());
+    }
+    if (!beginPending) return send(...args);
+    beginPending = false;
+    if (simple)
+      // One query, the begin's result left out: the caller gets what its own statements return.
+      return (send(`begin;\n${text}`, ...args.slice(1)) as Promise<pg.QueryResult | pg.QueryResult[]>).then(
+        (r) => {
+          const own = Array.isArray(r) ? r.slice(1) : [r];
+          return own.length === 1 ? own[0] : own;
+        },
+      );
+    return (send('begin') as Promise<unknown>).then(() => send(...args));
   };
 }
