@@ -233,6 +233,10 @@ export async function createOrder(
   let created = answerOf(foreseen);
   try {
     await ctx.db.transaction().execute(async (trx) => {
+      // An order whose hold the rules will judge (`mayHold` below reads under them): the buyer's locks first, the
+      // transaction's first statement, which on PostgreSQL goes with its begin (one round trip).
+      if (walletOrder && foreseen === undefined && payer)
+        await ctx.stock.lockBuyer(trx, payer.wallet, lockedHolder);
       // The order's row, its first history entry and its Idempotency-Key's row (one statement on PostgreSQL).
       await insertOrder(
         trx,

@@ -21,6 +21,7 @@ import { endTurn, endTurnWrites, type TurnWrite } from './drop-turn';
 import { releaseOverBalance, type BalanceOf } from './wallet-holds';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
 import { withCommit } from '../store/pg-simple';
+import { lockBuyer } from './xact-locks';
 import type { Database } from '../store/schema';
 
 /** What a payment that completes an order did to its stock. `none`: the order holds no reservation. */
@@ -55,6 +56,12 @@ export interface Reservations {
    * limit), the client's unpaid units (the cap). ./hold-facts.ts; the rules are pure functions of these.
    */
   readHoldFacts(trx: Transaction<Database>, ask: HoldAsk): Promise<HoldFacts>;
+  /**
+   * The buyer's locks of a hold (PostgreSQL: the wallet's, then with `holder` the client's, held to the commit;
+   * SQLite has one writer), asked first in the order's transaction, so they go with its `begin` in one round trip;
+   * `readHoldFacts` then finds them held.
+   */
+  lockBuyer(trx: Transaction<Database>, wallet: string, holder?: string): Promise<void>;
   /** The expiry timer: held wallets read again; holds beyond a wallet's balance are released. Units released. */
   releaseOverBalance(at: string, balanceOf: BalanceOf): Promise<number>;
   /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
@@ -275,6 +282,9 @@ export function createReservations(store: Store): Reservations {
     },
 
     readHoldFacts: (trx, ask) => readHoldFacts(trx, isPg, ask),
+    lockBuyer: async (trx, wallet, holder) => {
+      if (isPg) await lockBuyer(trx, wallet, holder);
+    },
 
     async release(trx, orderId, at, actor = 'expiry') {
       const held = await trx

@@ -7,8 +7,16 @@
  * a transaction the map does not know asks (re-entrant: still correct). A hold takes the wallet's and the client's
  * in one statement (`lockBuyer`).
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema';
+import { inlineParameters } from '../store/pg-simple';
+
+/**
+ * A lock statement without parameters (the keys written in as literals): the simple protocol, so a transaction's
+ * `begin` goes in the same query when the lock is its first statement (../store/pg-simple.ts).
+ */
+const runLiteral = (trx: Transaction<Database>, q: RawBuilder<unknown>) =>
+  sql.raw(inlineParameters(q.compile(trx))).execute(trx);
 
 const held = new WeakMap<Transaction<Database>, Set<string>>();
 
@@ -16,7 +24,7 @@ const held = new WeakMap<Transaction<Database>, Set<string>>();
 export async function xactLock(trx: Transaction<Database>, key: string): Promise<void> {
   const keys = held.get(trx);
   if (keys?.has(key)) return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`.execute(trx);
+  await runLiteral(trx, sql`select pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`);
   if (keys) keys.add(key);
   else held.set(trx, new Set([key]));
 }
@@ -38,8 +46,9 @@ export async function lockBuyer(
   );
   if (keys.length === 0) return;
   if (keys.length === 1) return xactLock(trx, keys[0]!);
-  await sql`select ${sql.join(keys.map((k) => sql`pg_advisory_xact_lock(hashtextextended(${k}::text, 0))`))}`.execute(
+  await runLiteral(
     trx,
+    sql`select ${sql.join(keys.map((k) => sql`pg_advisory_xact_lock(hashtextextended(${k}::text, 0))`))}`,
   );
   const set = held.get(trx) ?? new Set<string>();
   for (const k of keys) set.add(k);
