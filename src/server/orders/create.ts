@@ -15,7 +15,7 @@ import {
 import { isUniqueViolation, uniqueViolationTarget } from '../store/store';
 import { DomainError } from '../../core/errors';
 import { OutOfStockError } from '../../core/stock';
-import { checkPayer, dropLinesOf, DropTurnOver, hold, mayHold, noHoldBefore } from './holds';
+import { checkPayer, dropLinesOf, DropTurnOver, hold, holdAskOf, mayHold, noHoldBefore } from './holds';
 import { dropNeedsHold, dropNotOpen, dropOpen } from '../../core/drop';
 import { noHoldNote, type NoHoldReason } from '../../core/hold-proof';
 import { sealShipping } from '../privacy/order-data';
@@ -235,10 +235,14 @@ export async function createOrder(
     await ctx.db.transaction().execute(async (trx) => {
       // An order whose hold the rules will judge (`mayHold` below reads under them): the buyer's locks first, the
       // transaction's first statement, which on PostgreSQL goes with its begin (one round trip).
-      if (walletOrder && foreseen === undefined && payer)
-        await ctx.stock.lockBuyer(trx, payer.wallet, lockedHolder);
-      // The order's row, its first history entry and its Idempotency-Key's row (one statement on PostgreSQL).
-      await insertOrder(
+      const judged = walletOrder && foreseen === undefined && payer ? payer : undefined;
+      if (judged) await ctx.stock.lockBuyer(trx, judged.wallet, lockedHolder);
+      // The order's row, its first history entry and its Idempotency-Key's row (one statement on PostgreSQL), which
+      // also brings (PostgreSQL) what the hold's rules read: its snapshot is taken after the locks.
+      const factsRead = judged
+        ? ctx.stock.holdFactsRead(holdAskOf(ctx, orderId, judged.wallet, at, lockedHolder, quote.items))
+        : undefined;
+      const factsRow = await insertOrder(
         trx,
         ctx.isPg,
         {
@@ -283,13 +287,15 @@ export async function createOrder(
           order_id: orderId,
           created_at: at,
         },
+        factsRead?.query,
       );
+      const facts = factsRead && factsRow ? factsRead.parse(factsRow) : undefined;
       // Whether it holds (a wallet order with the paying wallet's proof and the money: ./holds.ts), decided
-      // before the answer is final; the wallet's lock, taken here, is held to the commit, and one read after it
-      // brings what the hold's rules need (the balance here, the per-buyer limit and the cap in `hold`).
+      // before the answer is final, on what the hold's rules need, read under the buyer's locks (above on
+      // PostgreSQL, else in `mayHold`): the balance here, the per-buyer limit and the cap in `hold`.
       const verdict =
         walletOrder && quote.amountBaseUnits !== null
-          ? await mayHold(ctx, trx, orderId, amount, payer, at, lockedHolder, quote.items)
+          ? await mayHold(ctx, trx, orderId, amount, payer, at, lockedHolder, quote.items, facts)
           : undefined;
       const noHold = verdict && !verdict.holds ? verdict.why : undefined;
       // Too little $CLAIM for a drop: refused, the order rolls back.

@@ -24,7 +24,7 @@ import { holdProofMessage, type NoHoldReason, type PayerProof } from '../../core
 import type { StockRequest } from '../../core/stock';
 import type { Catalog } from '../../core/catalog';
 import type { Database } from '../store/schema';
-import type { HoldFacts } from '../stock/hold-facts';
+import type { HoldAsk, HoldFacts } from '../stock/hold-facts';
 import { judgeBuyerLimit } from '../stock/holds';
 import type { Turn } from '../stock/reservations';
 import { fitsBalance } from '../stock/wallet-holds';
@@ -156,6 +156,25 @@ export function noHoldBefore(payer: CheckedPayer | undefined, amount: bigint): N
   return undefined;
 }
 
+/** What the hold's rules read for this order (stock/hold-facts.ts): `holder` as `mayHold` takes it. */
+export function holdAskOf(
+  ctx: OrderContext,
+  orderId: string,
+  wallet: string,
+  at: string,
+  holder: string | undefined,
+  lines: readonly StockRequest[],
+): HoldAsk {
+  return {
+    wallet,
+    holder,
+    orderId,
+    at,
+    drops: dropGroupsIn(ctx.deps.catalog, lines).map((g) => g.productIds),
+    cap: ctx.deps.settings.holds.limitPerClient > 0,
+  };
+}
+
 /** `mayHold`'s answer: the order holds (with what the rules read, for `hold`), or why not. */
 export type HoldVerdict = { holds: true; facts: HoldFacts } | { holds: false; why: NoHoldReason };
 
@@ -164,7 +183,8 @@ export type HoldVerdict = { holds: true; facts: HoldFacts } | { holds: false; wh
  * is taken here and held to the commit; with `holder`, the client's lock too, in the same round trip (pass it when
  * the hold takes it: a drop's per-buyer limit or the per-client cap). Then ONE read (PostgreSQL) brings what every
  * rule of the hold needs (stock/hold-facts.ts): the balance rule is judged here, the per-buyer limit and the cap
- * by `hold` on the same facts.
+ * by `hold` on the same facts. `read`: the facts already read under the buyer's locks (PostgreSQL: carried by the
+ * order's insert, ../orders/rows.ts `insertOrder`).
  */
 export async function mayHold(
   ctx: OrderContext,
@@ -175,17 +195,12 @@ export async function mayHold(
   at: string,
   holder: string | undefined,
   lines: readonly StockRequest[],
+  read?: HoldFacts,
 ): Promise<HoldVerdict> {
   const before = noHoldBefore(payer, amount);
   if (before || !payer || payer.balance === undefined) return { holds: false, why: before ?? 'no_proof' };
-  const facts = await ctx.stock.readHoldFacts(trx, {
-    wallet: payer.wallet,
-    holder,
-    orderId,
-    at,
-    drops: dropGroupsIn(ctx.deps.catalog, lines).map((g) => g.productIds),
-    cap: ctx.deps.settings.holds.limitPerClient > 0,
-  });
+  const facts =
+    read ?? (await ctx.stock.readHoldFacts(trx, holdAskOf(ctx, orderId, payer.wallet, at, holder, lines)));
   return fitsBalance(facts.walletHolds, payer.balance, amount, orderId)
     ? { holds: true, facts }
     : { holds: false, why: 'balance' };

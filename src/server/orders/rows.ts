@@ -2,7 +2,7 @@
 import { openShipping } from '../privacy/order-data';
 import type { Sealer } from '../privacy/seal';
 import { randomUUID } from 'node:crypto';
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Transaction } from 'kysely';
 import type { OrderStatus } from '../../core/api';
 import type { ShippingInput } from '../../core/order';
 import type { Database, IdempotencyTable, OrderRow, OrdersTable, PaymentRow } from '../store/schema';
@@ -101,8 +101,11 @@ export async function addHistory(
  * in the order's transaction. PostgreSQL: one statement (the history row is inserted from the order insert's
  * `returning`, the key's row in a CTE beside it), round trips fewer while a drop's orders wait their turn for the
  * cores; SQLite (one writer, no insert in a WITH): one statement each.
+ * `read` (PostgreSQL): a select of one row that the same statement carries after its writes (another module's read,
+ * e.g. the hold's facts, stock/hold-facts.ts), its row returned: one round trip for both. It runs on the statement's
+ * snapshot, so it does not see this order's rows.
  */
-export async function insertOrder(
+export async function insertOrder<R>(
   trx: Transaction<Database>,
   isPg: boolean,
   row: Insertable<OrdersTable> & { id: string },
@@ -110,12 +113,24 @@ export async function insertOrder(
   event: string,
   at: string,
   key: Insertable<IdempotencyTable>,
-): Promise<void> {
+  read?: RawBuilder<R>,
+): Promise<R | undefined> {
   if (!isPg) {
     await trx.insertInto('orders').values(row).execute();
     await addHistory(trx, row.id, status, event, at);
     await trx.insertInto('idempotency_keys').values(key).execute();
-    return;
+    return undefined;
+  }
+  if (read) {
+    const { rows } = await sql<R>`
+      with o as (${trx.insertInto('orders').values(row).returning('id')}),
+        k as (${trx.insertInto('idempotency_keys').values(key)}),
+        h as (insert into order_history (id, order_id, seq, status, event, at)
+          select cast(${randomUUID()} as text), o.id, 1, cast(${status} as text), cast(${event} as text),
+            cast(${at} as text)
+          from o)
+      ${read}`.execute(trx);
+    return rows[0];
   }
   await trx
     .with('o', (db) => db.insertInto('orders').values(row).returning('id'))
@@ -135,6 +150,7 @@ export async function insertOrder(
         ]),
     )
     .execute();
+  return undefined;
 }
 
 /** The stored answer of an Idempotency-Key, replaced in the order's transaction (its hold decided otherwise). */

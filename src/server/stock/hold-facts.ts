@@ -10,7 +10,7 @@
  * On a 2-core machine in a drop each round trip of the order's transaction waits its turn for a core: one read,
  * not three or four. SQLite (one writer): the same reads one after another.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { BUYER_STATES, buyerUnitsOf, heldBy, type BuyerUnits } from './holds';
 import { openHoldsFrom, openHoldsOf, type OpenHold } from './wallet-holds';
@@ -64,6 +64,29 @@ export async function readHoldFacts(
     };
   }
   await lockBuyer(trx, wallet, holder);
+  const read = holdFactsRead(ask);
+  const { rows } = await read.query.execute(trx);
+  return read.parse(rows[0]!);
+}
+
+/** The row of the facts' one read (PostgreSQL). */
+export interface HoldFactsRow {
+  wallet_holds: { order_id: string; amount_base_units: string | null; created_at: string }[];
+  drops: { active: number | string; spent: number | string }[];
+  cap: { units: number | string; next: string | null } | null;
+}
+
+/**
+ * PostgreSQL: the facts' ONE read, unrun (a select of one row), and how its row reads as facts. Run after the
+ * buyer's locks, by `readHoldFacts`, or as the last part of a statement that starts after them (the order's insert
+ * carries it: ../orders/rows.ts `insertOrder`), so its snapshot sees every hold committed by whoever held the locks.
+ */
+export function holdFactsRead(ask: HoldAsk): {
+  query: RawBuilder<HoldFactsRow>;
+  parse(row: HoldFactsRow): HoldFacts;
+} {
+  const { wallet, holder, orderId, at } = ask;
+  const capOf = ask.cap ? holder : undefined;
   const states = sql.join(BUYER_STATES.map((s) => sql`${s}::text`));
   const whose = holder
     ? sql`(holder = ${holder}::text or payer = ${wallet}::text)`
@@ -77,11 +100,7 @@ export async function readHoldFacts(
       where product_id in (${sql.join(ids.map((id) => sql`${id}::text`))}) and state in (${states})
         and ${whose})`,
   );
-  const { rows } = await sql<{
-    wallet_holds: { order_id: string; amount_base_units: string | null; created_at: string }[];
-    drops: { active: number | string; spent: number | string }[];
-    cap: { units: number | string; next: string | null } | null;
-  }>`
+  const query = sql<HoldFactsRow>`
     select
       (select coalesce(json_agg(json_build_object('order_id', h.order_id, 'amount_base_units', h.amount_base_units,
           'created_at', h.created_at) order by h.created_at, h.order_id), '[]'::json)
@@ -96,11 +115,13 @@ export async function readHoldFacts(
         where holder = ${capOf}::text and state = 'held' and expires_at > ${at}::text
           and order_id <> ${orderId}::text)`
           : sql`null::json`
-      } as cap`.execute(trx);
-  const row = rows[0]!;
+      } as cap`;
   return {
-    walletHolds: openHoldsFrom(row.wallet_holds),
-    drops: row.drops.map((d) => ({ active: num(d.active), spent: num(d.spent) })),
-    cap: row.cap ? { units: num(row.cap.units), nextRelease: row.cap.next ?? undefined } : undefined,
+    query,
+    parse: (row) => ({
+      walletHolds: openHoldsFrom(row.wallet_holds),
+      drops: row.drops.map((d) => ({ active: num(d.active), spent: num(d.spent) })),
+      cap: row.cap ? { units: num(row.cap.units), nextRelease: row.cap.next ?? undefined } : undefined,
+    }),
   };
 }

@@ -16,7 +16,7 @@ import {
 import type { Store } from '../store/store';
 import { assertUnderCap, judgeCap, recordUnheld } from './holds';
 import { releaseHeld, releaseHoldsOf, releaseLapsed } from './hold-release';
-import { readHoldFacts, type HoldAsk, type HoldFacts } from './hold-facts';
+import { holdFactsRead, readHoldFacts, type HoldAsk, type HoldFacts } from './hold-facts';
 import { endTurn, endTurnWrites, type TurnWrite } from './drop-turn';
 import { releaseOverBalance, type BalanceOf } from './wallet-holds';
 import { availableMap, keyOf, log, markReservation, moveLine, variantOf } from './lines';
@@ -62,6 +62,11 @@ export interface Reservations {
    * `readHoldFacts` then finds them held.
    */
   lockBuyer(trx: Transaction<Database>, wallet: string, holder?: string): Promise<void>;
+  /**
+   * PostgreSQL: the facts' one read (./hold-facts.ts `holdFactsRead`), unrun, for a statement that starts after the
+   * buyer's locks to carry (the order's insert); SQLite: undefined (`readHoldFacts` reads step by step).
+   */
+  holdFactsRead(ask: HoldAsk): ReturnType<typeof holdFactsRead> | undefined;
   /** The expiry timer: held wallets read again; holds beyond a wallet's balance are released. Units released. */
   releaseOverBalance(at: string, balanceOf: BalanceOf): Promise<number>;
   /** Every hold past its own deadline (`at`, the wall clock) is released. Returns the units released. */
@@ -282,6 +287,7 @@ export function createReservations(store: Store): Reservations {
     },
 
     readHoldFacts: (trx, ask) => readHoldFacts(trx, isPg, ask),
+    holdFactsRead: (ask) => (isPg ? holdFactsRead(ask) : undefined),
     lockBuyer: async (trx, wallet, holder) => {
       if (isPg) await lockBuyer(trx, wallet, holder);
     },
