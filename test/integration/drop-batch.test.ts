@@ -18,7 +18,6 @@ import type { Catalog } from '../../src/core/catalog';
 import { startServer, type RunningServer } from '../../src/server/server';
 import type { StoreConfig } from '../../src/server/store/store';
 import { sellerStock } from '../../src/server/seller/stock';
-import { catalog as shopCatalog } from '../../catalog';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 import { balancesAssumed, proofOf } from '../support/hold-proof';
 import {
@@ -29,6 +28,7 @@ import {
   sqliteBackend,
   testSettings,
   type Backend,
+  withGlassPieces,
 } from './orders-support';
 
 const backends = [sqliteBackend(), postgresBackend()];
@@ -38,24 +38,13 @@ const AUTUMN = 'autumn-1';
 
 /** The shop's catalogue with batch 'Spring 2026' (4 one-of-a-kind pieces) and 'Autumn 2026' (1), from START. */
 function batchCatalog(): Catalog {
-  const lilac = shopCatalog.products.find((p) => p.id === 'lilac-tiptop')!;
   const piece = (id: string, batch: string) => ({
-    ...lilac,
     id,
     name: `Piece ${id}`,
-    routes: [`/vendors/coopersglass/${id}`],
-    initialStock: 1,
-    quantity: false,
+    units: 1,
     drop: { startsAt: new Date(START).toISOString(), holdMinutes: 2, batch },
   });
-  return {
-    vendors: shopCatalog.vendors,
-    products: [
-      ...shopCatalog.products,
-      ...SPRING.map((id) => piece(id, 'Spring 2026')),
-      piece(AUTUMN, 'Autumn 2026'),
-    ],
-  };
+  return withGlassPieces([...SPRING.map((id) => piece(id, 'Spring 2026')), piece(AUTUMN, 'Autumn 2026')]);
 }
 
 describe.each(backends)('a drop batch on $name', (backend: Backend) => {

@@ -22,12 +22,12 @@ import {
   sqliteBackend,
   testSettings,
   type Backend,
+  withGlassPieces,
 } from './orders-support';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 import { balancesAssumed, proofOf, TEST_PAYER } from '../support/hold-proof';
 import type { StoreConfig } from '../../src/server/store/store';
 import { Keypair } from '@solana/web3.js';
-import { catalog as shopCatalog } from '../../catalog';
 import type { Catalog } from '../../src/core/catalog';
 import type { DropLineResponse } from '../../src/core/api';
 import { sellerStock } from '../../src/server/seller/stock';
@@ -38,24 +38,10 @@ const DROP = 'opal-drop';
 const START = Date.parse('2030-01-01T12:10:00.000Z'); // the Clock starts at 12:00:00
 
 /** The shop's catalogue with one drop: a wallet glass product of `units` pieces on sale from START. */
-function dropCatalog(units: number, drop: { holdMinutes?: number; perBuyer?: number } = {}): Catalog {
-  const lilac = shopCatalog.products.find((p) => p.id === LILAC)!;
-  return {
-    vendors: shopCatalog.vendors,
-    products: [
-      ...shopCatalog.products,
-      {
-        ...lilac,
-        id: DROP,
-        name: 'Opal Drop',
-        routes: ['/vendors/coopersglass/opal-drop'],
-        initialStock: units,
-        quantity: false,
-        drop: { startsAt: new Date(START).toISOString(), ...drop },
-      },
-    ],
-  };
-}
+const dropCatalog = (units: number, drop: { holdMinutes?: number; perBuyer?: number } = {}): Catalog =>
+  withGlassPieces([
+    { id: DROP, name: 'Opal Drop', units, drop: { startsAt: new Date(START).toISOString(), ...drop } },
+  ]);
 
 describe.each(backends)('drops on $name', (backend: Backend) => {
   describe.runIf(backend.enabled)(`${backend.name} store`, () => {

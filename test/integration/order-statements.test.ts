@@ -16,7 +16,6 @@ import { Keypair } from '@solana/web3.js';
 import type { QuoteResponse } from '../../src/core/api';
 import type { Catalog } from '../../src/core/catalog';
 import { startServer, type RunningServer } from '../../src/server/server';
-import { catalog as shopCatalog } from '../../catalog';
 import { payoutAccountsAssumedToExist } from '../support/payout-accounts';
 import { proofOf } from '../support/hold-proof';
 import {
@@ -27,39 +26,18 @@ import {
   sqliteBackend,
   testSettings,
   type Backend,
+  withGlassPieces,
 } from './orders-support';
 
-const LILAC = 'lilac-tiptop'; // wallet, glass: one of a kind
 const DROP = 'opal-drop';
 const PLAIN = 'opal-plain'; // wallet, 3 pieces, no drop
 const START = Date.parse('2030-01-01T12:10:00.000Z'); // the Clock starts at 12:00:00
 
-function dropCatalog(units: number): Catalog {
-  const lilac = shopCatalog.products.find((p) => p.id === LILAC)!;
-  return {
-    vendors: shopCatalog.vendors,
-    products: [
-      ...shopCatalog.products,
-      {
-        ...lilac,
-        id: DROP,
-        name: 'Opal Drop',
-        routes: ['/vendors/coopersglass/opal-drop'],
-        initialStock: units,
-        quantity: false,
-        drop: { startsAt: new Date(START).toISOString() },
-      },
-      {
-        ...lilac,
-        id: PLAIN,
-        name: 'Opal Plain',
-        routes: ['/vendors/coopersglass/opal-plain'],
-        initialStock: units,
-        quantity: false,
-      },
-    ],
-  };
-}
+const dropCatalog = (units: number): Catalog =>
+  withGlassPieces([
+    { id: DROP, name: 'Opal Drop', units, drop: { startsAt: new Date(START).toISOString() } },
+    { id: PLAIN, name: 'Opal Plain', units },
+  ]);
 
 /** Every statement sent on any pool client while `sent` is armed, with the client that sent it. */
 const sent: { client: pg.Client; text: string }[] = [];

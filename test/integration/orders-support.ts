@@ -14,6 +14,8 @@ import type { MailTransport, OutgoingEmail } from '../../src/server/mail/types';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
 import { INTERNATIONAL_SHIPPING, TEST_DATA_KEYS } from '../support/fixtures';
+import { catalog as shopCatalog } from '../../catalog';
+import type { Catalog, Product } from '../../src/core/catalog';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 
@@ -149,4 +151,29 @@ export const usShipping = {
 /** A base58 transaction signature (64 random bytes). */
 export function fakeSignature(): string {
   return bs58.encode(randomBytes(64));
+}
+
+/**
+ * The shop's catalogue and more one-of-a-kind wallet glass pieces (Lilac TipTop's fields), each `id` with its
+ * `name`, `units` pieces and what else it is (a drop's rules): the drop suites' products.
+ */
+export function withGlassPieces(
+  pieces: readonly { id: string; name: string; units: number; drop?: Product['drop'] }[],
+): Catalog {
+  const lilac = shopCatalog.products.find((p) => p.id === 'lilac-tiptop')!;
+  return {
+    vendors: shopCatalog.vendors,
+    products: [
+      ...shopCatalog.products,
+      ...pieces.map(({ id, name, units, drop }) => ({
+        ...lilac,
+        id,
+        name,
+        routes: [`/vendors/coopersglass/${id}`],
+        initialStock: units,
+        quantity: false,
+        ...(drop ? { drop } : {}),
+      })),
+    ],
+  };
 }
