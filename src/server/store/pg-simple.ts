@@ -54,6 +54,9 @@ const answered = (command: string) =>
  * - `commit` or `rollback` asked when the transaction has already ended (the client's last ReadyForQuery said idle:
  *   its last statement carried the commit, `withCommit`) is answered here, as PostgreSQL would answer it (a warning
  *   that no transaction is in progress, and nothing done).
+ * - After a statement that failed, nothing is answered here until a statement succeeds: pg rejects a failed query on
+ *   its ErrorResponse, before the ReadyForQuery that tells the transaction's state, so the state it reports then may
+ *   be the one from before the statement (idle, when `begin` went with it). The `rollback` that follows is sent.
  * Callback-style calls and query objects are passed on as they are (after a pending `begin`).
  */
 export function answerEndedTransactions(client: pg.PoolClient): void {
@@ -61,12 +64,27 @@ export function answerEndedTransactions(client: pg.PoolClient): void {
   const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
   const send = (...args: unknown[]) => proto.query.apply(client, args);
   let beginPending = false;
+  // The last statement sent failed: the reported state may be stale (see above), so it is not trusted.
+  let failed = false;
+  const track = (result: unknown) => {
+    if (!(result instanceof Promise)) return result;
+    return result.then(
+      (r: unknown) => {
+        failed = false;
+        return r;
+      },
+      (e: unknown) => {
+        failed = true;
+        throw e;
+      },
+    );
+  };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const text = typeof args[0] === 'string' ? args[0] : undefined;
     const callback = args.some((a) => typeof a === 'function');
     const values = args[1];
     const simple = text !== undefined && !callback && !(Array.isArray(values) && values.length > 0);
-    const idle = client.getTransactionStatus() === 'I';
+    const idle = !failed && client.getTransactionStatus() === 'I';
     if (simple && idle && BEGIN.test(text)) {
       beginPending = true;
       return answered('BEGIN');
@@ -76,16 +94,16 @@ export function answerEndedTransactions(client: pg.PoolClient): void {
       beginPending = false;
       return answered(end[1]!.toUpperCase());
     }
-    if (!beginPending) return send(...args);
+    if (!beginPending) return track(send(...args));
     beginPending = false;
     if (simple)
       // One query, the begin's result left out: the caller gets what its own statements return.
-      return (send(`begin;\n${text}`, ...args.slice(1)) as Promise<pg.QueryResult | pg.QueryResult[]>).then(
-        (r) => {
-          const own = Array.isArray(r) ? r.slice(1) : [r];
-          return own.length === 1 ? own[0] : own;
-        },
-      );
-    return (send('begin') as Promise<unknown>).then(() => send(...args));
+      return (
+        track(send(`begin;\n${text}`, ...args.slice(1))) as Promise<pg.QueryResult | pg.QueryResult[]>
+      ).then((r) => {
+        const own = Array.isArray(r) ? r.slice(1) : [r];
+        return own.length === 1 ? own[0] : own;
+      });
+    return (track(send('begin')) as Promise<unknown>).then(() => track(send(...args)));
   };
 }
