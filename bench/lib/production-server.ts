@@ -42,6 +42,8 @@ const settings = loadSettings({
   MAIL_TRANSPORT: 'file',
   MAIL_DIR: join(dir, 'mail'),
   DATABASE_URL: pgUrl ?? join(dir, 'store.sqlite'),
+  // A fleet's instances keep their pools warm (docs/deploy.md); SQLite ignores it.
+  DATABASE_POOL_WARM: '1',
   // The order route's own limit is per client IP. bench:drop's buyers each have their own address (X-Forwarded-For
   // from the load generator, one proxy hop): the production default stays. The other benches send the whole load
   // from one address: set out of reach so they measure the route, not the limiter (which still runs every request).

@@ -41,7 +41,10 @@ export async function startServer(
   const catalog = overrides.catalog ?? defaultCatalog;
   const now = overrides.now ?? (() => new Date());
   // MIGRATE_ON_START: migrate here, or refuse a database behind this release (the release step migrates it).
-  const store = await openStore(overrides.store ?? settings.database, { migrate: settings.migrateOnStart });
+  const store = await openStore(overrides.store ?? settings.database, {
+    migrate: settings.migrateOnStart,
+    warmPool: settings.databasePoolWarm,
+  });
   const cleanups: Cleanups = [() => store.close()];
   const closeAll = async () => {
     for (const fn of cleanups.reverse()) {

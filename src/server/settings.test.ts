@@ -242,6 +242,11 @@ describe('settings', () => {
     expect(problems({ MIGRATE_ON_START: 'maybe' })).toEqual([
       "MIGRATE_ON_START: must be 1 or 0 (got 'maybe')",
     ]);
+    expect(loadSettings(production, demo).databasePoolWarm).toBe(false);
+    expect(loadSettings({ ...production, DATABASE_POOL_WARM: '1' }, demo).databasePoolWarm).toBe(true);
+    expect(problems({ DATABASE_POOL_WARM: 'hot' })).toEqual([
+      "DATABASE_POOL_WARM: must be 1 or 0 (got 'hot')",
+    ]);
     expect(loadSettings({}, demo)).toMatchObject({ drainMs: 5_000, shutdownDeadlineMs: 25_000 });
     expect(problems({ DRAIN_MS: '30000', SHUTDOWN_DEADLINE_MS: '30000' })).toEqual([
       "SHUTDOWN_DEADLINE_MS: must be more than DRAIN_MS (30000), or the drain never ends in a close (got '30000')",

@@ -17,14 +17,26 @@ export const storeSection = section({
       defaultDoc: '1 in demo mode, 0 otherwise',
       values: '1, 0',
     },
+    DATABASE_POOL_WARM: {
+      doc: "PostgreSQL only. 1: the instance opens its pool's 10 connections when it starts and keeps them open, so a sudden busy second (a drop's start) sets none up (each is a new PostgreSQL backend: set-up work on the database's CPU and round trips). 0: connections open when needed and close after 10 s idle.",
+      default: '0',
+      values: '1, 0',
+    },
   },
-  read(r, needs: { demo: boolean }): Pick<Settings, 'database' | 'migrateOnStart'> {
+  read(r, needs: { demo: boolean }): Pick<Settings, 'database' | 'migrateOnStart' | 'databasePoolWarm'> {
     let migrateOnStart = needs.demo;
     const migrateRaw = r.get('MIGRATE_ON_START');
     if (migrateRaw !== undefined) {
       if (/^(1|true|yes|on)$/i.test(migrateRaw)) migrateOnStart = true;
       else if (/^(0|false|no|off)$/i.test(migrateRaw)) migrateOnStart = false;
       else r.problem(`MIGRATE_ON_START: must be 1 or 0 (got '${migrateRaw}')`);
+    }
+    let databasePoolWarm = false;
+    const warmRaw = r.get('DATABASE_POOL_WARM');
+    if (warmRaw !== undefined) {
+      if (/^(1|true|yes|on)$/i.test(warmRaw)) databasePoolWarm = true;
+      else if (!/^(0|false|no|off)$/i.test(warmRaw))
+        r.problem(`DATABASE_POOL_WARM: must be 1 or 0 (got '${warmRaw}')`);
     }
     let database: Settings['database'] = { kind: 'sqlite', file: 'var/store.sqlite' };
     const dbRaw = r.get('DATABASE_URL');
@@ -46,6 +58,6 @@ export const storeSection = section({
         database = { kind: 'sqlite', file: dbRaw };
       }
     }
-    return { database, migrateOnStart };
+    return { database, migrateOnStart, databasePoolWarm };
   },
 });

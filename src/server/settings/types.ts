@@ -35,6 +35,8 @@ export interface Settings {
    * behind this release's migrations stops the start with an error naming `npm run migrate`.
    */
   migrateOnStart: boolean;
+  /** PostgreSQL: open the pool's connections at start and keep them (DATABASE_POOL_WARM; default off). */
+  databasePoolWarm: boolean;
   solana: {
     /** Server only: may carry a provider key. Never sent to the browser. */
     rpcUrl: string;

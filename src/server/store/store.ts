@@ -21,6 +21,8 @@ export type StoreConfig =
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: 'sqlite' | 'postgres';
+  /** PostgreSQL: the pool's open connections now (SQLite: undefined). */
+  connections(): number | undefined;
   /** Open and migrated. */
   ready(): boolean;
   /** A cheap round trip (health). */
@@ -45,7 +47,15 @@ export class MigrationsPendingError extends StoreError {
 export interface OpenOptions {
   /** Apply pending migrations (default true); false: refuse with MigrationsPendingError when any is pending. */
   migrate?: boolean;
+  /**
+   * PostgreSQL: open the pool's connections before the store is returned and keep them open (DATABASE_POOL_WARM).
+   * Without it a connection closes after 10 s idle, and a sudden busy second sets up a new backend for each one.
+   */
+  warmPool?: boolean;
 }
+
+/** A pool's connections idle this long close, unless kept warm. */
+const POOL_IDLE_MS = 10_000;
 
 /** The names of the migrations applied to `db` (none when the migration table does not exist yet). */
 async function appliedMigrations(db: Kysely<Database>): Promise<Set<string>> {
@@ -65,6 +75,7 @@ const MIGRATION_LOCK_TABLE = 'store_migration_lock';
 
 export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
   let db: Kysely<Database>;
+  let pool: pg.Pool | undefined;
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(dirname(config.file), { recursive: true });
     const sqlite = new SQLite(config.file);
@@ -80,9 +91,13 @@ export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Pr
   } else {
     if (config.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema))
       throw new StoreError(`bad schema name '${config.schema}'`);
-    const pool = new pg.Pool({
+    const size = config.poolSize ?? 10;
+    pool = new pg.Pool({
       connectionString: config.url,
-      max: config.poolSize ?? 10,
+      max: size,
+      // Kept warm: none of the pool's connections closes for being idle.
+      min: opts.warmPool ? size : 0,
+      idleTimeoutMillis: POOL_IDLE_MS,
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
     // A commit already carried by its transaction's last statement is not sent again (./pg-simple.ts).
@@ -105,11 +120,13 @@ export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Pr
     await db.destroy();
     throw err;
   }
+  if (pool && opts.warmPool) await warm(pool, config.kind === 'postgres' ? (config.poolSize ?? 10) : 0);
 
   return {
     db,
     dialect: config.kind,
     ready: () => migrated && !closed,
+    connections: () => pool?.totalCount,
     async ping() {
       if (closed) return false;
       try {
@@ -178,4 +195,13 @@ function isOtherSchemaGone(error: unknown, config: StoreConfig): boolean {
   // and its pg_get_serial_sequence call ('column "seq" of relation "order_history" does not exist'). PostgreSQL
   // runs the migrations in one transaction, so the failed attempt changed nothing and a genuine error repeats.
   return e.code === '42703' || e.code === '42P01';
+}
+
+/**
+ * Opens `size` connections of `pool` at once and gives them back (they stay: the pool's `min`). Best effort: a
+ * connection the database refuses now (its connection limit) is opened later, when needed, as without warming.
+ */
+async function warm(pool: pg.Pool, size: number): Promise<void> {
+  const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
+  for (const o of opened) if (o.status === 'fulfilled') o.value.release();
 }
