@@ -264,6 +264,58 @@ describe.each(backends)('drops on $name', (backend: Backend) => {
       expect(await a.server.stock.releaseLapsed(clock.now().toISOString())).toBe(1);
     });
 
+    it("a buyer let through by their quote orders without the line read again; the quote's turn is its own client's, in its window", async () => {
+      const a = await instance(dropCatalog(3));
+      clock.advance(START - clock.ms);
+      // The line's reads (counted from before each order).
+      let looks = 0;
+      const dropLine = a.server.stock.dropLine;
+      const standing = dropLine.standing.bind(dropLine);
+      dropLine.standing = (...args) => {
+        looks++;
+        return standing(...args);
+      };
+      const turnOf = (q: QuoteResponse) =>
+        (JSON.parse(Buffer.from(q.quote.split('.')[0]!, 'base64url').toString('utf8')) as { turn?: object })
+          .turn;
+
+      // Let through by the quote: the quote carries the turn, and the order holds without asking the line.
+      const first = Keypair.generate();
+      const q1 = await a.quote(DROP, '198.51.100.1', first);
+      expect(q1.statusCode, q1.body).toBe(200);
+      expect(turnOf(q1.json<QuoteResponse>())).toEqual({
+        holder: expect.any(String),
+        until: new Date(clock.ms + 2 * 60_000).toISOString(),
+      });
+      looks = 0;
+      const o1 = await a.order(q1.json<QuoteResponse>(), '198.51.100.1', first);
+      expect(o1.statusCode, o1.body).toBe(201);
+      expect(o1.json()).toMatchObject({ held: true });
+      expect(looks).toBe(0);
+
+      // The same quote's order from another client is looked up in the line as before: it joins it, and is let
+      // through only as a newcomer would be (one piece of three is held, one let through: one is free).
+      const second = Keypair.generate();
+      const q2 = (await a.quote(DROP, '198.51.100.2', second)).json<QuoteResponse>();
+      expect(turnOf(q2)).toBeDefined();
+      const third = Keypair.generate();
+      const q3 = (await a.quote(DROP, '198.51.100.3', third)).json<QuoteResponse>();
+      looks = 0;
+      const elsewhere = await a.order(q3, '198.51.100.4', third);
+      expect(looks).toBe(1);
+      expect(elsewhere.statusCode, elsewhere.body).toBe(409);
+      expect(elsewhere.json()).toMatchObject({ error: 'drop_in_line' });
+
+      // Past the turn's window (its quote still valid): the order asks the line, which says the turn has passed.
+      clock.advance(2 * 60_000 + 1_000);
+      looks = 0;
+      const late = await a.order(q2, '198.51.100.2', second);
+      expect(looks).toBe(1);
+      expect(late.statusCode, late.body).toBe(409);
+      expect(late.json()).toMatchObject({ error: 'drop_turn_passed' });
+      expect((await a.held()).filter((r) => r.state === 'held')).toHaveLength(1);
+    });
+
     it('fair when busy: early arrivals are let through in a random order, later ones after them, as pieces are free', async () => {
       const a = await instance(dropCatalog(3));
       const b = await instance(dropCatalog(3));

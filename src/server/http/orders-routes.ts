@@ -96,14 +96,18 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     // or one read without a lock, stock/sold-out.ts; the order reserves). A drop's quote is also its buyer's turn
     // (stock/drop-line.ts): a buyer in line is refused here with their place, before the wallet is asked to sign.
     const drops = dropsIn(deps.quotes.catalog, draft.items);
+    let turn: { holder: string; until: string } | undefined;
     if (drops.length > 0) {
-      await admitToDrop(deps.stock, drops, draft.items, holder(req), deps.quotes.now());
-      // Let through: the order that follows holds only with the wallet's balance, read now (batched with the
+      const client = holder(req);
+      const until = await admitToDrop(deps.stock, drops, draft.items, client, deps.quotes.now());
+      if (until !== undefined) turn = { holder: client, until };
+      // Let through: the quote carries the buyer's turn (signed with it: their order does not ask the line again
+      // while it is open, stock/drop-admit.ts), and the order that follows holds only with the wallet's balance, read now (batched with the
       // others let through) while the wallet signs, so the order finds it read. Only a buyer let through (as many
       // as there are free pieces) and within the quote route's per-client limit: no more reads than their orders'.
       if (body.wallet && draft.payment === 'wallet') deps.balances?.prefetch?.(body.wallet);
     } else await deps.stock.assertNotSoldOut(draft.items, deps.quotes.now().getTime());
-    const { quote, response } = issueDraft(deps.quotes, draft);
+    const { quote, response } = issueDraft(deps.quotes, draft, turn);
     // No QR to a recipient that cannot receive: a priced QR quote (its link is what the QR encodes) is refused in
     // words while the vendor's token account does not exist, or cannot be checked. A wallet quote is not: the
     // wallet checkout's transaction creates the account (a second approval); its payment-link path asks below.

@@ -171,9 +171,10 @@ export async function createOrder(
     // lock, before the balance is read and before any write transaction. A QR record and an unpriced order are
     // not checked here, as below. A drop's line (stock/drop-line.ts): only a buyer let through may try for a
     // piece (one who never asked joins at the back and may be let through at once); the others are refused in
-    // words with their place, by reads (the stock's words first when nothing is free).
+    // words with their place, by reads (the stock's words first when nothing is free). A buyer their quote let
+    // through (its signed turn, this client's, window open) is not looked up again: the transaction decides.
     if (holder && req.drops.length > 0)
-      await admitToDrop(ctx.stock, req.drops, req.quote.items, holder, now, req.checked);
+      await admitToDrop(ctx.stock, req.drops, req.quote.items, holder, now, req.checked, req.quote.turn);
     else if (req.checked) await ctx.stock.assertNotSoldOut(req.quote.items, now.getTime());
     return req;
   })();

@@ -53,6 +53,9 @@ export const SignedQuoteSchema = z
     solanaPayUrl: z.string().nullable(),
     issuedAt: z.string(),
     expiresAt: z.string(),
+    // A drop's buyer let through by this quote's look at the line: their hold key and the end of their window
+    // (the order does not read the line again while it is open: stock/drop-admit.ts).
+    turn: z.object({ holder: z.string(), until: z.string() }).strict().optional(),
   })
   .strict();
 export type SignedQuote = z.infer<typeof SignedQuoteSchema>;
@@ -334,6 +337,7 @@ export function draftQuote(deps: QuoteDeps, request: ParsedQuoteRequest): QuoteD
 export function issueDraft(
   deps: QuoteDeps,
   draft: QuoteDraft,
+  turn?: SignedQuote['turn'],
 ): { quote: SignedQuote; token: string; response: AnyQuoteResponse } {
   const { now, items, vendor, payment, ttlMs, totalCents, recipient, mint } = draft;
   const reference = draft.renewed ?? deps.newReference?.() ?? newReference();
@@ -371,6 +375,7 @@ export function issueDraft(
     solanaPayUrl: priced?.solanaPayUrl ?? null,
     issuedAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
+    ...(turn ? { turn } : {}),
   };
   const token = signQuote(quote, deps.settings.quote.secret);
   const common = {

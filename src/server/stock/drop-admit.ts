@@ -31,6 +31,15 @@ export function lineRefusal(place: LinePlace, rules?: DropRules): DomainError | 
   }
 }
 
+/**
+ * A buyer's turn as their quote carries it (signed with the quote, ../orders/quotes.ts): their hold key and the end
+ * of their window, when the quote's own look at the line let them through.
+ */
+export interface QuoteTurn {
+  holder: string;
+  until: string;
+}
+
 /** What `admitToDrop` needs of the stock repository. */
 export interface DropGate {
   soldOutKnown(lines: readonly StockRequest[], nowMs: number): DomainError | undefined;
@@ -45,6 +54,10 @@ export interface DropGate {
  * line's own read saw enough free pieces (a product without variants). A waiting buyer costs the line's reads
  * only: its read of the free pieces stands in for the stock's while any is free.
  * `checkStock` false: no stock check (an order that holds nothing); the line still decides.
+ * `turn`: the order's quote let this buyer through (the same hold key) and their window is still open: the line is
+ * not read again (the turn can only have ended by a hold of theirs or by their per-buyer limit, which the order's
+ * transaction refuses in words); the stock's memory still refuses at once, and a line other than the drop's own
+ * piece is still read. Returns the end of the buyer's window when let through (the earliest of the drops').
  */
 export async function admitToDrop(
   stock: DropGate,
@@ -53,11 +66,19 @@ export async function admitToDrop(
   holder: string,
   now: Date,
   checkStock = true,
-): Promise<void> {
+  turn?: QuoteTurn,
+): Promise<string | undefined> {
   if (checkStock) {
     const known = stock.soldOutKnown(lines, now.getTime());
     if (known) throw known;
   }
+  const ownPiece = (l: StockRequest) =>
+    l.variantId === undefined && drops.some((d) => d.productId === l.productId);
+  if (turn && turn.holder === holder && Date.parse(turn.until) > now.getTime()) {
+    if (checkStock && !lines.every(ownPiece)) await stock.assertNotSoldOut(lines, now.getTime());
+    return turn.until;
+  }
+  let until: string | undefined;
   // The free pieces the line's own read saw, per drop: when they cover what is asked of every line, the stock's
   // read below would say nothing new (PostgreSQL: one round trip fewer for each buyer let through).
   let covered = true;
@@ -65,6 +86,7 @@ export async function admitToDrop(
     const { place, free } = await stock.dropLine.standing(d.productId, d.rules, holder, now);
     const refusal = lineRefusal(place, d.rules);
     if (!refusal) {
+      if (place.state === 'through' && (until === undefined || place.until < until)) until = place.until;
       const mine = lines.filter((l) => l.productId === d.productId);
       const asked = mine.reduce((n, l) => n + l.quantity, 0);
       // The line counts the product's free pieces of every variant: a variant's own is the stock's to say.
@@ -76,4 +98,5 @@ export async function admitToDrop(
   }
   if (checkStock && !(covered && lines.every((l) => drops.some((d) => d.productId === l.productId))))
     await stock.assertNotSoldOut(lines, now.getTime());
+  return until;
 }
