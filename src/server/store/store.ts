@@ -157,9 +157,11 @@ async function migrate(db: Kysely<Database>, config: StoreConfig): Promise<void>
   let { error } = await migrator.migrateToLatest();
   // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema
   // that another client drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing
-  // is wrong with ours (likewise a table or column of another schema). Nothing was migrated then: try again.
-  for (let attempt = 1; error && attempt <= 5 && isOtherSchemaGone(error, config); attempt++) {
-    await new Promise((r) => setTimeout(r, 50 * attempt));
+  // is wrong with ours (likewise a table or column of another schema). Nothing was migrated then: try again, for up
+  // to 20 s (a client dropping a hundred schemas one by one takes seconds on a loaded machine).
+  const giveUpAt = Date.now() + 20_000;
+  for (let attempt = 1; error && Date.now() < giveUpAt && isOtherSchemaGone(error, config); attempt++) {
+    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
     ({ error } = await migrator.migrateToLatest());
   }
   if (error)
