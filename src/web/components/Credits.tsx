@@ -33,7 +33,9 @@ export function Credits({ label, children }: { label: string; children: ReactNod
 
   useEffect(() => {
     const el = box.current;
-    if (!running || !el) return;
+    // The preference read here too: on the first commit `reduced` is not set yet (it is read in the effect above,
+    // whose re-render may come after a tick on a slow machine), and the text must not move even once.
+    if (!running || !el || prefersReducedMotion()) return;
     let position = el.scrollTop;
     const timer = window.setInterval(() => {
       const max = el.scrollHeight - el.clientHeight;
