@@ -120,7 +120,7 @@ export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Pr
     await db.destroy();
     throw err;
   }
-  if (pool && opts.warmPool) await warm(pool, config.kind === 'postgres' ? (config.poolSize ?? 10) : 0);
+  if (pool && opts.warmPool) await warm(pool);
 
   return {
     db,
@@ -200,10 +200,10 @@ function isOtherSchemaGone(error: unknown, config: StoreConfig): boolean {
 }
 
 /**
- * Opens `size` connections of `pool` at once and gives them back (they stay: the pool's `min`). Best effort: a
+ * Opens the pool's `max` connections at once and gives them back (they stay: the pool's `min`). Best effort: a
  * connection the database refuses now (its connection limit) is opened later, when needed, as without warming.
  */
-async function warm(pool: pg.Pool, size: number): Promise<void> {
-  const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
+async function warm(pool: pg.Pool): Promise<void> {
+  const opened = await Promise.allSettled(Array.from({ length: pool.options.max }, () => pool.connect()));
   for (const o of opened) if (o.status === 'fulfilled') o.value.release();
 }
