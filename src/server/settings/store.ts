@@ -1,5 +1,15 @@
-import { section } from './schema';
+import { section, type Reader } from './schema';
 import type { Settings } from './types';
+
+/** A 1/0 setting (also true/false, yes/no, on/off): its value, or undefined when unset or not one of those. */
+function flag(r: Reader, name: string): boolean | undefined {
+  const raw = r.get(name);
+  if (raw === undefined) return undefined;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  r.problem(`${name}: must be 1 or 0 (got '${raw}')`);
+  return undefined;
+}
 
 /**
  * The database: a SQLite file, or PostgreSQL for several API instances; and whether the server applies pending
@@ -24,20 +34,8 @@ export const storeSection = section({
     },
   },
   read(r, needs: { demo: boolean }): Pick<Settings, 'database' | 'migrateOnStart' | 'databasePoolWarm'> {
-    let migrateOnStart = needs.demo;
-    const migrateRaw = r.get('MIGRATE_ON_START');
-    if (migrateRaw !== undefined) {
-      if (/^(1|true|yes|on)$/i.test(migrateRaw)) migrateOnStart = true;
-      else if (/^(0|false|no|off)$/i.test(migrateRaw)) migrateOnStart = false;
-      else r.problem(`MIGRATE_ON_START: must be 1 or 0 (got '${migrateRaw}')`);
-    }
-    let databasePoolWarm = false;
-    const warmRaw = r.get('DATABASE_POOL_WARM');
-    if (warmRaw !== undefined) {
-      if (/^(1|true|yes|on)$/i.test(warmRaw)) databasePoolWarm = true;
-      else if (!/^(0|false|no|off)$/i.test(warmRaw))
-        r.problem(`DATABASE_POOL_WARM: must be 1 or 0 (got '${warmRaw}')`);
-    }
+    const migrateOnStart = flag(r, 'MIGRATE_ON_START') ?? needs.demo;
+    const databasePoolWarm = flag(r, 'DATABASE_POOL_WARM') ?? false;
     let database: Settings['database'] = { kind: 'sqlite', file: 'var/store.sqlite' };
     const dbRaw = r.get('DATABASE_URL');
     if (dbRaw !== undefined) {
