@@ -44,6 +44,7 @@ export async function startServer(
   const store = await openStore(overrides.store ?? settings.database, {
     migrate: settings.migrateOnStart,
     warmPool: settings.databasePoolWarm,
+    namedStatements: settings.databaseNamedStatements,
   });
   const cleanups: Cleanups = [() => store.close()];
   const closeAll = async () => {

@@ -247,6 +247,13 @@ describe('settings', () => {
     expect(problems({ DATABASE_POOL_WARM: 'hot' })).toEqual([
       "DATABASE_POOL_WARM: must be 1 or 0 (got 'hot')",
     ]);
+    expect(loadSettings(production, demo).databaseNamedStatements).toBe(true);
+    expect(
+      loadSettings({ ...production, DATABASE_NAMED_STATEMENTS: 'off' }, demo).databaseNamedStatements,
+    ).toBe(false);
+    expect(problems({ DATABASE_NAMED_STATEMENTS: 'some' })).toEqual([
+      "DATABASE_NAMED_STATEMENTS: must be 1 or 0 (got 'some')",
+    ]);
     expect(loadSettings({}, demo)).toMatchObject({ drainMs: 5_000, shutdownDeadlineMs: 25_000 });
     expect(problems({ DRAIN_MS: '30000', SHUTDOWN_DEADLINE_MS: '30000' })).toEqual([
       "SHUTDOWN_DEADLINE_MS: must be more than DRAIN_MS (30000), or the drain never ends in a close (got '30000')",

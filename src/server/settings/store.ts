@@ -32,10 +32,19 @@ export const storeSection = section({
       default: '0',
       values: '1, 0',
     },
+    DATABASE_NAMED_STATEMENTS: {
+      doc: 'PostgreSQL only. 1: a statement the instance sends again and again is prepared once per connection (named) and PostgreSQL keeps its plan, instead of parsing and planning it each time. 0: every statement unnamed, for a connection pooler that does not keep prepared statements across transactions (PgBouncer in transaction mode before 1.21, or without max_prepared_statements).',
+      default: '1',
+      values: '1, 0',
+    },
   },
-  read(r, needs: { demo: boolean }): Pick<Settings, 'database' | 'migrateOnStart' | 'databasePoolWarm'> {
+  read(
+    r,
+    needs: { demo: boolean },
+  ): Pick<Settings, 'database' | 'migrateOnStart' | 'databasePoolWarm' | 'databaseNamedStatements'> {
     const migrateOnStart = flag(r, 'MIGRATE_ON_START') ?? needs.demo;
     const databasePoolWarm = flag(r, 'DATABASE_POOL_WARM') ?? false;
+    const databaseNamedStatements = flag(r, 'DATABASE_NAMED_STATEMENTS') ?? true;
     let database: Settings['database'] = { kind: 'sqlite', file: 'var/store.sqlite' };
     const dbRaw = r.get('DATABASE_URL');
     if (dbRaw !== undefined) {
@@ -56,6 +65,6 @@ export const storeSection = section({
         database = { kind: 'sqlite', file: dbRaw };
       }
     }
-    return { database, migrateOnStart, databasePoolWarm };
+    return { database, migrateOnStart, databasePoolWarm, databaseNamedStatements };
   },
 });

@@ -37,6 +37,8 @@ export interface Settings {
   migrateOnStart: boolean;
   /** PostgreSQL: open the pool's connections at start and keep them (DATABASE_POOL_WARM; default off). */
   databasePoolWarm: boolean;
+  /** PostgreSQL: statements sent again and again are prepared once per connection (DATABASE_NAMED_STATEMENTS; on). */
+  databaseNamedStatements: boolean;
   solana: {
     /** Server only: may carry a provider key. Never sent to the browser. */
     rpcUrl: string;

@@ -12,6 +12,7 @@
  */
 import pg from 'pg';
 import type { CompiledQuery } from 'kysely';
+import type { StatementNames } from './pg-named';
 
 /** One parameter as an SQL literal. */
 function literal(v: unknown): string {
@@ -57,12 +58,25 @@ const answered = (command: string) =>
  * - After a statement that failed, nothing is answered here until a statement succeeds: pg rejects a failed query on
  *   its ErrorResponse, before the ReadyForQuery that tells the transaction's state, so the state it reports then may
  *   be the one from before the statement (idle, when `begin` went with it). The `rollback` that follows is sent.
+ * - With `names` (./pg-named.ts): a statement with parameters that `names` names is sent as that named statement
+ *   (parsed once on this connection).
  * Callback-style calls and query objects are passed on as they are (after a pending `begin`).
  */
-export function answerEndedTransactions(client: pg.PoolClient): void {
+export function answerEndedTransactions(client: pg.PoolClient, names?: StatementNames): void {
   // The prototype's query, looked up at each call (a wrapper put on it later, by a test, still sees every statement).
   const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
-  const send = (...args: unknown[]) => proto.query.apply(client, args);
+  const send = (...args: unknown[]) => {
+    const [text, values] = args;
+    const name =
+      names && args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0
+        ? names.nameFor(text)
+        : undefined;
+    if (name === undefined) return proto.query.apply(client, args);
+    return (proto.query.call(client, { name, text, values }) as Promise<unknown>).catch((e: unknown) => {
+      names!.failed(text as string, e);
+      throw e;
+    });
+  };
   let beginPending = false;
   // The last statement sent failed: the reported state may be stale (see above), so it is not trusted.
   let failed = false;

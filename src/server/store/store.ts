@@ -13,6 +13,7 @@ import pg from 'pg';
 import { createGroupSync, GroupCommitSqliteDialect, walSync } from './durable-sqlite';
 import { migrations } from './migrations';
 import { answerEndedTransactions } from './pg-simple';
+import { StatementNames } from './pg-named';
 import type { Database } from './schema';
 
 export type StoreConfig =
@@ -52,6 +53,11 @@ export interface OpenOptions {
    * Without it a connection closes after 10 s idle, and a sudden busy second sets up a new backend for each one.
    */
   warmPool?: boolean;
+  /**
+   * PostgreSQL: statements sent again and again are named, parsed once per connection (./pg-named.ts; default true,
+   * DATABASE_NAMED_STATEMENTS). False for a pooler that does not keep prepared statements.
+   */
+  namedStatements?: boolean;
 }
 
 /** A pool's connections idle this long close, unless kept warm. */
@@ -100,8 +106,10 @@ export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Pr
       idleTimeoutMillis: POOL_IDLE_MS,
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
-    // A commit already carried by its transaction's last statement is not sent again (./pg-simple.ts).
-    pool.on('connect', answerEndedTransactions);
+    // A commit already carried by its transaction's last statement is not sent again (./pg-simple.ts); statements
+    // sent again and again are parsed once per connection (./pg-named.ts).
+    const names = opts.namedStatements === false ? undefined : new StatementNames();
+    pool.on('connect', (client) => answerEndedTransactions(client, names));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     if (config.schema) await sql`create schema if not exists ${sql.id(config.schema)}`.execute(db);
   }
