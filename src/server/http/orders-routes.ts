@@ -11,7 +11,7 @@ import { draftQuote, issueDraft, type QuoteDeps } from '../orders/quotes';
 import type { StockRepository } from '../stock/repository';
 import { DomainError } from '../../core/errors';
 import { holderOf } from '../stock/holds';
-import { admitToDrop } from '../stock/drop-admit';
+import { admitToDrop, type QuoteTurn } from '../stock/drop-admit';
 import { dropsIn } from '../orders/holds';
 import { clientKey } from './security';
 import type { PayoutAccounts } from '../payments/payout-accounts';
@@ -96,7 +96,7 @@ export async function orderRoutes(app: FastifyInstance, deps: OrderRoutesDeps): 
     // or one read without a lock, stock/sold-out.ts; the order reserves). A drop's quote is also its buyer's turn
     // (stock/drop-line.ts): a buyer in line is refused here with their place, before the wallet is asked to sign.
     const drops = dropsIn(deps.quotes.catalog, draft.items);
-    let turn: { holder: string; until: string } | undefined;
+    let turn: QuoteTurn | undefined;
     if (drops.length > 0) {
       const client = holder(req);
       const until = await admitToDrop(deps.stock, drops, draft.items, client, deps.quotes.now());
