@@ -50,7 +50,7 @@ import {
   type ProductionServer,
 } from './lib/production';
 import { buyNow, call, fmt, pct, RunStats, sleep, warmOrder, type Buyer } from './lib/drop-buyers';
-import { poolTimeouts, storeFacts } from './lib/drop-store';
+import { poolTimeouts, storeFacts, vacuumWithoutAutovacuum } from './lib/drop-store';
 import { settle, type Settled } from './lib/drop-settle';
 import { openStore } from '../src/server/store/store';
 
@@ -144,6 +144,10 @@ async function run(
   wallets: Keypair[],
   opts: { instances: number; spreadMs: number; settle: boolean },
 ): Promise<void> {
+  if (await vacuumWithoutAutovacuum(pgUrl ?? ''))
+    console.log(
+      '(autovacuum is off on this PostgreSQL: the database was vacuumed before this run, as autovacuum keeps it)',
+    );
   const dir = mkdtempSync(join(tmpdir(), 'claim-drop-'));
   const schema = `bench_drop_${randomUUID().slice(0, 8)}`;
   // The start: far enough ahead for the instances to start (together) and warm up.

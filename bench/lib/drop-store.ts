@@ -3,6 +3,27 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DROP } from './production';
 
+/**
+ * Before a run: when this PostgreSQL runs without autovacuum (the test machines' server: `autovacuum = off`), the
+ * database is vacuumed, as autovacuum would keep it. Each run creates a schema of some forty tables and the tests
+ * drop hundreds; without vacuum the system catalogs swell with dead rows (pg_attribute: 269k dead to 3k live after
+ * one test suite) and every backend's catalog reads slow down, run after run (drops.md "A bench run after another").
+ * Returns whether it vacuumed.
+ */
+export async function vacuumWithoutAutovacuum(pgUrl: string): Promise<boolean> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ autovacuum: string }>('show autovacuum');
+    if (rows[0]?.autovacuum !== 'off') return false;
+    await client.query('vacuum');
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
 /** The drop's stock line, reservations, stock log and orders, read from the store after a run. */
 export async function storeFacts(pgUrl: string, schema: string) {
   const { openStore } = await import('../../src/server/store/store');
