@@ -9,6 +9,7 @@ import {
   fetchDexScreenerPrice,
   type PriceService,
 } from '../../src/server/price';
+import type { PriceShare, PriceSnapshot } from '../../src/server/price/service';
 import { pricePlugin } from '../../src/server/http/price-routes';
 import { demoPriceFeedPlugin } from '../../src/server/http/demo-price-routes';
 import { PRICE_GUARD_DEFAULTS, type Settings } from '../../src/server/settings';
@@ -315,6 +316,47 @@ describe('price service and GET /api/price', () => {
       expect(calls).toBe(2); // stopped: no more
     } finally {
       vi.useRealTimers();
+    }
+  });
+
+  it('a fleet starting together: an instance that does not poll ends its start once the poller has stored its first price', async () => {
+    const snapshot: PriceSnapshot = {
+      current: {
+        priceUsd: '0.0004',
+        spotUsd: '0.0004',
+        fetchedAt: new Date().toISOString(),
+        source: 'dexscreener',
+      },
+      disagreeing: false,
+    };
+    let reads = 0;
+    // The poller stores its first result after the follower's third read.
+    const share: PriceShare = {
+      leading: () => false,
+      publish: async () => undefined,
+      latest: async () => (++reads > 3 ? snapshot : undefined),
+    };
+    const follower = createPriceService(priceSettings(), { share });
+    try {
+      await follower.start();
+      expect(reads).toBe(4);
+      expect(follower.current()?.priceUsd).toBe('0.0004');
+      expect(fake.requests).toHaveLength(0); // it never polled the source itself
+    } finally {
+      await follower.stop();
+    }
+    // No poller at all: the start ends after the bound, without a price (readiness then says started; quotes say why).
+    const alone = createPriceService(priceSettings(), {
+      share: { leading: () => false, publish: async () => undefined, latest: async () => undefined },
+      firstSnapshotWaitMs: 500,
+    });
+    try {
+      const t = Date.now();
+      await alone.start();
+      expect(Date.now() - t).toBeGreaterThanOrEqual(450);
+      expect(alone.current()).toBeUndefined();
+    } finally {
+      await alone.stop();
     }
   });
 });

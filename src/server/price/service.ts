@@ -92,6 +92,8 @@ export interface PriceServiceDeps {
   log?: { warn(msg: string): void };
   /** One poller for the fleet (./shared.ts): absent, this instance polls. */
   share?: PriceShare;
+  /** A follower's start waits this long at most for the poller's first result (default FIRST_SNAPSHOT_WAIT_MS). */
+  firstSnapshotWaitMs?: number;
 }
 
 /** What the poller stores after each refresh and the other instances serve. */
@@ -111,6 +113,13 @@ export interface PriceShare {
 
 /** How often an instance that does not poll reads what the poller stored. */
 export const FOLLOW_MS = 2_000;
+/**
+ * A fleet starting together: an instance that does not poll, starting before the poller has stored its first
+ * result, reads again this often, for at most `FIRST_SNAPSHOT_WAIT_MS`, before its start ends (and its readiness
+ * says started): else it would be routed quotes it refuses for want of a price until its next read.
+ */
+const FIRST_SNAPSHOT_POLL_MS = 200;
+export const FIRST_SNAPSHOT_WAIT_MS = 10_000;
 
 export const MIN_REFRESH_MS = 10_000;
 export const DEFAULT_SERVE_MAX_AGE_MS = 15 * 60_000;
@@ -191,9 +200,10 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
   });
 
   /** Serves what the fleet's poller stored, and the history points it appended since ours. */
-  const follow = async (): Promise<void> => {
+  /** Whether the poller had stored anything (a price or a failure) at the last read. */
+  const follow = async (): Promise<boolean> => {
     const share = deps.share;
-    if (!share) return;
+    if (!share) return false;
     try {
       const snap = await share.latest();
       if (snap?.current && snap.current.fetchedAt !== cur?.fetchedAt.toISOString())
@@ -209,8 +219,10 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
           if (p.t.getTime() > last) ring.push({ t: new Date(p.t.getTime()), priceUsd: p.priceUsd });
         if (pts.length > 0) historyBody = JSON.stringify(historyPoints());
       }
+      return snap !== undefined;
     } catch (err) {
       deps.log?.warn(`price: could not read the fleet's price: ${(err as Error).message}`);
+      return false;
     }
   };
 
@@ -387,7 +399,10 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
         await loadHistory();
         if (!running) return;
         if (deps.share && !deps.share.leading()) {
-          await follow();
+          // The wall clock (not deps.now, which tests may freeze): the wait is real time.
+          const until = Date.now() + (deps.firstSnapshotWaitMs ?? FIRST_SNAPSHOT_WAIT_MS);
+          while (!(await follow()) && running && Date.now() < until)
+            await new Promise((r) => setTimeout(r, FIRST_SNAPSHOT_POLL_MS));
           schedule(FOLLOW_MS);
           return;
         }
