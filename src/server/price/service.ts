@@ -199,8 +199,10 @@ export function createPriceService(settings: Settings['price'], deps: PriceServi
     disagreeing,
   });
 
-  /** Serves what the fleet's poller stored, and the history points it appended since ours. */
-  /** Whether the poller had stored anything (a price or a failure) at the last read. */
+  /**
+   * Serves what the fleet's poller stored, and the history points it appended since ours; says whether the poller had
+   * stored anything (a price or a failure).
+   */
   const follow = async (): Promise<boolean> => {
     const share = deps.share;
     if (!share) return false;
