@@ -28,7 +28,7 @@ export const storeSection = section({
       values: '1, 0',
     },
     DATABASE_POOL_WARM: {
-      doc: "PostgreSQL only. 1: the instance opens its pool's 10 connections when it starts and keeps them open, so a sudden busy second (a drop's start) sets none up (each is a new PostgreSQL backend: set-up work on the database's CPU and round trips). 0: connections open when needed and close after 10 s idle.",
+      doc: "PostgreSQL only. 1: the instance opens its pool's 10 connections when it starts, warms each (its catalogue caches loaded, the schema's functions compiled) and keeps them open, so a sudden busy second (a drop's start) sets none up (each is a new PostgreSQL backend: set-up work on the database's CPU and round trips). 0: connections open when needed and close after 10 s idle.",
       default: '0',
       values: '1, 0',
     },

@@ -14,6 +14,7 @@ import { createGroupSync, GroupCommitSqliteDialect, walSync } from './durable-sq
 import { migrations } from './migrations';
 import { answerEndedTransactions } from './pg-simple';
 import { StatementNames } from './pg-named';
+import { warmClients } from './pg-warm';
 import type { Database } from './schema';
 
 export type StoreConfig =
@@ -208,10 +209,11 @@ function isOtherSchemaGone(error: unknown, config: StoreConfig): boolean {
 }
 
 /**
- * Opens the pool's `max` connections at once and gives them back (they stay: the pool's `min`). Best effort: a
- * connection the database refuses now (its connection limit) is opened later, when needed, as without warming.
+ * Opens the pool's `max` connections at once, warms each (./pg-warm.ts: its catalog caches loaded, the schema's
+ * functions compiled) and gives them back (they stay: the pool's `min`). Best effort: a connection the database
+ * refuses now (its connection limit) is opened later, when needed, as without warming.
  */
 async function warm(pool: pg.Pool): Promise<void> {
   const opened = await Promise.allSettled(Array.from({ length: pool.options.max }, () => pool.connect()));
-  for (const o of opened) if (o.status === 'fulfilled') o.value.release();
+  await warmClients(opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])));
 }
