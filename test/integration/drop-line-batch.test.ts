@@ -10,22 +10,15 @@
  *   pieces, in rank order, and the next ones when those windows pass.
  */
 import type { Kysely } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DropRules } from '../../src/core/drop';
 import { ADMIT_MS, createDropLine, type DropLine, type LinePlace } from '../../src/server/stock/drop-line';
 import type { Database } from '../../src/server/store/schema';
 import { openStore, type Store } from '../../src/server/store/store';
-import { PG_URL, postgresBackend, sqliteBackend } from './orders-support';
+import { backendsClosedAfterEach, PG_URL } from './orders-support';
 import { countingDb as countingDbOn } from '../support/counting-db';
 
-const backends = [sqliteBackend(), postgresBackend()];
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const o of open.splice(0).reverse()) await o.close().catch(() => undefined);
-});
-afterAll(async () => {
-  for (const b of backends) await b.cleanup();
-});
+const { backends, open } = backendsClosedAfterEach();
 
 const START = Date.parse('2030-01-01T12:10:00.000Z');
 const rules: DropRules = { startsAt: new Date(START), holdMs: 10 * 60_000, perBuyer: 1 };

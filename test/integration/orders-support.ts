@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import pg from 'pg';
+import { afterAll, afterEach } from 'vitest';
 import type { MailTransport, OutgoingEmail } from '../../src/server/mail/types';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import type { StoreConfig } from '../../src/server/store/store';
@@ -65,6 +66,26 @@ export function postgresBackend(): Backend {
       }
     },
   };
+}
+
+/**
+ * Both backends (PostgreSQL when TEST_DATABASE_URL is set) for a file's tests: what a test puts in `open` (its
+ * stores, its extra pools) is closed after it, newest first; the backends' files and schemas are removed after the
+ * file. Call at a test file's top level.
+ */
+export function backendsClosedAfterEach(): {
+  backends: Backend[];
+  open: { close(): Promise<void> }[];
+} {
+  const backends = [sqliteBackend(), postgresBackend()];
+  const open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const o of open.splice(0).reverse()) await o.close().catch(() => undefined);
+  });
+  afterAll(async () => {
+    for (const b of backends) await b.cleanup();
+  });
+  return { backends, open };
 }
 
 export const keys = {

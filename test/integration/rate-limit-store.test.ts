@@ -5,11 +5,11 @@
  * (two instances) on one PostgreSQL schema share the counts; a burst costs fewer statements than requests.
  */
 import { sql, type Kysely } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseRateLimitStore } from '../../src/server/ops/rate-limit-store';
 import type { Database } from '../../src/server/store/schema';
 import { openStore, type Store } from '../../src/server/store/store';
-import { PG_URL, postgresBackend, sqliteBackend } from './orders-support';
+import { backendsClosedAfterEach, PG_URL } from './orders-support';
 import { countingDb as countingDbOn } from '../support/counting-db';
 
 type Res = { current: number; ttl: number };
@@ -18,14 +18,7 @@ interface RouteStore {
   child(routeOptions: { routeInfo?: { method?: string; url?: string } }): RouteStore;
 }
 
-const backends = [sqliteBackend(), postgresBackend()];
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const o of open.splice(0).reverse()) await o.close().catch(() => undefined);
-});
-afterAll(async () => {
-  for (const b of backends) await b.cleanup();
-});
+const { backends, open } = backendsClosedAfterEach();
 
 async function fresh(backend: (typeof backends)[number]): Promise<Store> {
   const store = await openStore(await backend.fresh());
