@@ -4,7 +4,7 @@
  * What production runs: the build (`npm run build`) started as `npm run start:prod` does (plain Node on
  * dist/server/main.js, production settings, SOLANA_RPC_URL on a local network with the public endpoint's limits in
  * its own process), two instances on one PostgreSQL database (a fresh one, dropped afterwards) migrated first by
- * the release step (dist/server/migrate.js). In front of them a small round-robin proxy (node:http, here) that
+ * the release step (dist/server/migrate.js). In front of them a small round-robin proxy (./lib/load-balancer.ts) that
  * follows readiness as a load balancer does: it asks each instance's `/api/health/ready` every 500 ms and sends
  * requests only to the ready ones (a connection refused is tried on the other: nothing was sent).
  *
@@ -19,10 +19,9 @@
  * while the lease was free and the time until its order read paid, and the outbox rows not yet sent at SIGTERM and
  * when the last of them was sent. Targets (issue 31): 0 failed, handover ≤ 8 s, those rows sent within 15 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +36,7 @@ import { INTERNATIONAL_SHIPPING, TEST_DATA_KEYS } from '../test/support/fixtures
 import { pay } from '../test/integration/payments-support';
 import { cliNumber, httpCall, keepAliveAgent } from './lib/load';
 import { BENCH_PAIR, BENCH_PRODUCT, startLocalnetProcess, startPriceFeed } from './lib/production';
+import { freePort, isReady, startLoadBalancer, type Instance } from './lib/load-balancer';
 
 const args = process.argv.slice(2);
 const RATE = cliNumber(args, 'rate', 100, 2_000);
@@ -117,24 +117,6 @@ function runToEnd(cmd: string, argv: string[], name: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------------- instances
-interface Instance {
-  name: string;
-  port: number;
-  /** Readiness checks failed in a row (out of rotation from 2, back in at the first success). */
-  fails: number;
-  child?: ChildProcess;
-  exited?: Promise<number | null>;
-  ready: boolean;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 function start(inst: Instance): void {
   const out = openSync(join(dir, `${inst.name}.log`), 'a');
   const child = spawn('node', ['--enable-source-maps', 'dist/server/main.js'], {
@@ -150,98 +132,9 @@ const instances: Instance[] = [
   { name: 'b', port: await freePort(), ready: false, fails: 2 },
 ];
 
-async function isReady(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/health/ready', timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
-  });
-}
-
 // ---------------------------------------------------------------------------------------------------- the proxy
-const upstreamAgent = keepAliveAgent(128);
-let rr = 0;
-let healthOn = true;
-const healthLoop = (async () => {
-  while (healthOn) {
-    // As a load balancer's health check: out after 2 failed checks in a row, back in after one good one.
-    await Promise.all(
-      instances.map(async (i) => {
-        i.fails = (await isReady(i.port)) ? 0 : i.fails + 1;
-        i.ready = i.fails < 2;
-      }),
-    );
-    await sleep(500);
-  }
-})();
-
-function pick(exclude?: Instance): Instance | undefined {
-  let ready = instances.filter((i) => i.ready && i !== exclude);
-  // None passes its checks (a starved machine answers them late): fail open, as load balancers do.
-  if (ready.length === 0) {
-    ready = instances.filter((i) => i !== exclude);
-    proxyStats.failOpen++;
-  }
-  return ready[rr++ % ready.length];
-}
-
-const proxyStats = { retriedRefused: 0, retriedReused: 0, noUpstream: 0, failOpen: 0 };
-const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = Buffer.concat(chunks);
-    const forward = (target: Instance | undefined, retried: boolean) => {
-      if (!target) {
-        proxyStats.noUpstream++;
-        res.writeHead(503, { 'content-type': 'text/plain' });
-        res.end('no ready instance');
-        return;
-      }
-      const up = request(
-        {
-          host: '127.0.0.1',
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: { ...req.headers, host: `127.0.0.1:${target.port}` },
-          agent: upstreamAgent,
-        },
-        (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-          upRes.pipe(res);
-        },
-      );
-      up.on('error', (err: NodeJS.ErrnoException) => {
-        // Refused: nothing reached the instance, so any request may go to another (as load balancers do).
-        if (err.code === 'ECONNREFUSED' && !retried) {
-          proxyStats.retriedRefused++;
-          target.ready = false;
-          forward(pick(target), true);
-          return;
-        }
-        // A kept-alive connection the instance closed as the request went out (no answer began): safe to send
-        // again when the request is a read or carries an Idempotency-Key (every POST here does).
-        const safe = req.method === 'GET' || req.headers['idempotency-key'] !== undefined;
-        if (up.reusedSocket && !res.headersSent && safe && !retried) {
-          proxyStats.retriedReused++;
-          forward(pick(), true);
-          return;
-        }
-        // Anything else after sending: the client sees it (a reset), as it would behind a real load balancer.
-        res.destroy(err);
-      });
-      up.end(body);
-    };
-    forward(pick(), false);
-  });
-});
-await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-const proxyPort = (proxy.address() as AddressInfo).port;
+const balancer = await startLoadBalancer(instances);
+const proxyPort = balancer.port;
 
 // ---------------------------------------------------------------------------------------------------- load
 for (const i of instances) start(i);
@@ -510,21 +403,18 @@ const seconds = (Date.now() - startedAt) / 1000;
 console.log(
   `load: ${outcome.sent} requests at ${RATE}/s through the proxy; ok ${outcome.ok}; ` +
     `failed: ${outcome.failed5xx} × 5xx, ${outcome.resets} reset/refused; other statuses ${JSON.stringify(Object.fromEntries(outcome.other))}; ` +
-    `proxy: ${proxyStats.retriedRefused} refused connections tried on the other instance, ${proxyStats.retriedReused} sent again after a kept-alive connection closed under them, ${proxyStats.failOpen} sent with no instance passing its checks`,
+    `proxy: ${balancer.stats.retriedRefused} refused connections tried on the other instance, ${balancer.stats.retriedReused} sent again after a kept-alive connection closed under them, ${balancer.stats.failOpen} sent with no instance passing its checks`,
 );
 for (const [k, b] of firstBodies) console.log(`first ${k}: ${b}`);
 if (failures.length) console.log(`first failures:\n  ${failures.slice(0, 10).join('\n  ')}`);
 console.log(`(${seconds.toFixed(0)} s in all)`);
 
 // ---------------------------------------------------------------------------------------------------- cleanup
-healthOn = false;
-await healthLoop;
 for (const i of instances) {
   i.child?.kill('SIGTERM');
   await i.exited;
 }
-proxy.close();
-upstreamAgent.destroy();
+await balancer.close();
 clientAgent.destroy();
 await db.end();
 await net.close();
