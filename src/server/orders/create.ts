@@ -160,45 +160,29 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   // The key binds the request as parsed at the edge (the same order asked again replays its answer).
   const hash = createHash('sha256').update(stableStringify(request)).digest('hex');
-  // The stored answer of the same key is a retry's answer (even once its quote has expired or its piece is gone),
-  // and another body under it is refused. It is read beside the order's own work, which does not wait for it: a
-  // retry cannot create a second order (its key and its quote are unique in the order's insert), so its work
-  // fails, and then the stored answer (or the key's conflict) is what it gets. A new order's first statement goes
-  // out at once, not one round trip later (a drop's winner: its gate is in memory).
-  const replaying = replayOrConflict(ctx, idempotencyKey, hash);
-  replaying.catch(() => undefined);
-  try {
-    return await createNew(ctx, request, idempotencyKey, hash, holder);
-  } catch (err) {
-    const replay = await replaying.catch((e: unknown) => {
-      if (e instanceof DomainError) throw e; // the key with another body
-      return undefined; // the read failed: the order's own error is the answer
-    });
-    if (replay) return replay;
-    throw err;
-  }
-}
-
-/** A new order (its key not used before, or the attempt fails: see `createOrder`). */
-async function createNew(
-  ctx: OrderContext,
-  request: ParsedOrderRequest,
-  idempotencyKey: string,
-  hash: string,
-  holder: string | undefined,
-): Promise<CreateOrderResult> {
   const now = ctx.deps.now();
-  const { quote, record, shipping, drops, checked } = checkRequest(ctx, request, now);
-  // Sold out costs nothing (stock/sold-out.ts): an order the transaction would refuse for want of stock (it would
-  // hold, or it is payable and checked) is refused in words first, from memory or one read without a lock, before
-  // the balance is read and before any write transaction. A QR record and an unpriced order are not checked here,
-  // as below. A drop's line (stock/drop-line.ts): only a buyer let through may try for a piece (one who never asked
-  // joins at the back and may be let through at once); the others are refused in words with their place, by reads
-  // (the stock's words first when nothing is free). A buyer their quote let through (its signed turn, this
-  // client's, window open) is not looked up again: the transaction decides.
-  if (holder && drops.length > 0)
-    await admitToDrop(ctx.stock, drops, quote.items, holder, now, checked, quote.turn);
-  else if (checked) await ctx.stock.assertNotSoldOut(quote.items, now.getTime());
+  // The stored answer of the same key comes first (a retry gets it, even once its quote has expired or its piece
+  // is gone); its read and the request's checks and gate (below) go out together: one round trip, not two.
+  const replaying = replayOrConflict(ctx, idempotencyKey, hash);
+  const gate = (async () => {
+    const req = checkRequest(ctx, request, now);
+    // Sold out costs nothing (stock/sold-out.ts): an order the transaction would refuse for want of stock (it
+    // would hold, or it is payable and checked) is refused in words first, from memory or one read without a
+    // lock, before the balance is read and before any write transaction. A QR record and an unpriced order are
+    // not checked here, as below. A drop's line (stock/drop-line.ts): only a buyer let through may try for a
+    // piece (one who never asked joins at the back and may be let through at once); the others are refused in
+    // words with their place, by reads (the stock's words first when nothing is free). A buyer their quote let
+    // through (its signed turn, this client's, window open) is not looked up again: the transaction decides.
+    if (holder && req.drops.length > 0)
+      await admitToDrop(ctx.stock, req.drops, req.quote.items, holder, now, req.checked, req.quote.turn);
+    else if (req.checked) await ctx.stock.assertNotSoldOut(req.quote.items, now.getTime());
+    return req;
+  })();
+  // Settled below when there is no stored answer; a stored answer makes the gate's verdict moot.
+  gate.catch(() => undefined);
+  const replay = await replaying;
+  if (replay) return replay;
+  const { quote, record, shipping, drops, checked } = await gate;
   // A wallet order's proof of the money (./holds.ts): a forged or foreign signature is refused here; a valid one
   // brings the wallet's balance (read now, outside the transaction).
   const walletOrder = quote.payment === 'wallet' && quote.amountBaseUnits !== null;
