@@ -76,6 +76,8 @@ const env: Record<string, string> = {
   NODE_ENV: 'production',
   HOST: '127.0.0.1',
   DATABASE_URL: dbUrl,
+  // A fleet's instances keep their pools open and warmed (docs/deploy.md).
+  DATABASE_POOL_WARM: '1',
   DATA_KEYS: TEST_DATA_KEYS,
   SOLANA_RPC_URL: net.rpcUrl,
   SOLANA_WS_URL: net.wsUrl,

@@ -6,10 +6,10 @@
  * otherwise pays that on the first busy second that reaches each connection: a drop's start, where twenty cold
  * connections across two instances did it at once (docs/decisions/drops.md "Cold connections at the drop's start").
  *
- * `warmConnection` runs, in one simple-protocol query, a plan-and-open of every table of the store's schema
- * (`select * … limit 0`: opened, planned with its indexes, nothing read) and each PL/pgSQL function of the schema
- * that `WARM_CALLS` names, inside a transaction that is rolled back. What it costs is paid at start, ~10 ms a
- * connection.
+ * `warmClients` runs on each connection, in one simple-protocol query (`warmQuery`), a plan-and-open of every
+ * table of the store's schema (`select * … limit 0`: opened, planned with its indexes, nothing read) and a call of
+ * each PL/pgSQL function of the schema that `WARM_CALLS` names, inside a transaction that is rolled back. What it
+ * costs is paid at start, ~10 ms a connection.
  */
 import type pg from 'pg';
 
@@ -18,9 +18,8 @@ import type pg from 'pg';
  * nothing (no product has the empty id), in a transaction rolled back. A function not (yet) in the schema is left
  * out.
  */
-export const WARM_CALLS: readonly { fn: string; signature: string; call: string }[] = [
+export const WARM_CALLS: readonly { signature: string; call: string }[] = [
   {
-    fn: 'drop_line_advance',
     signature: 'drop_line_advance(text,text,text)',
     call: `select * from drop_line_advance('', '', '')`,
   },
