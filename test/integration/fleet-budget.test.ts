@@ -93,6 +93,69 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
     expect(sent.length).toBeGreaterThan(20);
   });
 
+  it('a claim is two round trips (the lock, give-back and read in one call; the grants with the commit), and what it gives back leaves the slots', async () => {
+    const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      await client.end();
+    });
+    const store = await openStore({ kind: 'postgres', url: PG_URL ?? '', schema, poolSize: 2 });
+    cleanups.push(() => store.close());
+    let t = 1_800_000_000_000; // a slot boundary (250 ms)
+    const budget = createFleetBudget({ db: store.db, now: () => t, prefetch: 3 });
+    const limits = { total: 100, perMethod: 40 };
+    const sentTexts: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (text) sentTexts.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const slots = async () =>
+      (
+        await store.db
+          .selectFrom('rpc_budget_slots')
+          .select(['slot', 'method', 'used'])
+          .orderBy('slot')
+          .orderBy('method')
+          .execute()
+      ).map((r) => `${Number(r.slot) - t / 250 + 0} ${r.method} ${r.used}`);
+    try {
+      // A first claim: one grant asked, three more taken ahead (prefetch), written in this slot.
+      expect(await budget.take(['getAccountInfo'], limits, false)).toBe(0);
+      expect(sentTexts).toHaveLength(2);
+      expect(sentTexts[0]).toMatch(/^begin;\s*select slot, method, used from rpc_budget_claim\(/);
+      expect(sentTexts[1]).toMatch(/insert into "rpc_budget_slots"[\s\S]*;\ncommit$/);
+      expect(await slots()).toEqual(['0 * 4', '0 getAccountInfo 4']);
+      // The three taken ahead go unused; three slots later they are stale: the next claim gives them back (the
+      // method's row and '*', in its first round trip) and takes four more in the slot of its time.
+      sentTexts.length = 0;
+      t += 750;
+      expect(await budget.take(['getAccountInfo'], limits, false)).toBe(0);
+      expect(sentTexts).toHaveLength(2);
+      expect(await slots()).toEqual(['-3 * 1', '-3 getAccountInfo 1', '0 * 4', '0 getAccountInfo 4']);
+      expect(budget.stats()).toMatchObject({ claims: 2, returned: 3, refused: 0 });
+      // A claim the window cannot fit (5 in all; once the 3 in hand go back, 2 are counted, and 4 are asked):
+      // refused in two round trips (the call, then the commit that ends its lock); what it gave back stays given.
+      sentTexts.length = 0;
+      t += 750;
+      const wait = await budget.take(
+        ['getAccountInfo', 'getAccountInfo', 'getAccountInfo', 'getAccountInfo'],
+        { total: 5, perMethod: 40 },
+        false,
+      );
+      expect(wait).toBeGreaterThan(0);
+      expect(sentTexts).toHaveLength(2);
+      expect(sentTexts[1]).toMatch(/^\s*commit\s*$/i);
+      expect(await slots()).toEqual(['-6 * 1', '-6 getAccountInfo 1', '-3 * 1', '-3 getAccountInfo 1']);
+      expect(budget.stats()).toMatchObject({ claims: 3, returned: 6, refused: 1 });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+  });
+
   it('two instances, a busy watcher and hints: 0 × 429 at the network, every payment recorded', async () => {
     const net: Localnet = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6, publicLimits: true });
     cleanups.push(() => net.close());

@@ -7,7 +7,9 @@
  * Kept in `rpc_budget_slots`: time is cut into slots of `slotMs` (250 ms); a row counts the requests granted in one
  * slot for one method, and method '*' counts them all. A claim is one short transaction under an advisory lock
  * (the fleet's claims run one at a time): it reads the slots that can still be in the provider's window, grants
- * what fits within the limits, adds it to the current slot and gives back what an earlier grant did not use. To
+ * what fits within the limits, adds it to the current slot and gives back what an earlier grant did not use. Two
+ * round trips: the lock, the give-back and the read in one call (`rpc_budget_claim`, migration 0032), the grants
+ * with the commit. To
  * keep round trips off the RPC path, a claim takes a few more grants than the request needs (`prefetch`, not for
  * priority requests, which must not lend the reserve to others); the process spends them on the next requests of
  * that method and gives the rest back with its next claim. So a busy instance makes one claim per few requests.
@@ -22,6 +24,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
+import { inlineParameters } from '../store/pg-simple';
 
 export interface SharedLimits {
   /** Requests in all in any window. */
@@ -149,30 +152,25 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
       [...left].map(([method, n]) => ({ slot, method, n })),
     );
     counters.claims++;
+    const methods = [...short.keys()];
     const granted = await db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
-      // The slot of the moment the fleet's lock is held (not of the moment the claim began to wait for it): its
+      // One round trip (migration 0032, with the transaction's begin: the simple protocol, ../store/pg-simple.ts):
+      // the fleet's lock, the grants given back, and the slots counted, read after the lock. From the slot this
+      // claim began in on: the slot of the moment the lock is held is later, and only rows of its window count.
+      const read = sql<{ slot: number | string; method: string; used: number }>`
+        select slot, method, used from rpc_budget_claim(${lockKey}, ${scope},
+          ${JSON.stringify(returning)}::jsonb, ${k0 - past}, ${JSON.stringify(methods)}::jsonb)`;
+      const all = (
+        await sql
+          .raw<{ slot: number | string; method: string; used: number }>(inlineParameters(read.compile(trx)))
+          .execute(trx)
+      ).rows;
+      // The slot of the moment the fleet's lock is held, as closely as this process can tell (the answer's): its
       // grants are counted, and may be sent, from now (a claim that waited long for the lock would otherwise get
       // grants already stale, and be refused with room to spare).
       const t = now();
       const k = slotOf(t);
-      for (const r of returning)
-        await trx
-          .updateTable('rpc_budget_slots')
-          .set((eb) => ({ used: sql<number>`greatest(${eb.ref('used')} - ${r.n}, 0)` }))
-          .where('scope', '=', scope)
-          .where('slot', '=', r.slot)
-          .where('method', 'in', [r.method, '*'])
-          .execute();
-      const methods = [...short.keys()];
-      const rows = await trx
-        .selectFrom('rpc_budget_slots')
-        .select(['slot', 'method', 'used'])
-        .where('scope', '=', scope)
-        .where('slot', '>=', k - past)
-        .where('slot', '<=', k + past)
-        .where('method', 'in', ['*', ...methods])
-        .execute();
+      const rows = all.filter((r) => Number(r.slot) >= k - past && Number(r.slot) <= k + past);
       const sums = new Map<string, number>();
       for (const r of rows) sums.set(r.method, (sums.get(r.method) ?? 0) + Number(r.used));
       const needTotal = [...short.values()].reduce((a, b) => a + b, 0);
@@ -195,27 +193,39 @@ export function createFleetBudget(options: FleetBudgetOptions): SharedBudget {
       // every claim that could see the grant in the provider's window (the reads above counted from the lock's
       // slot, so they covered every grant that can be in that window from now on), and fresh when it returns.
       const at = Math.min(Math.max(k, slotOf(now())), k + past);
+      // The grants and the commit in one round trip (the fleet's lock ends with it); the old slots pruned with them
+      // once a minute.
+      const writes: string[] = [];
+      if (t - lastPrune > PRUNE_EVERY_MS) {
+        lastPrune = t;
+        writes.push(
+          inlineParameters(
+            trx
+              .deleteFrom('rpc_budget_slots')
+              .where('scope', '=', scope)
+              .where('slot', '<', k - 4 * past)
+              .compile(),
+          ),
+        );
+      }
       if (total > 0) {
         const values = [...grant].map(([method, used]) => ({ scope, slot: at, method, used }));
         values.push({ scope, slot: at, method: '*', used: total });
-        await trx
-          .insertInto('rpc_budget_slots')
-          .values(values)
-          .onConflict((oc) =>
-            oc.columns(['scope', 'slot', 'method']).doUpdateSet((eb) => ({
-              used: sql<number>`${eb.ref('rpc_budget_slots.used')} + ${eb.ref('excluded.used')}`,
-            })),
-          )
-          .execute();
+        writes.push(
+          inlineParameters(
+            trx
+              .insertInto('rpc_budget_slots')
+              .values(values)
+              .onConflict((oc) =>
+                oc.columns(['scope', 'slot', 'method']).doUpdateSet((eb) => ({
+                  used: sql<number>`${eb.ref('rpc_budget_slots.used')} + ${eb.ref('excluded.used')}`,
+                })),
+              )
+              .compile(),
+          ),
+        );
       }
-      if (t - lastPrune > PRUNE_EVERY_MS) {
-        lastPrune = t;
-        await trx
-          .deleteFrom('rpc_budget_slots')
-          .where('scope', '=', scope)
-          .where('slot', '<', k - 4 * past)
-          .execute();
-      }
+      if (writes.length > 0) await sql.raw(`${writes.join(';\n')};\ncommit`).execute(trx);
       return { ok: true as const, grant, slot: at };
     });
     // Given back: the store has them again (the transaction committed).

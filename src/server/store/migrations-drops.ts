@@ -1,5 +1,6 @@
 /**
- * The drop's line (issue 32, docs/decisions/drops.md): migrations 0030–0034 of the store.
+ * The drop (issue 32, docs/decisions/drops.md): migrations 0030–0034 of the store. The drop's line, and the fleet's
+ * RPC budget claim in one call (the balance reads of the buyers it lets through).
  */
 import { sql, SqliteAdapter, type Kysely, type Migration } from 'kysely';
 
@@ -59,6 +60,45 @@ export const dropMigrations: Record<string, Migration> = {
               order by n."rank", n.holder
               limit greatest(0, v_free - v_active))
             returning d.holder, v_free;
+        end
+        $fn$`.execute(db);
+    },
+  },
+  /**
+   * PostgreSQL: the first half of a claim on the fleet's RPC budget (src/server/payments/fleet-budget.ts) as one
+   * call: the fleet's lock (its claims one at a time), the grants given back (`p_returns`: [{slot, method, n}],
+   * taken off the method's row and off '*', never below 0), then the slots a claim counts (from `p_from` on, the
+   * methods of `p_methods` and '*'), read with a fresh snapshot after the lock (a volatile function's). The caller
+   * decides what fits and writes its grants with the commit (one more round trip): a claim was five or six (begin,
+   * lock, each return, read, write, commit), and each waits its turn for a core in a drop's first second, on the
+   * way to a let-through buyer's balance. The lock is transaction-scoped: held until the caller's commit.
+   * Expand-only: the previous release never calls it.
+   */
+  '0032_rpc_budget_claim': {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof SqliteAdapter) return;
+      await sql`
+        create or replace function rpc_budget_claim(p_lock text, p_scope text, p_returns jsonb, p_from bigint,
+          p_methods jsonb)
+        returns table(slot bigint, method text, used integer)
+        language plpgsql volatile as $fn$
+        begin
+          perform pg_advisory_xact_lock(hashtext(p_lock));
+          with r as (
+            select x.slot, x.method, x.n from jsonb_to_recordset(p_returns) as x(slot bigint, method text, n integer)
+          ), back as (
+            select r.slot, r.method, sum(r.n) as n from r group by r.slot, r.method
+            union all
+            select r.slot, '*', sum(r.n) from r group by r.slot
+          )
+          update rpc_budget_slots s set used = greatest(s.used - back.n, 0)
+            from back
+            where s.scope = p_scope and s.slot = back.slot and s.method = back.method;
+          return query
+            select s.slot, s.method, s.used from rpc_budget_slots s
+            where s.scope = p_scope and s.slot >= p_from
+              and (s.method = '*' or s.method in (select jsonb_array_elements_text(p_methods)));
         end
         $fn$`.execute(db);
     },
