@@ -90,7 +90,7 @@ describe.runIf(PG_URL)("the PostgreSQL pool's warm-up", () => {
         expect(b.state).toBe('idle');
         // (pg_stat_activity shows a query's first 1 kB: the function's call and the first tables.)
         expect(b.query).toContain(
-          `*/ begin;\nselect * from drop_line_advance('', '', '');\nrollback;\nselect * from "drop_line" limit 0;`,
+          `*/ begin;\nselect * from drop_line_advance('', '', '');\nselect * from drop_line_join('', '{}', '{}', '{}', '', '');\nselect * from rpc_budget_claim('', '', '[]', 0, '[]');\nrollback;\nselect * from "drop_line" limit 0;`,
         );
       }
       const { rows } = await sql<{ n: string }>`select count(*) as n from drop_line`.execute(store.db);

@@ -8,12 +8,13 @@
  *   most `JOIN_BATCH_MAX` buyers; the rest wait for the next). A lone buyer goes at the next turn: no wait when
  *   idle. In a drop's first second (~100 arrivals/s on each of two saturated instances) that is one statement per
  *   batch instead of one per request.
- * - The statement inserts every new buyer's row (their own rank and joined_at; nothing for one in line already)
- *   and returns every buyer's row, found or inserted, with the line's counts. The same holder twice in a batch (two
- *   tabs) is one row, with the rank of the first to ask, and both requests get it.
- * - Each request then decides on its own (./drop-line.ts `decide`): only the reading is shared. A buyer whose row
- *   the statement cannot see (their own join, in another instance's statement, committed after this one began)
- *   gets undefined and joins the slow way, as before. A failed statement fails every request of its batch.
+ * - The statement (one function call, migration 0033) inserts every new buyer's row (their own rank and joined_at;
+ *   nothing for one in line already), lets the next buyers through when it finds room (the advance, under the
+ *   drop's lock), and returns every buyer's row with the line's counts. The same holder twice in a batch (two tabs)
+ *   is one row, with the rank of the first to ask, and both requests get it.
+ * - Each request then decides on its own (./drop-line.ts `decide`): only the reading is shared; a buyer the call let
+ *   through reads so in their row. A buyer whose row the call does not return gets undefined and joins the slow way.
+ *   A failed statement fails every request of its batch.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
@@ -29,102 +30,45 @@ export interface Joining {
   joinedAt: string;
 }
 
-/** Up to this many buyers, each one's `ahead` is its own count (an index range, as the one-buyer statement's). */
-const COUNTED_ALONE = 3;
-
 /**
- * Joins `buyers` (distinct holders) to the line of `productId` and reads it, in one statement; returns each
- * buyer's `Seen` by holder (absent: their row is not in this statement's snapshot). `cutoff`: the windows open
- * after it count as active.
- *
- * `ahead` (waiting buyers before one, by rank then holder) counts the waiting rows that existed before the
- * statement plus the rows it inserts (which its other subqueries cannot see: hence `ins`'s returned rows, union the
- * existing ones). That is what the single-buyer statement would have said to each had the buyers of the batch run
- * one after another in rank order: each would have seen the rows of those before it in rank order (all of them
- * ahead of it), not those after (none of them ahead), and the same line otherwise. `free`, `active` and `lapse`
- * are the same for all; a buyer let through or done has their `ahead` counted as one waiting would (unused).
- * A few buyers: a count each (a new buyer's spans the whole line); more: one pass over the line in order (a sort
- * of the waiting rows and those buyers, each buyer's `ahead` the waiting rows before it), cheaper than a count
- * each from a handful on, and cheap enough that PostgreSQL does not compile it (JIT, ~50 ms here).
- *
+ * Joins `buyers` (distinct holders) to the line of `productId` and reads it, in one call (`drop_line_join`,
+ * migration 0033); returns each buyer's `Seen` by holder. When the read finds more free pieces than buyers let
+ * through with their window open (`cutoff`: windows opened after it count) and no unpaid hold past its deadline, the
+ * same call lets the next buyers in rank order through at `now` (`drop_line_advance`, under the drop's lock) and
+ * reads again: a buyer it let through finds `through_at` set in their row (the caller's `decide` needs no advance of
+ * its own). `ahead`: the waiting buyers before one in rank order (then holder), read after the batch's rows are in.
  * Rows are inserted in holder order, so two instances' batches wait for each other's new rows in the same order.
  */
 export async function joinAndLookAll(
   db: Kysely<Database>,
   productId: string,
   buyers: readonly Joining[],
+  now: string,
   cutoff: string,
 ): Promise<Map<string, Seen>> {
   const out = new Map<string, Seen>();
   if (buyers.length === 0) return out;
-  const holders = buyers.map((b) => b.holder);
-  const before = (x: string) =>
-    sql.raw(`${x}."rank" <= me."rank" and (${x}."rank" < me."rank" or ${x}.holder < me.holder)`);
-  const [place, ahead, from] =
-    buyers.length <= COUNTED_ALONE
-      ? [
-          sql``,
-          sql`(select count(*) from drop_line d where d.product_id = ${productId} and d.through_at is null
-               and d.done_at is null and ${before('d')})
-            + (select count(*) from ins i where ${before('i')})`,
-          sql`me`,
-        ]
-      : [
-          sql`, line as (
-            select holder, "rank", 1 as waits from drop_line
-              where product_id = ${productId} and through_at is null and done_at is null
-            union all
-            select holder, "rank", 1 from ins
-            union all
-            select holder, "rank", 0 from me where through_at is not null or done_at is not null
-          ), place as (
-            select holder, coalesce(sum(waits) over (order by "rank", holder
-              rows between unbounded preceding and 1 preceding), 0) as ahead
-            from line
-          )`,
-          sql`place.ahead`,
-          sql`me join place on place.holder = me.holder`,
-        ];
   const { rows } = await sql<{
-    holder: string;
-    rank: number | string;
-    through_at: string | null;
-    done_at: string | null;
-    free: number | string;
-    active: number | string;
-    ahead: number | string;
-    lapse: string | null;
+    j_holder: string;
+    j_rank: number | string;
+    j_through_at: string | null;
+    j_done_at: string | null;
+    j_free: number | string;
+    j_active: number | string;
+    j_ahead: number | string;
+    j_lapse: string | null;
   }>`
-    with b (holder, "rank", joined_at) as (
-      select * from unnest(${holders}::text[], ${buyers.map((b) => b.rank)}::float8[],
-        ${buyers.map((b) => b.joinedAt)}::text[])
-    ), ins as (
-      insert into drop_line (product_id, holder, "rank", joined_at, through_at, done_at)
-      select ${productId}, holder, "rank", joined_at, null, null from b order by holder
-      on conflict (product_id, holder) do nothing
-      returning holder, "rank", through_at, done_at
-    ), me as (
-      select holder, "rank", through_at, done_at from ins
-      union all
-      select holder, "rank", through_at, done_at from drop_line
-        where product_id = ${productId} and holder = any(${holders}::text[])
-    )${place}
-    select me.holder, me."rank", me.through_at, me.done_at,
-      (select coalesce(sum(case when on_hand > reserved then on_hand - reserved else 0 end), 0)
-         from stock where product_id = ${productId}) as free,
-      (select count(*) from drop_line
-         where product_id = ${productId} and through_at > ${cutoff} and done_at is null) as active,
-      ${ahead} as ahead,
-      (select min(expires_at) from reservations
-         where product_id = ${productId} and state = 'held') as lapse
-    from ${from}`.execute(db);
+    select * from drop_line_join(${productId}, ${buyers.map((b) => b.holder)}::text[],
+      ${buyers.map((b) => b.rank)}::float8[], ${buyers.map((b) => b.joinedAt)}::text[], ${now}, ${cutoff})`.execute(
+    db,
+  );
   for (const row of rows)
-    out.set(row.holder, {
-      free: count(row.free),
-      room: count(row.free) - count(row.active),
-      ahead: count(row.ahead),
-      lapse: row.lapse ?? undefined,
-      me: { rank: row.rank, through_at: row.through_at, done_at: row.done_at },
+    out.set(row.j_holder, {
+      free: count(row.j_free),
+      room: count(row.j_free) - count(row.j_active),
+      ahead: count(row.j_ahead),
+      lapse: row.j_lapse ?? undefined,
+      me: { rank: row.j_rank, through_at: row.j_through_at, done_at: row.j_done_at },
     });
   return out;
 }
@@ -161,11 +105,12 @@ export function createLineJoins(db: Kysely<Database>) {
     lane.sending = true;
     const batch = lane.queue.splice(0, JOIN_BATCH_MAX);
     // One row per holder (the first to ask: their rank and time). The cutoff is the batch's: the latest request's
-    // now − ADMIT_MS (ISO times compare as strings). An earlier request of the batch may so count a window that
-    // closed just before the latest one came as closed: more room seen, an advance that finds none (it reads the
-    // room again under its lock, at its own now).
+    // now − ADMIT_MS (ISO times compare as strings), so a window that closed before the latest one came counts as
+    // closed. A buyer the call lets through has their window from the batch's first request's now, as the advance
+    // that request would have made (a batch spans milliseconds).
     const buyers = new Map<string, Joining>();
     let cutoff = '';
+    const now = batch[0]!.joinedAt;
     for (const a of batch) {
       if (a.cutoff > cutoff) cutoff = a.cutoff;
       if (!buyers.has(a.holder))
@@ -173,7 +118,7 @@ export function createLineJoins(db: Kysely<Database>) {
     }
     let answers: (() => void)[];
     try {
-      const seen = await joinAndLookAll(db, productId, [...buyers.values()], cutoff);
+      const seen = await joinAndLookAll(db, productId, [...buyers.values()], now, cutoff);
       answers = batch.map((a) => {
         const s = seen.get(a.holder);
         return () => a.answer(s && { ...s, me: { ...s.me } });

@@ -158,8 +158,8 @@ export function createDropLine(
     // Before the start a random place; after it, the order of arrival (ms after the start, after every early one).
     const rank = started ? 1 + (now.getTime() - rules.startsAt.getTime()) : randomInt(2 ** 47) / 2 ** 47;
     const cutoff = new Date(now.getTime() - ADMIT_MS).toISOString();
-    // PostgreSQL after the start: one statement joins (or finds) the buyer and reads the line, shared with the
-    // buyers of the product asking at the same time (./drop-line-join.ts).
+    // PostgreSQL after the start: one call joins (or finds) the buyer, reads the line and, when it finds room, lets
+    // the next ones through, shared with the buyers of the product asking at the same time (./drop-line-join.ts).
     const joined = isPg && started ? await joinAndLook(productId, holder, rank, now, cutoff) : undefined;
     if (joined) return decide(productId, cutoff, joined, holder, now);
     // Joins once. PostgreSQL: the insert writes nothing when the buyer is in line already (then their row is

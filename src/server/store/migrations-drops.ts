@@ -103,4 +103,78 @@ export const dropMigrations: Record<string, Migration> = {
         $fn$`.execute(db);
     },
   },
+  /**
+   * PostgreSQL: the join-and-look of the buyers of one product asking at once (src/server/stock/drop-line-join.ts)
+   * and, when it finds room, the advance, in one call: the new buyers' rows (their own rank and time; nothing for
+   * one in line already), then the free pieces, the buyers let through whose window is open and the first unpaid
+   * hold's deadline, read with a fresh snapshot; when the free pieces outnumber those let through and no hold is
+   * past its deadline (that case is the caller's: the stock module gives the hold back first), `drop_line_advance`
+   * (0031: the drop's lock, then the next in rank order let through at `p_now`) and the counts read again; then
+   * each asking buyer's row with how many waiting buyers are before them (by rank, then holder). A buyer let through
+   * by the first arrivals' own call learns it from that call: one round trip where there were two, and no wait for
+   * the instance's advance lane. Up to 3 buyers: a count each; more: one ordered pass over the line. Output columns
+   * are prefixed (`j_`) so they do not shadow the tables' in the function's body.
+   */
+  '0033_drop_line_join': {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof SqliteAdapter) return;
+      await sql`
+        create or replace function drop_line_join(p_product text, p_holders text[], p_ranks float8[],
+          p_joined text[], p_now text, p_cutoff text)
+        returns table(j_holder text, j_rank float8, j_through_at text, j_done_at text, j_free bigint,
+          j_active bigint, j_ahead bigint, j_lapse text)
+        language plpgsql volatile as $fn$
+        declare
+          v_free bigint;
+          v_active bigint;
+          v_lapse text;
+        begin
+          insert into drop_line (product_id, holder, "rank", joined_at, through_at, done_at)
+            select p_product, b.h, b.r, b.j, null, null
+            from unnest(p_holders, p_ranks, p_joined) as b(h, r, j)
+            order by b.h
+            on conflict (product_id, holder) do nothing;
+          select coalesce(sum(case when s.on_hand > s.reserved then s.on_hand - s.reserved else 0 end), 0)
+            into v_free from stock s where s.product_id = p_product;
+          select count(*) into v_active from drop_line a
+            where a.product_id = p_product and a.through_at > p_cutoff and a.done_at is null;
+          select min(r.expires_at) into v_lapse from reservations r
+            where r.product_id = p_product and r.state = 'held';
+          if v_free > v_active and (v_lapse is null or v_lapse > p_now) then
+            perform 1 from drop_line_advance(p_product, p_now, p_cutoff);
+            select coalesce(sum(case when s.on_hand > s.reserved then s.on_hand - s.reserved else 0 end), 0)
+              into v_free from stock s where s.product_id = p_product;
+            select count(*) into v_active from drop_line a
+              where a.product_id = p_product and a.through_at > p_cutoff and a.done_at is null;
+          end if;
+          if coalesce(array_length(p_holders, 1), 0) <= 3 then
+            return query
+              select me.holder, me."rank", me.through_at, me.done_at, v_free, v_active,
+                (select count(*) from drop_line d
+                  where d.product_id = p_product and d.through_at is null and d.done_at is null
+                    and d."rank" <= me."rank" and (d."rank" < me."rank" or d.holder < me.holder)),
+                v_lapse
+              from drop_line me where me.product_id = p_product and me.holder = any(p_holders);
+          else
+            return query
+              with line as (
+                select l.holder, l."rank",
+                  case when l.through_at is null and l.done_at is null then 1 else 0 end as waits
+                from drop_line l
+                where l.product_id = p_product
+                  and ((l.through_at is null and l.done_at is null) or l.holder = any(p_holders))
+              ), place as (
+                select line.holder, coalesce(sum(line.waits) over (order by line."rank", line.holder
+                  rows between unbounded preceding and 1 preceding), 0)::bigint as ahead
+                from line
+              )
+              select me.holder, me."rank", me.through_at, me.done_at, v_free, v_active, place.ahead, v_lapse
+              from drop_line me join place on place.holder = me.holder
+              where me.product_id = p_product and me.holder = any(p_holders);
+          end if;
+        end
+        $fn$`.execute(db);
+    },
+  },
 };

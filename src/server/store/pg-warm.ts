@@ -23,6 +23,15 @@ export const WARM_CALLS: readonly { signature: string; call: string }[] = [
     signature: 'drop_line_advance(text,text,text)',
     call: `select * from drop_line_advance('', '', '')`,
   },
+  {
+    signature: 'drop_line_join(text,text[],float8[],text[],text,text)',
+    call: `select * from drop_line_join('', '{}', '{}', '{}', '', '')`,
+  },
+  {
+    // Its lock's key is the empty text's, not the fleet budget's.
+    signature: 'rpc_budget_claim(text,text,jsonb,bigint,jsonb)',
+    call: `select * from rpc_budget_claim('', '', '[]', 0, '[]')`,
+  },
 ];
 
 /** How a warm-up query begins (then its schema's name), as pg_stat_activity shows it. */
