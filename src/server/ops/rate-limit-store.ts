@@ -6,7 +6,8 @@
  *   insert … values (key, n, end), … on conflict (key) do update
  *     set points = (window over ? n : points + n), reset_ms = (window over ? end : reset_ms) returning …
  *
- * which both PostgreSQL and SQLite run atomically per row. Expired windows are pruned now and then.
+ * which both PostgreSQL and SQLite run atomically per row (PostgreSQL: the rows as arrays, one text for every batch).
+ * Expired windows are pruned now and then.
  *
  * Counts are batched, one counting statement in flight per store (per process): the requests counted in the same
  * turn of the event loop, or while the previous statement was out, go together in the next one, sent when it
@@ -20,7 +21,7 @@
  * request would wait for the group-commit fsync for nothing.
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 
 type Callback = (err: Error | null, res?: { current: number; ttl: number }) => void;
@@ -55,10 +56,44 @@ export async function countRequests(
   const rows = [...counts]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((c) => ({ key: c.key, points: c.n, reset_ms: nowMs + c.windowMs }));
+  const returned = isPostgres(db)
+    ? await countOnPostgres(db, rows, nowMs)
+    : await countBuilt(db, rows, nowMs);
+  for (const r of returned)
+    out.set(r.key, { points: Number(r.points), ttl: Math.max(0, Number(r.reset_ms) - nowMs) });
+  return out;
+}
+
+type CountRow = { key: string; points: number; reset_ms: number };
+type Counted = { key: string; points: number | string; reset_ms: number | string };
+
+const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * PostgreSQL: the rows as three arrays, so the statement's text is the same for every batch (one prepared statement
+ * per connection, store/pg-named.ts) and nothing is built per request: this counts every API request of the fleet,
+ * the 980 refused buyers of a drop included (Kysely's builder and compiler were ~0.13 ms of each).
+ */
+async function countOnPostgres(db: Kysely<Database>, rows: readonly CountRow[], nowMs: number) {
+  const { rows: returned } = await sql<Counted>`
+    insert into rate_limits (key, points, reset_ms)
+    select t.key, t.points, t.reset_ms
+    from unnest(${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.points)}::integer[],
+      ${rows.map((r) => r.reset_ms)}::bigint[]) as t(key, points, reset_ms)
+    on conflict (key) do update set
+      points = case when rate_limits.reset_ms <= ${nowMs} then excluded.points
+        else rate_limits.points + excluded.points end,
+      reset_ms = case when rate_limits.reset_ms <= ${nowMs} then excluded.reset_ms else rate_limits.reset_ms end
+    returning key, points, reset_ms`.execute(db);
+  return returned;
+}
+
+/** SQLite (the tests'; the server keeps the in-memory store there): the same upsert, built. */
+async function countBuilt(db: Kysely<Database>, rows: readonly CountRow[], nowMs: number) {
   const over = sql<boolean>`rate_limits.reset_ms <= ${nowMs}`;
-  const returned = await db
+  return db
     .insertInto('rate_limits')
-    .values(rows)
+    .values([...rows])
     .onConflict((oc) =>
       oc.column('key').doUpdateSet({
         points: sql<number>`case when ${over} then excluded.points else rate_limits.points + excluded.points end`,
@@ -67,9 +102,6 @@ export async function countRequests(
     )
     .returning(['key', 'points', 'reset_ms'])
     .execute();
-  for (const r of returned)
-    out.set(r.key, { points: Number(r.points), ttl: Math.max(0, Number(r.reset_ms) - nowMs) });
-  return out;
 }
 
 interface Waiting {
