@@ -9,10 +9,10 @@
  * (the fleet's claims run one at a time): it reads the slots that can still be in the provider's window, grants
  * what fits within the limits, adds it to the current slot and gives back what an earlier grant did not use. Two
  * round trips: the lock, the give-back and the read in one call (`rpc_budget_claim`, migration 0032), the grants
- * with the commit. To
- * keep round trips off the RPC path, a claim takes a few more grants than the request needs (`prefetch`, not for
- * priority requests, which must not lend the reserve to others); the process spends them on the next requests of
- * that method and gives the rest back with its next claim. So a busy instance makes one claim per few requests.
+ * with the commit. To keep round trips off the RPC path, a claim takes a few more grants than the request needs
+ * (`prefetch`, not for priority requests, which must not lend the reserve to others); the process spends them on
+ * the next requests of that method and gives the rest back with its next claim. So a busy instance makes one claim
+ * per few requests.
  *
  * Why the window holds across the fleet: a grant of slot j is sent before the end of slot j + 1 (older grants are
  * dropped and given back) and so leaves the provider's window by (j + 2) · slotMs + W + latency. A claim in slot k
