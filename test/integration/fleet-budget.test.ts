@@ -34,8 +34,8 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
   afterAll(async () => {
     for (const fn of cleanups.reverse()) await fn();
   });
-
-  it('three processes asking at once never get more than the budget in any window (per method too)', async () => {
+  /** A new schema's name for this test's stores, dropped after the file's tests. */
+  const freshSchema = () => {
     const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
     cleanups.push(async () => {
       const client = new pg.Client({ connectionString: PG_URL });
@@ -43,6 +43,11 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
       await client.query(`drop schema if exists "${schema}" cascade`);
       await client.end();
     });
+    return schema;
+  };
+
+  it('three processes asking at once never get more than the budget in any window (per method too)', async () => {
+    const schema = freshSchema();
     const windowMs = 1_000;
     const sent: { t: number; m: string; p: number }[] = [];
     const budgets: RpcBudget[] = [];
@@ -94,13 +99,7 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
   });
 
   it('a claim is two round trips (the lock, give-back and read in one call; the grants with the commit), and what it gives back leaves the slots', async () => {
-    const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-    cleanups.push(async () => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    });
+    const schema = freshSchema();
     const store = await openStore({ kind: 'postgres', url: PG_URL ?? '', schema, poolSize: 2 });
     cleanups.push(() => store.close());
     let t = 1_800_000_000_000; // a slot boundary (250 ms)
@@ -160,13 +159,7 @@ describe.runIf(PG_URL)('a fleet shares one RPC budget (PostgreSQL)', () => {
     const net: Localnet = await startLocalnet({ port: 0, slotMs: 40, finalizeLag: 6, publicLimits: true });
     cleanups.push(() => net.close());
     const keys = net.keys!;
-    const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-    cleanups.push(async () => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    });
+    const schema = freshSchema();
     const dir = mkdtempSync(join(tmpdir(), 'claim-fleet-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const settings = loadSettings(
