@@ -5,7 +5,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
-import type { StoreConfig } from '../../src/server/store/store';
+import { migrateToLatestPatiently, type StoreConfig } from '../../src/server/store/store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export async function storeMigratedWith(
@@ -31,7 +31,7 @@ export async function storeMigratedWith(
     migrationLockTableName: 'store_migration_lock',
     ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
   });
-  const { error } = await migrator.migrateToLatest();
+  const { error } = await migrateToLatestPatiently(migrator, config);
   if (error) throw error;
   return db;
 }

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { createGroupSync, GroupCommitSqliteDialect, walSync } from './durable-sqlite';
 import { migrations } from './migrations';
@@ -163,18 +163,34 @@ async function migrate(db: Kysely<Database>, config: StoreConfig): Promise<void>
     // On PostgreSQL, name the schema: Kysely looks for its tables through introspection of every schema.
     ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema ?? 'public' } : {}),
   });
-  let { error } = await migrator.migrateToLatest();
-  // Kysely's PostgreSQL introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema
-  // that another client drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing
-  // is wrong with ours (likewise a table or column of another schema). Nothing was migrated then: try again, for up
-  // to 20 s (a client dropping a hundred schemas one by one takes seconds on a loaded machine).
-  const giveUpAt = Date.now() + 20_000;
-  for (let attempt = 1; error && Date.now() < giveUpAt && isOtherSchemaGone(error, config); attempt++) {
-    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
-    ({ error } = await migrator.migrateToLatest());
-  }
+  const { error } = await migrateToLatestPatiently(migrator, config);
   if (error)
     throw new StoreError(`migrations failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/**
+ * The migrator's migrateToLatest, tried again while another client's dropped schema fails it. Kysely's PostgreSQL
+ * introspection reads the tables of every schema (pg_get_serial_sequence by name): a schema that another client
+ * drops at that moment fails it with 'schema "…" does not exist' (3F000), though nothing is wrong with ours
+ * (likewise a table or column of another schema). Nothing was migrated then: try again, for up to 20 s (a client
+ * dropping a hundred schemas one by one takes seconds on a loaded machine). Tests building an older release's store
+ * use it too.
+ */
+export async function migrateToLatestPatiently(
+  migrator: Migrator,
+  config: StoreConfig,
+): Promise<MigrationResultSet> {
+  let result = await migrator.migrateToLatest();
+  const giveUpAt = Date.now() + 20_000;
+  for (
+    let attempt = 1;
+    result.error && Date.now() < giveUpAt && isOtherSchemaGone(result.error, config);
+    attempt++
+  ) {
+    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
+    result = await migrator.migrateToLatest();
+  }
+  return result;
 }
 
 /** UNIQUE / PRIMARY KEY violation on either dialect. */
